@@ -1,0 +1,30 @@
+// Package dataset reads and writes the on-disk layouts of the motion
+// segmentation benchmarks: FBMS59 ground truth (*Def.dat with .ppm/.pgm
+// label images), FBMS frame sequences and the DAVIS 2016 layout. Pure Go.
+package dataset
+
+// GroundTruth is the content of an FBMS *Def.dat file together with its
+// decoded label images. DAVIS 2016 annotations are converted into the same
+// form (regions: background = 0, object = 1; every frame labelled).
+type GroundTruth struct {
+	Path        string      // the Def.dat (or DAVIS annotation folder) it was read from
+	Colors      []int       // one colour per region: R*65536+G*256+B (.ppm) or grey value (.pgm)
+	Penalty     [][]float64 // confusion penalty matrix, len(Colors) x len(Colors)
+	TotalFrames int         // total number of frames of the sequence
+	Frames      []LabelledFrame
+}
+
+// LabelledFrame is one ground-truth image.
+type LabelledFrame struct {
+	Frame  int    // 0-based frame index in the sequence
+	File   string // label image path as written in Def.dat (relative to the Def.dat folder)
+	Width  int
+	Height int
+	// Region[y*Width+x] is the region index (into GroundTruth.Colors) of the
+	// pixel, or -1 when its colour is not one of the regions.
+	Region []int
+	// Prob[y*Width+x] is the probability in [0,1] that the pixel belongs to
+	// its region (from the .pgm of the same name for .ppm label images, /255);
+	// 1 everywhere when no probability image exists.
+	Prob []float64
+}
