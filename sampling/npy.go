@@ -1,0 +1,201 @@
+package sampling
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/densify/densify/internal/atomicfile"
+	"github.com/densify/densify/internal/fileerr"
+)
+
+// NumPy .npy format, version 1.0 (NEP 1): the 6-byte magic "\x93NUMPY", the
+// version bytes 1 0, a little-endian uint16 header length, and a header that
+// is a Python dict literal {'descr': ..., 'fortran_order': False, 'shape': (...), }
+// padded with spaces and terminated by '\n' so that the data starts at a
+// multiple of 64 bytes. Data follow in C order, little endian.
+
+const npyMagic = "\x93NUMPY"
+
+// Array is an n-dimensional array read from or written to .npy. Exactly one
+// of the data slices is set, matching Descr ('<i2', '<f4' or '|u1').
+type Array struct {
+	Shape []int
+	Int16 []int16
+	F32   []float32
+	U8    []uint8
+}
+
+// Descr returns the NumPy dtype string of the array.
+func (a *Array) Descr() string {
+	switch {
+	case a.Int16 != nil:
+		return "<i2"
+	case a.F32 != nil:
+		return "<f4"
+	default:
+		return "|u1"
+	}
+}
+
+func (a *Array) size() int {
+	n := 1
+	for _, s := range a.Shape {
+		n *= s
+	}
+	return n
+}
+
+// EncodeNPY writes a as .npy (format 1.0).
+func EncodeNPY(w io.Writer, a *Array) error {
+	n := a.size()
+	var got int
+	switch a.Descr() {
+	case "<i2":
+		got = len(a.Int16)
+	case "<f4":
+		got = len(a.F32)
+	default:
+		got = len(a.U8)
+	}
+	if got != n {
+		return fmt.Errorf("npy: shape %v needs %d values, have %d", a.Shape, n, got)
+	}
+	dims := make([]string, len(a.Shape))
+	for i, s := range a.Shape {
+		dims[i] = strconv.Itoa(s)
+	}
+	shape := strings.Join(dims, ", ")
+	if len(a.Shape) == 1 {
+		shape += ","
+	}
+	h := fmt.Sprintf("{'descr': '%s', 'fortran_order': False, 'shape': (%s), }", a.Descr(), shape)
+	total := len(npyMagic) + 2 + 2 + len(h) + 1
+	h += strings.Repeat(" ", (64-total%64)%64) + "\n"
+	var hdr bytes.Buffer
+	hdr.WriteString(npyMagic)
+	hdr.Write([]byte{1, 0})
+	binary.Write(&hdr, binary.LittleEndian, uint16(len(h)))
+	hdr.WriteString(h)
+	if _, err := w.Write(hdr.Bytes()); err != nil {
+		return err
+	}
+	switch a.Descr() {
+	case "<i2":
+		return binary.Write(w, binary.LittleEndian, a.Int16)
+	case "<f4":
+		return binary.Write(w, binary.LittleEndian, a.F32)
+	default:
+		_, err := w.Write(a.U8)
+		return err
+	}
+}
+
+// WriteNPY writes a to path atomically.
+func WriteNPY(path string, a *Array) error {
+	return atomicfile.Write(path, func(w io.Writer) error { return EncodeNPY(w, a) })
+}
+
+var (
+	npyDescrRe = regexp.MustCompile(`'descr':\s*'([^']*)'`)
+	npyOrderRe = regexp.MustCompile(`'fortran_order':\s*(True|False)`)
+	npyShapeRe = regexp.MustCompile(`'shape':\s*\(([^)]*)\)`)
+)
+
+// maxNPYElems bounds what a header may announce, so a corrupt file cannot
+// make the reader allocate unbounded memory.
+const maxNPYElems = 1 << 30
+
+// ReadNPY reads a .npy file written by EncodeNPY or by NumPy (C order, dtypes
+// <i2, <f4, |u1 / <u1 / u1).
+func ReadNPY(path string) (*Array, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return DecodeNPY(data, path)
+}
+
+// DecodeNPY parses .npy bytes; name is used in errors.
+func DecodeNPY(data []byte, name string) (*Array, error) {
+	bad := func(format string, args ...any) error { return fileerr.New(name, 0, "npy: "+format, args...) }
+	if len(data) < 10 || string(data[:6]) != npyMagic {
+		return nil, bad("not a .npy file (bad magic)")
+	}
+	var hl, off int
+	switch data[6] {
+	case 1:
+		hl, off = int(binary.LittleEndian.Uint16(data[8:10])), 10
+	case 2, 3:
+		if len(data) < 12 {
+			return nil, bad("truncated header")
+		}
+		hl, off = int(binary.LittleEndian.Uint32(data[8:12])), 12
+	default:
+		return nil, bad("unsupported format version %d.%d", data[6], data[7])
+	}
+	if hl < 0 || off+hl > len(data) {
+		return nil, bad("truncated header")
+	}
+	h := string(data[off : off+hl])
+	d, o, s := npyDescrRe.FindStringSubmatch(h), npyOrderRe.FindStringSubmatch(h), npyShapeRe.FindStringSubmatch(h)
+	if d == nil || o == nil || s == nil {
+		return nil, bad("malformed header %q", strings.TrimSpace(h))
+	}
+	if o[1] == "True" {
+		return nil, bad("Fortran-order arrays are not supported")
+	}
+	a := &Array{}
+	n := 1
+	for _, f := range strings.Split(s[1], ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			continue
+		}
+		v, err := strconv.Atoi(f)
+		if err != nil || v < 0 {
+			return nil, bad("bad shape %q", s[1])
+		}
+		if v > 0 && n > maxNPYElems/v {
+			return nil, bad("array too large: shape %q", s[1])
+		}
+		n *= v
+		a.Shape = append(a.Shape, v)
+	}
+	body := data[off+hl:]
+	var item int
+	switch d[1] {
+	case "<i2":
+		item = 2
+	case "<f4":
+		item = 4
+	case "|u1", "<u1", "u1", "|b1":
+		item = 1
+	default:
+		return nil, bad("unsupported dtype %q", d[1])
+	}
+	if len(body) != n*item {
+		return nil, bad("data has %d bytes, shape %v needs %d", len(body), a.Shape, n*item)
+	}
+	switch item {
+	case 2:
+		a.Int16 = make([]int16, n)
+		for i := range a.Int16 {
+			a.Int16[i] = int16(binary.LittleEndian.Uint16(body[2*i:]))
+		}
+	case 4:
+		a.F32 = make([]float32, n)
+		for i := range a.F32 {
+			a.F32[i] = math.Float32frombits(binary.LittleEndian.Uint32(body[4*i:]))
+		}
+	default:
+		a.U8 = append([]uint8{}, body...)
+	}
+	return a, nil
+}

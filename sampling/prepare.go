@@ -1,0 +1,406 @@
+// Package sampling turns a labelled sparse segmentation (trajectories with
+// cluster labels and per-trajectory uncertainties) into training data for the
+// dense U-Net: per frame a sparse label map and a per-pixel loss weight map.
+//
+// It follows Kardoost, Ho, Ochs, Keuper, "Self-supervised sparse to dense
+// motion segmentation" (ACCV 2020) for labels, clean-up and class balance, and
+// Kardoost & Keuper, "Uncertainty in minimum cost multicuts for image and
+// motion segmentation" (UAI 2021, Sec. 4.3) for hard examples:
+//
+//	μ_A = (1/|A|) Σ_{v∈A} u_v                          (mean uncertainty of segment A)
+//	hard(v) ⇔ u_v > μ_A  ∧  μ_A > φ                    (uncertain points of uncertain segments)
+//	w(pixel of v) = w_class(v) · (factor if hard(v) else 1)
+//
+// Oversampling a hard example k times in a mean loss equals giving it weight k
+// in a weighted mean (Σ_i w_i ℓ_i / Σ_i w_i), so nothing is copied and memory
+// does not grow with the factor.
+//
+// Class balance (ACCV 2020): per frame, with n_c labelled pixels of class c
+// and n_major = max_c n_c, every other class is weighted
+//
+//	w_c = ⌊n_major / n_c / 10⌋ + 1,
+//
+// the majority class 1.
+package sampling
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/densify/densify/sparse"
+)
+
+// Unlabelled marks pixels without a label in label maps.
+const Unlabelled int16 = -1
+
+// Options controls the preparation; DefaultOptions gives the defaults.
+type Options struct {
+	// Multi selects multi-label mode (background = class 0, every other
+	// segment its own class, in increasing cluster id). Otherwise binary:
+	// background = 0, every moving segment = 1.
+	Multi bool
+	// Background is the cluster id of the background; -1 picks the cluster
+	// with most trajectory points within BorderMargin pixels of the image border.
+	Background   int
+	BorderMargin int
+	// MinSegment drops segments with fewer trajectories (0 keeps all).
+	MinSegment int
+	// DropIsolated removes foreground points that have no other point of the
+	// same class within IsolatedRadius pixels in the same frame.
+	DropIsolated   bool
+	IsolatedRadius float64
+	// BorderPoints adds background points along the four image borders every
+	// BorderStep pixels, at the insets BorderInsets (pixels in from the edge),
+	// where no trajectory labels the pixel.
+	BorderPoints bool
+	BorderStep   int
+	BorderInsets []int
+	// Balance enables the ACCV'20 class balance weights.
+	Balance bool
+	// Phi is the segment-uncertainty threshold φ and Factor the weight of hard
+	// examples (1 disables hard examples).
+	Phi    float64
+	Factor float64
+}
+
+// DefaultPhi is the default segment-uncertainty threshold φ (see the
+// manifest and README for how it was chosen).
+const DefaultPhi = 0.1
+
+// DefaultOptions returns the defaults: binary, automatic background, all
+// ACCV'20 clean-ups on, φ = DefaultPhi, factor 1000.
+func DefaultOptions() Options {
+	return Options{
+		Background: -1, BorderMargin: 10,
+		MinSegment: 20, DropIsolated: true, IsolatedRadius: 16,
+		BorderPoints: true, BorderStep: 10, BorderInsets: []int{5, 15},
+		Balance: true, Phi: DefaultPhi, Factor: 1000,
+	}
+}
+
+// Input is one sequence's sparse segmentation.
+type Input struct {
+	Tracks *sparse.TrackSet
+	// Uncertainty[i] is u of track i in [0,1]; nil means no uncertainty
+	// (no hard examples).
+	Uncertainty   []float64
+	Width, Height int
+}
+
+// Frame is the training data of one frame.
+type Frame struct {
+	Frame   int       // 0-based frame index
+	Labels  []int16   // Height*Width, class or Unlabelled
+	Weights []float32 // Height*Width, 0 where unlabelled
+	Hard    []uint8   // Height*Width, 1 where the pixel is a hard example
+	Counts  []int     // labelled pixels per class
+	NHard   int       // hard-example pixels
+	NBorder int       // added border points
+}
+
+// Segment describes one cluster of the sparse segmentation.
+type Segment struct {
+	Cluster         int     `json:"cluster"`
+	Class           int     `json:"class"` // -1 when dropped
+	Trajectories    int     `json:"trajectories"`
+	MeanUncertainty float64 `json:"mean_uncertainty"`
+	Uncertain       bool    `json:"uncertain"` // μ_A > φ
+	HardTracks      int     `json:"hard_trajectories"`
+	Dropped         string  `json:"dropped,omitempty"`
+}
+
+// Set is a prepared training set.
+type Set struct {
+	Width, Height   int
+	Classes         int
+	Background      int // cluster id
+	Segments        []Segment
+	Frames          []Frame
+	Options         Options
+	DroppedIsolated int
+}
+
+// Prepare builds the training set of one sequence.
+func Prepare(in Input, opt Options) (*Set, error) {
+	ts := in.Tracks
+	if ts == nil || len(ts.Tracks) == 0 {
+		return nil, errors.New("prepare: no trajectories")
+	}
+	if in.Width <= 0 || in.Height <= 0 {
+		return nil, fmt.Errorf("prepare: invalid image size %dx%d", in.Width, in.Height)
+	}
+	if in.Uncertainty != nil && len(in.Uncertainty) != len(ts.Tracks) {
+		return nil, fmt.Errorf("prepare: %d uncertainties for %d trajectories", len(in.Uncertainty), len(ts.Tracks))
+	}
+	for i, u := range in.Uncertainty {
+		if math.IsNaN(u) || u < 0 || u > 1 {
+			return nil, fmt.Errorf("prepare: uncertainty of trajectory %d is %v, want a value in [0,1]", i, u)
+		}
+	}
+	if opt.Factor <= 0 || math.IsNaN(opt.Factor) || math.IsInf(opt.Factor, 0) {
+		return nil, fmt.Errorf("prepare: hard-example factor must be positive and finite, got %v", opt.Factor)
+	}
+	W, H := in.Width, in.Height
+	unc := func(i int) float64 {
+		if in.Uncertainty == nil {
+			return 0
+		}
+		return in.Uncertainty[i]
+	}
+
+	// Segments and their sizes.
+	size := map[int]int{}
+	for _, t := range ts.Tracks {
+		size[t.Label]++
+	}
+	ids := make([]int, 0, len(size))
+	for id := range size {
+		ids = append(ids, id)
+	}
+	sort.Ints(ids)
+
+	// Background: given, or the cluster with most points near the border.
+	bg := opt.Background
+	if bg >= 0 {
+		if _, ok := size[bg]; !ok {
+			return nil, fmt.Errorf("prepare: background cluster %d does not exist (clusters %v)", bg, ids)
+		}
+	} else {
+		border := map[int]int{}
+		m := float64(opt.BorderMargin)
+		for _, t := range ts.Tracks {
+			for _, p := range t.Points {
+				if p.X < m || p.Y < m || p.X > float64(W-1)-m || p.Y > float64(H-1)-m {
+					border[t.Label]++
+				}
+			}
+		}
+		best := -1
+		for _, id := range ids {
+			if best < 0 || border[id] > border[best] || (border[id] == border[best] && size[id] > size[best]) {
+				best = id
+			}
+		}
+		bg = best
+	}
+
+	// Classes; small segments dropped (never the background).
+	class := map[int]int{}
+	segs := make([]Segment, 0, len(ids))
+	next := 1
+	for _, id := range ids {
+		s := Segment{Cluster: id, Trajectories: size[id], Class: -1}
+		switch {
+		case id == bg:
+			s.Class = 0
+		case opt.MinSegment > 0 && size[id] < opt.MinSegment:
+			s.Dropped = fmt.Sprintf("fewer than %d trajectories", opt.MinSegment)
+		case opt.Multi:
+			s.Class = next
+			next++
+		default:
+			s.Class = 1
+		}
+		class[id] = s.Class
+		segs = append(segs, s)
+	}
+	classes := 2
+	if opt.Multi {
+		classes = next
+	}
+
+	// Hard examples: μ_A per segment, u_v > μ_A in segments with μ_A > φ.
+	segIdx := map[int]int{}
+	for i, s := range segs {
+		segIdx[s.Cluster] = i
+	}
+	for i, t := range ts.Tracks {
+		segs[segIdx[t.Label]].MeanUncertainty += unc(i)
+	}
+	for i := range segs {
+		segs[i].MeanUncertainty /= float64(segs[i].Trajectories)
+		segs[i].Uncertain = segs[i].MeanUncertainty > opt.Phi
+	}
+	hard := make([]bool, len(ts.Tracks))
+	for i, t := range ts.Tracks {
+		s := &segs[segIdx[t.Label]]
+		if s.Class >= 0 && s.Uncertain && unc(i) > s.MeanUncertainty {
+			hard[i] = true
+			s.HardTracks++
+		}
+	}
+
+	set := &Set{Width: W, Height: H, Classes: classes, Background: bg, Segments: segs, Options: opt}
+
+	// Points per frame: the most confident trajectory labels a pixel.
+	type pt struct {
+		pix, track int
+		class      int16
+	}
+	perFrame := make([][]pt, ts.Frames)
+	for i, t := range ts.Tracks {
+		c := class[t.Label]
+		if c < 0 {
+			continue
+		}
+		for _, p := range t.Points {
+			x, y := int(math.Round(p.X)), int(math.Round(p.Y))
+			if x < 0 || y < 0 || x >= W || y >= H || p.Frame < 0 || p.Frame >= ts.Frames {
+				continue
+			}
+			perFrame[p.Frame] = append(perFrame[p.Frame], pt{y*W + x, i, int16(c)})
+		}
+	}
+	owner := make([]int32, W*H)
+	for f, pts := range perFrame {
+		if len(pts) == 0 {
+			continue
+		}
+		for i := range owner {
+			owner[i] = -1
+		}
+		for k, p := range pts {
+			o := owner[p.pix]
+			if o < 0 || unc(p.track) < unc(pts[o].track) || (unc(p.track) == unc(pts[o].track) && p.track < pts[o].track) {
+				owner[p.pix] = int32(k)
+			}
+		}
+		kept := pts[:0]
+		for k, p := range pts {
+			if owner[p.pix] == int32(k) {
+				kept = append(kept, p)
+			}
+		}
+		pts = kept
+
+		fr := Frame{Frame: f, Labels: make([]int16, W*H), Weights: make([]float32, W*H), Hard: make([]uint8, W*H), Counts: make([]int, classes)}
+		for i := range fr.Labels {
+			fr.Labels[i] = Unlabelled
+		}
+		isolated := map[int]bool{}
+		if opt.DropIsolated {
+			isolated = isolatedPoints(pts, func(p pt) (int, int, int) { return p.pix % W, p.pix / W, int(p.class) }, opt.IsolatedRadius)
+		}
+		for k, p := range pts {
+			if p.class != 0 && isolated[k] {
+				set.DroppedIsolated++
+				continue
+			}
+			fr.Labels[p.pix] = p.class
+			if hard[p.track] {
+				fr.Hard[p.pix] = 1
+			}
+		}
+		if opt.BorderPoints {
+			fr.NBorder = addBorderPoints(fr.Labels, W, H, opt.BorderStep, opt.BorderInsets)
+		}
+		for _, l := range fr.Labels {
+			if l >= 0 {
+				fr.Counts[l]++
+			}
+		}
+		cw := classWeights(fr.Counts, opt.Balance)
+		for i, l := range fr.Labels {
+			if l < 0 {
+				continue
+			}
+			w := cw[l]
+			if fr.Hard[i] == 1 {
+				w *= opt.Factor
+				fr.NHard++
+			}
+			fr.Weights[i] = float32(w)
+		}
+		set.Frames = append(set.Frames, fr)
+	}
+	if len(set.Frames) == 0 {
+		return nil, errors.New("prepare: no trajectory point falls inside the image: nothing to train on")
+	}
+	return set, nil
+}
+
+// classWeights implements the ACCV'20 balance w_c = ⌊n_major/n_c/10⌋ + 1.
+func classWeights(counts []int, balance bool) []float64 {
+	w := make([]float64, len(counts))
+	major := 0
+	for _, n := range counts {
+		major = max(major, n)
+	}
+	for c, n := range counts {
+		w[c] = 1
+		if balance && n > 0 && n < major {
+			w[c] = math.Floor(float64(major)/float64(n)/10) + 1
+		}
+	}
+	return w
+}
+
+// isolatedPoints returns the indices of points with no other point of the
+// same class within radius r, using a bucket grid of cell size r.
+func isolatedPoints[P any](pts []P, at func(P) (x, y, c int), r float64) map[int]bool {
+	out := map[int]bool{}
+	if r <= 0 {
+		return out
+	}
+	cell := int(math.Ceil(r))
+	type key struct{ cx, cy int }
+	grid := map[key][]int{}
+	for i, p := range pts {
+		x, y, _ := at(p)
+		k := key{x / cell, y / cell}
+		grid[k] = append(grid[k], i)
+	}
+	r2 := r * r
+	for i, p := range pts {
+		x, y, c := at(p)
+		found := false
+		for dy := -1; dy <= 1 && !found; dy++ {
+			for dx := -1; dx <= 1 && !found; dx++ {
+				for _, j := range grid[key{x/cell + dx, y/cell + dy}] {
+					if j == i {
+						continue
+					}
+					qx, qy, qc := at(pts[j])
+					ddx, ddy := float64(qx-x), float64(qy-y)
+					if qc == c && ddx*ddx+ddy*ddy <= r2 {
+						found = true
+						break
+					}
+				}
+			}
+		}
+		if !found {
+			out[i] = true
+		}
+	}
+	return out
+}
+
+// addBorderPoints labels background (class 0) points every step pixels
+// along the four borders at the given insets, where the pixel is unlabelled.
+// It returns how many were added.
+func addBorderPoints(labels []int16, W, H, step int, insets []int) int {
+	if step <= 0 {
+		return 0
+	}
+	n := 0
+	set := func(x, y int) {
+		if x >= 0 && y >= 0 && x < W && y < H && labels[y*W+x] == Unlabelled {
+			labels[y*W+x] = 0
+			n++
+		}
+	}
+	for _, d := range insets {
+		for x := 0; x < W; x += step {
+			set(x, d)
+			set(x, H-1-d)
+		}
+		for y := 0; y < H; y += step {
+			set(d, y)
+			set(W-1-d, y)
+		}
+	}
+	return n
+}

@@ -1,0 +1,259 @@
+package sampling
+
+import (
+	"bytes"
+	"image"
+	"math"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"github.com/densify/densify/sparse"
+)
+
+func track(label int, x, y float64, frames ...int) sparse.Track {
+	t := sparse.Track{Label: label}
+	for _, f := range frames {
+		t.Points = append(t.Points, sparse.Point{X: x, Y: y, Frame: f})
+	}
+	return t
+}
+
+// A 40x30 sequence: background cluster 5 along the border, moving cluster 7
+// in the middle with uncertainties 0.1, 0.5, 0.9 (μ = 0.5).
+func fixture() Input {
+	ts := &sparse.TrackSet{Frames: 2}
+	for x := 2.0; x < 40; x += 4 {
+		ts.Tracks = append(ts.Tracks, track(5, x, 1, 0, 1))
+	}
+	ts.Tracks = append(ts.Tracks, track(7, 20, 14, 0, 1), track(7, 22, 14, 0, 1), track(7, 21, 16, 0))
+	u := make([]float64, len(ts.Tracks))
+	n := len(u)
+	u[n-3], u[n-2], u[n-1] = 0.1, 0.5, 0.9
+	return Input{Tracks: ts, Uncertainty: u, Width: 40, Height: 30}
+}
+
+func bare() Options {
+	o := DefaultOptions()
+	o.MinSegment, o.DropIsolated, o.BorderPoints = 0, false, false
+	return o
+}
+
+func TestPrepareLabelsWeightsHardExamples(t *testing.T) {
+	in := fixture()
+	set, err := Prepare(in, bare())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if set.Background != 5 || set.Classes != 2 || len(set.Frames) != 2 {
+		t.Fatalf("background %d classes %d frames %d", set.Background, set.Classes, len(set.Frames))
+	}
+	f0 := set.Frames[0]
+	// 10 background points, 3 foreground points: w_fg = ⌊10/3/10⌋+1 = 1.
+	if !reflect.DeepEqual(f0.Counts, []int{10, 3}) {
+		t.Fatalf("counts %v", f0.Counts)
+	}
+	at := func(fr Frame, x, y int) (int16, float32, uint8) {
+		i := y*40 + x
+		return fr.Labels[i], fr.Weights[i], fr.Hard[i]
+	}
+	if l, w, h := at(f0, 21, 16); l != 1 || w != 1000 || h != 1 {
+		t.Fatalf("hard pixel: label %d weight %v hard %d", l, w, h)
+	}
+	if l, w, h := at(f0, 22, 14); l != 1 || w != 1 || h != 0 { // u = 0.5 is not > μ = 0.5
+		t.Fatalf("u = μ pixel: label %d weight %v hard %d", l, w, h)
+	}
+	if l, w, _ := at(f0, 2, 1); l != 0 || w != 1 {
+		t.Fatalf("background pixel: %d %v", l, w)
+	}
+	if l, w, _ := at(f0, 0, 0); l != Unlabelled || w != 0 {
+		t.Fatalf("unlabelled pixel: %d %v", l, w)
+	}
+	if f0.NHard != 1 || set.Frames[1].NHard != 0 {
+		t.Fatalf("hard counts %d %d", f0.NHard, set.Frames[1].NHard)
+	}
+	// φ above μ_A: no hard examples.
+	o := bare()
+	o.Phi = 0.5
+	set2, _ := Prepare(in, o)
+	if set2.Frames[0].NHard != 0 {
+		t.Fatal("φ = 0.5 must disable hard examples for μ = 0.5")
+	}
+}
+
+func TestClassWeightsHandComputed(t *testing.T) {
+	got := classWeights([]int{100, 7, 0, 100}, true)
+	want := []float64{1, 2, 1, 1} // ⌊100/7/10⌋+1 = ⌊1.43⌋+1 = 2
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("got %v want %v", got, want)
+	}
+	if got := classWeights([]int{1000, 9}, true); got[1] != 12 { // ⌊11.1⌋+1
+		t.Fatalf("got %v", got)
+	}
+	if got := classWeights([]int{1000, 9}, false); got[1] != 1 {
+		t.Fatalf("balance off: %v", got)
+	}
+}
+
+func TestBorderPointsHandCounted(t *testing.T) {
+	labels := make([]int16, 40*30)
+	for i := range labels {
+		labels[i] = Unlabelled
+	}
+	// x ∈ {0,10,20,30} on rows 5, 24, 15, 14 (16) + y ∈ {0,10,20} on columns 5, 34, 15, 24 (12).
+	if n := addBorderPoints(labels, 40, 30, 10, []int{5, 15}); n != 28 {
+		t.Fatalf("added %d, want 28", n)
+	}
+	if labels[5*40+10] != 0 || labels[10*40+34] != 0 {
+		t.Fatal("expected border points missing")
+	}
+	labels[5*40] = 1 // occupied pixels are not overwritten
+	for i := range labels {
+		if labels[i] == 0 {
+			labels[i] = Unlabelled
+		}
+	}
+	if n := addBorderPoints(labels, 40, 30, 10, []int{5, 15}); n != 27 || labels[5*40] != 1 {
+		t.Fatalf("added %d over an occupied pixel", n)
+	}
+}
+
+func TestCleanUps(t *testing.T) {
+	ts := &sparse.TrackSet{Frames: 1}
+	for x := 2.0; x < 40; x += 4 {
+		ts.Tracks = append(ts.Tracks, track(0, x, 1, 0))
+	}
+	ts.Tracks = append(ts.Tracks, track(1, 10, 15, 0), track(1, 14, 15, 0), track(1, 36, 26, 0), track(2, 30, 10, 0))
+	o := bare()
+	o.DropIsolated, o.IsolatedRadius, o.MinSegment, o.Multi = true, 16, 2, true
+	set, err := Prepare(Input{Tracks: ts, Width: 40, Height: 30}, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fr := set.Frames[0]
+	if fr.Labels[15*40+10] != 1 || fr.Labels[15*40+14] != 1 {
+		t.Fatal("neighbouring foreground points dropped")
+	}
+	if fr.Labels[26*40+36] != Unlabelled || set.DroppedIsolated != 1 {
+		t.Fatalf("isolated point kept (dropped %d)", set.DroppedIsolated)
+	}
+	if fr.Labels[10*40+30] != Unlabelled || set.Segments[2].Class != -1 || set.Segments[2].Dropped == "" {
+		t.Fatalf("segment of 1 trajectory kept: %+v", set.Segments[2])
+	}
+	if set.Classes != 2 { // multi: background + cluster 1 (cluster 2 dropped)
+		t.Fatalf("classes %d", set.Classes)
+	}
+}
+
+func TestFactorDoesNotChangeMemoryOrOtherWeights(t *testing.T) {
+	in := fixture()
+	o1, o2 := bare(), bare()
+	o1.Factor = 1
+	s1, _ := Prepare(in, o1)
+	s2, _ := Prepare(in, o2)
+	for k := range s1.Frames {
+		a, b := s1.Frames[k], s2.Frames[k]
+		if len(a.Weights) != len(b.Weights) || !reflect.DeepEqual(a.Labels, b.Labels) {
+			t.Fatal("labels or sizes differ with the factor")
+		}
+		for i := range a.Weights {
+			want := a.Weights[i]
+			if a.Hard[i] == 1 {
+				want *= 1000
+			}
+			if b.Weights[i] != want {
+				t.Fatalf("pixel %d: weight %v, want %v", i, b.Weights[i], want)
+			}
+		}
+	}
+}
+
+func TestPrepareErrors(t *testing.T) {
+	in := fixture()
+	in.Uncertainty = in.Uncertainty[:3]
+	if _, err := Prepare(in, bare()); err == nil {
+		t.Fatal("uncertainty count mismatch accepted")
+	}
+	in = fixture()
+	in.Uncertainty[0] = math.NaN()
+	if _, err := Prepare(in, bare()); err == nil {
+		t.Fatal("NaN uncertainty accepted")
+	}
+	in = fixture()
+	o := bare()
+	o.Background = 99
+	if _, err := Prepare(in, o); err == nil {
+		t.Fatal("unknown background accepted")
+	}
+	off := &sparse.TrackSet{Frames: 1, Tracks: []sparse.Track{track(0, -50, -50, 0)}}
+	if _, err := Prepare(Input{Tracks: off, Width: 10, Height: 10}, bare()); err == nil {
+		t.Fatal("a set with no labelled pixel accepted")
+	}
+}
+
+func TestNPYRoundTripAndLayout(t *testing.T) {
+	var buf bytes.Buffer
+	if err := EncodeNPY(&buf, &Array{Shape: []int{2}, Int16: []int16{1, -1}}); err != nil {
+		t.Fatal(err)
+	}
+	b := buf.Bytes()
+	// The 58-byte dict makes the header 128 bytes (64-byte aligned), then 2 little-endian int16.
+	if len(b) != 132 || string(b[:10]) != "\x93NUMPY\x01\x00\x76\x00" || b[127] != '\n' || !bytes.Equal(b[128:], []byte{1, 0, 0xff, 0xff}) {
+		t.Fatalf("layout: %q", b)
+	}
+	if !bytes.Contains(b, []byte("'shape': (2,)")) {
+		t.Fatalf("1-D shape must be written as a tuple: %q", b)
+	}
+	dir := t.TempDir()
+	for _, a := range []*Array{
+		{Shape: []int{3, 2}, Int16: []int16{-1, 0, 1, 2, 3, 32767}},
+		{Shape: []int{2, 2}, F32: []float32{0.5, 1000, 0, -1}},
+		{Shape: []int{1, 3}, U8: []uint8{0, 1, 255}},
+	} {
+		p := filepath.Join(dir, a.Descr()[1:]+".npy")
+		if err := WriteNPY(p, a); err != nil {
+			t.Fatal(err)
+		}
+		got, err := ReadNPY(p)
+		if err != nil || !reflect.DeepEqual(got, a) {
+			t.Fatalf("round trip %v: %+v %v", a.Descr(), got, err)
+		}
+	}
+	if _, err := DecodeNPY(b[:130], "x.npy"); err == nil {
+		t.Fatal("truncated data accepted")
+	}
+}
+
+func TestWriteSetAndManifest(t *testing.T) {
+	o := DefaultOptions()
+	o.MinSegment = 0
+	set, err := Prepare(fixture(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "set")
+	img := image.NewRGBA(image.Rect(0, 0, 40, 30))
+	err = set.Write(dir, func(f int) string { return "frame.png" }, func(string) (image.Image, error) { return img, nil }, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := ReadManifest(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Frames) != 2 || m.HardPixels != 1 || m.HardTracks != 1 || m.Classes != 2 {
+		t.Fatalf("manifest %+v", m)
+	}
+	lab, err := ReadNPY(filepath.Join(dir, m.Frames[0].Labels))
+	if err != nil || !reflect.DeepEqual(lab.Shape, []int{30, 40}) || !reflect.DeepEqual(lab.Int16, set.Frames[0].Labels) {
+		t.Fatalf("labels npy: %v", err)
+	}
+	// A wrong-size frame fails and leaves the previous set untouched.
+	small := image.NewRGBA(image.Rect(0, 0, 8, 8))
+	if err := set.Write(dir, func(int) string { return "f.png" }, func(string) (image.Image, error) { return small, nil }, nil); err == nil {
+		t.Fatal("frame of another size accepted")
+	}
+	if _, err := ReadManifest(dir); err != nil {
+		t.Fatalf("previous set damaged: %v", err)
+	}
+}

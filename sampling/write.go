@@ -1,0 +1,261 @@
+package sampling
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"image"
+	"image/color"
+	"image/png"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/densify/densify/internal/atomicfile"
+	"github.com/densify/densify/internal/fileerr"
+)
+
+// Manifest describes a prepared training set (manifest.json). Paths are
+// relative to the set's folder except Image, which is where the frame was read.
+type Manifest struct {
+	Version         int               `json:"version"`
+	Mode            string            `json:"mode"` // "binary" or "multi"
+	Width           int               `json:"width"`
+	Height          int               `json:"height"`
+	Classes         int               `json:"classes"`
+	Background      int               `json:"background_cluster"`
+	Options         Options           `json:"parameters"`
+	Source          map[string]string `json:"source,omitempty"`
+	ClassCounts     []int             `json:"class_counts"`
+	HardPixels      int               `json:"hard_pixels"`
+	HardTracks      int               `json:"hard_trajectories"`
+	BorderPoints    int               `json:"border_points"`
+	DroppedIsolated int               `json:"dropped_isolated_points"`
+	Segments        []Segment         `json:"segments"`
+	Frames          []ManifestFrame   `json:"frames"`
+}
+
+// ManifestFrame lists the files of one frame.
+type ManifestFrame struct {
+	Frame   int    `json:"frame"`
+	Image   string `json:"image"`
+	Labels  string `json:"labels"`
+	Weights string `json:"weights"`
+	Hard    string `json:"hard"`
+	Preview string `json:"preview"`
+	Counts  []int  `json:"class_counts"`
+	NHard   int    `json:"hard_pixels"`
+}
+
+// Write stores the set in dir: frames/NNNNN_{labels,weights,hard}.npy
+// (int16 with -1 = unlabelled, float32 weights, uint8 hard mask; shape
+// (H, W)), previews/NNNNN.png and manifest.json. framePath(f) names the image
+// of frame f (recorded in the manifest and used for previews). The folder
+// is built beside dir and renamed into place, so a failure leaves no partial set.
+func (s *Set) Write(dir string, framePath func(frame int) string, readImage func(path string) (image.Image, error), source map[string]string) error {
+	parent := filepath.Dir(filepath.Clean(dir))
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(dir)+".tmp*")
+	if err != nil {
+		return err
+	}
+	ok := false
+	defer func() {
+		if !ok {
+			os.RemoveAll(tmp)
+		}
+	}()
+	mode := "binary"
+	if s.Options.Multi {
+		mode = "multi"
+	}
+	m := Manifest{Version: 1, Mode: mode, Width: s.Width, Height: s.Height, Classes: s.Classes,
+		Background: s.Background, Options: s.Options, Source: source, ClassCounts: make([]int, s.Classes),
+		DroppedIsolated: s.DroppedIsolated, Segments: s.Segments}
+	for _, seg := range s.Segments {
+		m.HardTracks += seg.HardTracks
+	}
+	for _, fr := range s.Frames {
+		name := fmt.Sprintf("%05d", fr.Frame)
+		mf := ManifestFrame{Frame: fr.Frame, Image: framePath(fr.Frame),
+			Labels: "frames/" + name + "_labels.npy", Weights: "frames/" + name + "_weights.npy",
+			Hard: "frames/" + name + "_hard.npy", Preview: "previews/" + name + ".png", Counts: fr.Counts, NHard: fr.NHard}
+		shape := []int{s.Height, s.Width}
+		if err := WriteNPY(filepath.Join(tmp, mf.Labels), &Array{Shape: shape, Int16: fr.Labels}); err != nil {
+			return err
+		}
+		if err := WriteNPY(filepath.Join(tmp, mf.Weights), &Array{Shape: shape, F32: fr.Weights}); err != nil {
+			return err
+		}
+		if err := WriteNPY(filepath.Join(tmp, mf.Hard), &Array{Shape: shape, U8: fr.Hard}); err != nil {
+			return err
+		}
+		var bgImg image.Image
+		if readImage != nil && mf.Image != "" {
+			img, err := readImage(mf.Image)
+			if err != nil {
+				return err
+			}
+			if b := img.Bounds(); b.Dx() != s.Width || b.Dy() != s.Height {
+				return fmt.Errorf("%s: frame is %dx%d, trajectories were prepared for %dx%d", mf.Image, b.Dx(), b.Dy(), s.Width, s.Height)
+			}
+			bgImg = img
+		}
+		prev := Preview(bgImg, &fr, s.Width, s.Height)
+		if err := atomicfile.Write(filepath.Join(tmp, mf.Preview), func(w io.Writer) error { return png.Encode(w, prev) }); err != nil {
+			return err
+		}
+		for c, n := range fr.Counts {
+			m.ClassCounts[c] += n
+		}
+		m.HardPixels += fr.NHard
+		m.BorderPoints += fr.NBorder
+		m.Frames = append(m.Frames, mf)
+	}
+	js, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := atomicfile.WriteBytes(filepath.Join(tmp, "manifest.json"), append(js, '\n')); err != nil {
+		return err
+	}
+	// Swap the finished folder into place.
+	old := ""
+	if _, err := os.Stat(dir); err == nil {
+		old = tmp + ".old"
+		if err := os.Rename(dir, old); err != nil {
+			return fmt.Errorf("replace %s: %w", dir, err)
+		}
+	}
+	if err := os.Rename(tmp, dir); err != nil {
+		if old != "" {
+			os.Rename(old, dir)
+		}
+		return fmt.Errorf("write %s: %w", dir, err)
+	}
+	ok = true
+	if old != "" {
+		os.RemoveAll(old)
+	}
+	return nil
+}
+
+// ReadManifest reads dir/manifest.json.
+func ReadManifest(dir string) (*Manifest, error) {
+	p := filepath.Join(dir, "manifest.json")
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return nil, fmt.Errorf("not a prepared training set: %w", err)
+	}
+	var m Manifest
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, fileerr.New(p, 0, "invalid manifest: %v", err)
+	}
+	if m.Width <= 0 || m.Height <= 0 || m.Classes < 2 || len(m.Frames) == 0 {
+		return nil, fileerr.New(p, 0, "invalid manifest: size %dx%d, %d classes, %d frames", m.Width, m.Height, m.Classes, len(m.Frames))
+	}
+	return &m, nil
+}
+
+// palette colours classes in previews (class 0 = background, blue).
+var palette = []color.RGBA{{40, 110, 255, 255}, {255, 200, 0, 255}, {0, 220, 120, 255}, {230, 60, 230, 255}, {0, 230, 230, 255}, {255, 120, 60, 255}, {160, 255, 60, 255}, {150, 120, 255, 255}}
+
+// Preview draws the labelled pixels of fr as 3×3 dots over the darkened
+// frame (class colours; hard examples as red 5×5 squares with the class colour inside).
+func Preview(frame image.Image, fr *Frame, W, H int) *image.RGBA {
+	out := image.NewRGBA(image.Rect(0, 0, W, H))
+	for y := 0; y < H; y++ {
+		for x := 0; x < W; x++ {
+			c := color.RGBA{0, 0, 0, 255}
+			if frame != nil {
+				r, g, b, _ := frame.At(frame.Bounds().Min.X+x, frame.Bounds().Min.Y+y).RGBA()
+				c = color.RGBA{uint8(r >> 9), uint8(g >> 9), uint8(b >> 9), 255}
+			}
+			out.SetRGBA(x, y, c)
+		}
+	}
+	dot := func(x, y, r int, c color.RGBA) {
+		for dy := -r; dy <= r; dy++ {
+			for dx := -r; dx <= r; dx++ {
+				if x+dx >= 0 && y+dy >= 0 && x+dx < W && y+dy < H {
+					out.SetRGBA(x+dx, y+dy, c)
+				}
+			}
+		}
+	}
+	for i, l := range fr.Labels {
+		if l >= 0 && fr.Hard[i] == 1 {
+			dot(i%W, i/W, 2, color.RGBA{255, 0, 0, 255})
+		}
+	}
+	for i, l := range fr.Labels {
+		if l >= 0 {
+			dot(i%W, i/W, 1, palette[int(l)%len(palette)])
+		}
+	}
+	return out
+}
+
+// ReadUncertaintyCSV reads the per-trajectory uncertainty written by
+// `densify uncertainty` (columns node,...,uncertainty,...; header required)
+// and returns u indexed by node; n is the expected number of nodes.
+func ReadUncertaintyCSV(path string, n int) ([]float64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	r := csv.NewReader(f)
+	r.FieldsPerRecord = -1
+	head, err := r.Read()
+	if err != nil {
+		return nil, fileerr.New(path, 1, "missing header: %v", err)
+	}
+	col := map[string]int{}
+	for i, h := range head {
+		col[strings.TrimSpace(h)] = i
+	}
+	ni, ok1 := col["node"]
+	ui, ok2 := col["uncertainty"]
+	if !ok1 || !ok2 {
+		return nil, fileerr.New(path, 1, "header must have columns node and uncertainty, got %q", strings.Join(head, ","))
+	}
+	u := make([]float64, n)
+	seen := make([]bool, n)
+	for line := 2; ; line++ {
+		rec, err := r.Read()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, fileerr.New(path, line, "%v", err)
+		}
+		if len(rec) <= max(ni, ui) {
+			return nil, fileerr.New(path, line, "expected at least %d fields, got %d", max(ni, ui)+1, len(rec))
+		}
+		v, err := strconv.Atoi(strings.TrimSpace(rec[ni]))
+		if err != nil || v < 0 || v >= n {
+			return nil, fileerr.New(path, line, "node %q is not in 0..%d", rec[ni], n-1)
+		}
+		x, err := strconv.ParseFloat(strings.TrimSpace(rec[ui]), 64)
+		if err != nil || math.IsNaN(x) || x < 0 || x > 1 {
+			return nil, fileerr.New(path, line, "uncertainty %q is not a number in [0,1]", rec[ui])
+		}
+		if seen[v] {
+			return nil, fileerr.New(path, line, "node %d listed twice", v)
+		}
+		seen[v], u[v] = true, x
+	}
+	for v, s := range seen {
+		if !s {
+			return nil, fileerr.New(path, 0, "no uncertainty for node %d (the file has fewer nodes than the %d trajectories)", v, n)
+		}
+	}
+	return u, nil
+}
