@@ -1,0 +1,83 @@
+package uncertainty
+
+import (
+	"fmt"
+	"image/color"
+	"io"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/densify/densify/internal/atomicfile"
+)
+
+var curveColors = []color.Color{
+	color.RGBA{R: 214, G: 39, B: 40, A: 255},  // proposed: red
+	color.RGBA{R: 31, G: 119, B: 180, A: 255}, // likelihood: blue
+	color.RGBA{R: 90, G: 90, B: 90, A: 255},   // random: grey
+	color.RGBA{R: 44, G: 160, B: 44, A: 255},
+	color.RGBA{R: 148, G: 103, B: 189, A: 255},
+}
+
+// PlotCurves draws VI (metric "vi") or RI (metric "ri") against the density
+// (fraction of trajectories kept, 1 − removed) for every curve, like seed
+// Figs. 3–4, and writes it atomically as PNG (or SVG/PDF by the extension
+// of path).
+func PlotCurves(curves []Curve, metric, title, path string) error {
+	p := plot.New()
+	p.Title.Text = title
+	p.X.Label.Text = "density (fraction of trajectories kept)"
+	switch metric {
+	case "vi":
+		p.Y.Label.Text = "variation of information (nats)"
+	case "ri":
+		p.Y.Label.Text = "Rand index"
+	default:
+		return fmt.Errorf("plot: unknown metric %q", metric)
+	}
+	p.Legend.Top = true
+	p.Add(plotter.NewGrid())
+	for k, c := range curves {
+		pts := make(plotter.XYs, len(c.Removed))
+		for i := range c.Removed {
+			pts[i].X = 1 - c.Removed[i]
+			if metric == "vi" {
+				pts[i].Y = c.VI[i]
+			} else {
+				pts[i].Y = c.RI[i]
+			}
+		}
+		line, points, err := plotter.NewLinePoints(pts)
+		if err != nil {
+			return fmt.Errorf("plot %s: %w", c.Name, err)
+		}
+		col := curveColors[k%len(curveColors)]
+		line.Color, points.Color = col, col
+		line.Width = vg.Points(1.5)
+		points.Shape = draw.CircleGlyph{}
+		points.Radius = vg.Points(2)
+		p.Add(line, points)
+		auc := c.AUCVI
+		if metric == "ri" {
+			auc = c.AUCRI
+		}
+		p.Legend.Add(fmt.Sprintf("%s (AUC %.4f)", c.Name, auc), line, points)
+	}
+	p.X.Min, p.X.Max = 0, 1
+	wt, err := p.WriterTo(6*vg.Inch, 4*vg.Inch, formatOf(path))
+	if err != nil {
+		return err
+	}
+	return atomicfile.Write(path, func(w io.Writer) error { _, err := wt.WriteTo(w); return err })
+}
+
+func formatOf(path string) string {
+	for i := len(path) - 1; i >= 0 && path[i] != '/'; i-- {
+		if path[i] == '.' {
+			return path[i+1:]
+		}
+	}
+	return "png"
+}

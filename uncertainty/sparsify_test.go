@@ -1,0 +1,109 @@
+package uncertainty
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/densify/densify/dataset"
+	"github.com/densify/densify/eval"
+	"github.com/densify/densify/sparse"
+)
+
+func TestGroundTruthLabels(t *testing.T) {
+	// 4×2 frames; region 0 left half, region 1 right half; pixel (3,1) is no region.
+	region := []int{0, 0, 1, 1, 0, 0, 1, -1}
+	gt := &dataset.GroundTruth{Colors: []int{0, 255}, Frames: []dataset.LabelledFrame{
+		{Frame: 0, Width: 4, Height: 2, Region: region},
+		{Frame: 2, Width: 4, Height: 2, Region: region},
+		{Frame: 4, Width: 4, Height: 2, Region: region},
+	}}
+	track := func(start int, xy ...float64) sparse.Track {
+		var tr sparse.Track
+		for i := 0; i < len(xy); i += 2 {
+			tr.Points = append(tr.Points, sparse.Point{X: xy[i], Y: xy[i+1], Frame: start + i/2})
+		}
+		return tr
+	}
+	ts := &sparse.TrackSet{Frames: 5, Tracks: []sparse.Track{
+		track(0, 0.2, 0, 9, 9, 2.6, 0.4, 9, 9, 2.4, 0.6), // frames 0,2,4: region 0, 1 (x→3), 1 (x→2): majority 1
+		track(1, 0, 0),                 // frame 1 only: no labelled frame → −1
+		track(0, 3, 1),                 // frame 0 at a no-region pixel → −1
+		track(0, 1.4, 0, 0, 0, 2.5, 0), // frame 0 region 0, frame 2 region 1 (2.5 rounds to 3): tie → 0
+		track(2, -0.6, 0),              // rounds to x = −1: outside → −1
+		track(4, 3.49, 1.49),           // (3,1): no region → −1
+	}}
+	got := GroundTruthLabels(ts, gt)
+	want := []int{1, -1, -1, 0, -1, -1}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("track %d: GT label %d, want %d", i, got[i], want[i])
+		}
+	}
+}
+
+func TestSparsifyRemovesWrongNodeFirst(t *testing.T) {
+	gt := []int{0, 0, 0, 0, 0, 1, 1, 1, 1, 1, -1}
+	pred := []int{5, 5, 5, 6, 5, 6, 6, 6, 6, 6, 5} // node 3 wrong; node 10 has no GT
+	good := make([]float64, 11)
+	good[3] = 0.9
+	good[10] = 1 // ignored: no GT
+	flat := make([]float64, 11)
+	fr, err := Fractions(0.1, 0.2)
+	if err != nil || len(fr) != 3 {
+		t.Fatalf("fractions %v %v", fr, err)
+	}
+	curves, err := Sparsify(pred, gt, []Ordering{
+		{Name: "good", Scores: [][]float64{good}},
+		{Name: "flat", Scores: [][]float64{flat}},
+	}, fr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vi0 := eval.VariationOfInformation(pred[:10], gt[:10])
+	if vi0 <= 0 || math.Abs(curves[0].VI[0]-vi0) > 1e-12 || math.Abs(curves[1].VI[0]-vi0) > 1e-12 {
+		t.Fatalf("VI at 0%% removed: %v %v, want %v", curves[0].VI[0], curves[1].VI[0], vi0)
+	}
+	if curves[0].VI[1] != 0 || curves[0].RI[1] != 1 {
+		t.Errorf("good ordering at 10%%: VI %v RI %v, want 0, 1", curves[0].VI[1], curves[0].RI[1])
+	}
+	// flat ordering: ties by node id → nodes 0 then 1 removed; node 3 stays.
+	want1 := eval.VariationOfInformation(pred[1:10], gt[1:10])
+	want2 := eval.VariationOfInformation(pred[2:10], gt[2:10])
+	if math.Abs(curves[1].VI[1]-want1) > 1e-12 || math.Abs(curves[1].VI[2]-want2) > 1e-12 {
+		t.Errorf("flat ordering: VI %v, want [%v %v]", curves[1].VI[1:], want1, want2)
+	}
+	if want := 0.1 * (vi0/2 + 0 + 0/2); math.Abs(curves[0].AUCVI-want) > 1e-12 {
+		t.Errorf("AUC VI = %v, want %v", curves[0].AUCVI, want)
+	}
+	// Averaging over seeds: two runs → the point-wise mean.
+	avg, err := Sparsify(pred, gt, []Ordering{{Name: "mix", Scores: [][]float64{good, flat}}}, fr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (0 + want1) / 2; math.Abs(avg[0].VI[1]-want) > 1e-12 {
+		t.Errorf("seed average VI = %v, want %v", avg[0].VI[1], want)
+	}
+	// Dataset mode.
+	ds, err := AverageCurves([][]Curve{curves, curves})
+	if err != nil || math.Abs(ds[1].AUCVI-curves[1].AUCVI) > 1e-12 {
+		t.Errorf("average of identical sets: %v %v", err, ds)
+	}
+	if _, err := Sparsify(pred[:3], gt, nil, fr); err == nil {
+		t.Error("length mismatch accepted")
+	}
+	if _, err := Fractions(0, 0.9); err == nil {
+		t.Error("zero step accepted")
+	}
+	dir := t.TempDir()
+	for _, m := range []string{"vi", "ri"} {
+		p := filepath.Join(dir, m+".png")
+		if err := PlotCurves(curves, m, "test", p); err != nil {
+			t.Fatal(err)
+		}
+		if st, err := os.Stat(p); err != nil || st.Size() < 1000 {
+			t.Errorf("plot %s: %v", m, err)
+		}
+	}
+}
