@@ -1,0 +1,225 @@
+package sparse
+
+import (
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+
+	"github.com/densify/densify/internal/atomicfile"
+	"github.com/densify/densify/internal/fileerr"
+)
+
+// Probability clamp of the cost model: cut probabilities are clamped to
+// [PMin, 1−PMin] before taking logits, so that every edge cost is finite and
+// bounded by |c| ≤ log((1−PMin)/PMin) + |log((1−β)/β)| ≈ 13.8 (for β = 0.5).
+// One very confident edge can therefore never outweigh ~14 moderately
+// confident ones, which keeps the multicut and the uncertainty (seed Eqs.
+// 10–14, which sum costs) well conditioned.
+const PMin = 1e-6
+
+// FeatureNames are the pairwise trajectory features, in the order of the
+// feature vector (see PairFeatures for their definitions).
+var FeatureNames = []string{
+	"log1p_motion_norm_max", // log(1 + max_t ||∂A−∂B||²/σ_t²)
+	"log1p_motion_max",      // log(1 + max_t ||∂A−∂B||) in px/frame
+	"log1p_spatial_mean",    // log(1 + mean_t ||A_t−B_t||) in px
+	"colour_mean",           // mean_t ||rgb_A(t)−rgb_B(t)|| (rgb in [0,1]), 0 without frames
+	"log_overlap",           // log(number of common frames)
+}
+
+// NumFeatures is the length of a pair feature vector.
+var NumFeatures = len(FeatureNames)
+
+// FeatureParams are the parameters of the feature computation. They are part
+// of the CostModel because θ is only meaningful for the features it was
+// fitted on.
+type FeatureParams struct {
+	// MotionStep is the time step T of the motion derivative
+	// ∂ₜA = (A(t+T') − A(t))/T', T' = min(T, e−t) inside the common interval [s, e].
+	MotionStep int `json:"motion_step"`
+	// VariationNeighbours is the number of spatial neighbours (k nearest alive
+	// trajectories in frame t, the trajectory itself included) whose
+	// displacement variance is the local flow variation v_i(t).
+	VariationNeighbours int `json:"variation_neighbours"`
+	// Sigma0 is the floor of the motion normalisation in px/frame:
+	// σ_t² = Sigma0² + min(v_A(t), v_B(t)).
+	Sigma0 float64 `json:"sigma0"`
+	// ColourRadius is the half size of the square patch averaged for the
+	// colour of a trajectory point (0 = the bilinear sample only).
+	ColourRadius int `json:"colour_radius"`
+}
+
+// DefaultFeatureParams are the feature parameters used when a model does not
+// set them.
+func DefaultFeatureParams() FeatureParams {
+	return FeatureParams{MotionStep: 5, VariationNeighbours: 8, Sigma0: 0.5, ColourRadius: 1}
+}
+
+// CostModel maps pair features to cut probabilities and edge costs:
+//
+//	z_j = (f_j − Mean_j)/Std_j,   p_cut = σ(θ_0 + Σ_j θ_j z_j),
+//	c_e = log((1 − p)/p) + log((1 − β)/β)
+//
+// (Kardoost & Keuper, UAI 2021, Eq. 9; Keuper, Andres, Brox, ICCV 2015).
+// Positive cost = the trajectories prefer to be in the same cluster.
+type CostModel struct {
+	Version  int           `json:"version"`
+	Features []string      `json:"features"`
+	Params   FeatureParams `json:"feature_params"`
+	Mean     []float64     `json:"mean"`
+	Std      []float64     `json:"std"`
+	// Theta holds the intercept θ_0 followed by one weight per feature.
+	Theta []float64 `json:"theta"`
+	// Source says what the model was fitted on (free text).
+	Source string `json:"source,omitempty"`
+	// Samples is the number of labelled pairs it was fitted on.
+	Samples int `json:"samples,omitempty"`
+	// Lambda is the L2 regularisation weight used for the fit.
+	Lambda float64 `json:"lambda,omitempty"`
+}
+
+//go:embed default_costs.json
+var defaultCostsJSON []byte
+
+// DefaultCostModel returns the embedded default model (sparse/default_costs.json).
+func DefaultCostModel() *CostModel {
+	m, err := ParseCostModel("default_costs.json", defaultCostsJSON)
+	if err != nil {
+		// The embedded file is part of the source and covered by a test.
+		panic("sparse: embedded default_costs.json: " + err.Error())
+	}
+	return m
+}
+
+// Validate checks dimensions and finiteness.
+func (m *CostModel) Validate() error {
+	d := NumFeatures
+	if len(m.Features) != d {
+		return fmt.Errorf("model has %d features, want %d (%v)", len(m.Features), d, FeatureNames)
+	}
+	for i, n := range m.Features {
+		if n != FeatureNames[i] {
+			return fmt.Errorf("model feature %d is %q, want %q", i, n, FeatureNames[i])
+		}
+	}
+	if len(m.Mean) != d || len(m.Std) != d || len(m.Theta) != d+1 {
+		return fmt.Errorf("model needs %d means, %d stds and %d theta values, has %d, %d, %d",
+			d, d, d+1, len(m.Mean), len(m.Std), len(m.Theta))
+	}
+	for i := 0; i < d; i++ {
+		if !costFinite(m.Mean[i]) || !costFinite(m.Std[i]) || m.Std[i] <= 0 {
+			return fmt.Errorf("model feature %s: mean %v, std %v (std must be finite and > 0)", m.Features[i], m.Mean[i], m.Std[i])
+		}
+	}
+	for i, t := range m.Theta {
+		if !costFinite(t) {
+			return fmt.Errorf("model theta[%d] = %v is not finite", i, t)
+		}
+	}
+	p := m.Params
+	if p.MotionStep < 1 || p.VariationNeighbours < 1 || !(p.Sigma0 > 0) || !costFinite(p.Sigma0) || p.ColourRadius < 0 {
+		return fmt.Errorf("model feature_params invalid: %+v (motion_step ≥ 1, variation_neighbours ≥ 1, sigma0 > 0, colour_radius ≥ 0)", p)
+	}
+	return nil
+}
+
+func costFinite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+
+// ParseCostModel decodes and validates a JSON cost model; errors name file
+// and, for syntax errors, the line.
+func ParseCostModel(file string, data []byte) (*CostModel, error) {
+	var m CostModel
+	if err := json.Unmarshal(data, &m); err != nil {
+		line := 0
+		if se, ok := err.(*json.SyntaxError); ok {
+			line = 1
+			for _, c := range data[:min(int(se.Offset), len(data))] {
+				if c == '\n' {
+					line++
+				}
+			}
+		}
+		return nil, fileerr.New(file, line, "cost model: %v", err)
+	}
+	if err := m.Validate(); err != nil {
+		return nil, fileerr.New(file, 0, "cost model: %v", err)
+	}
+	return &m, nil
+}
+
+// LoadCostModel reads a JSON cost model written by WriteCostModel.
+func LoadCostModel(path string) (*CostModel, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCostModel(path, data)
+}
+
+// WriteCostModel writes the model as indented JSON (atomically).
+func WriteCostModel(path string, m *CostModel) error {
+	if err := m.Validate(); err != nil {
+		return err
+	}
+	return atomicfile.Write(path, func(w io.Writer) error {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(m)
+	})
+}
+
+// Logit returns θ_0 + Σ_j θ_j (f_j − Mean_j)/Std_j, the log-odds of a cut.
+func (m *CostModel) Logit(f []float64) float64 {
+	s := m.Theta[0]
+	for j, x := range f {
+		s += m.Theta[j+1] * (x - m.Mean[j]) / m.Std[j]
+	}
+	return s
+}
+
+// CutProb returns the cut probability σ(Logit(f)) clamped to [PMin, 1−PMin].
+func (m *CostModel) CutProb(f []float64) float64 {
+	return ClampProb(Sigmoid(m.Logit(f)))
+}
+
+// Cost returns the edge cost c = log((1−p)/p) + log((1−β)/β) for the pair
+// features f (seed Eq. 9), with p = CutProb(f).
+func (m *CostModel) Cost(f []float64, beta float64) float64 {
+	return CostFromProb(m.CutProb(f), beta)
+}
+
+// CostFromProb is seed Eq. 9: c = log((1−p)/p) + log((1−β)/β) with p clamped
+// to [PMin, 1−PMin]. β ∈ (0, 1) is the prior cut probability; β = 0.5 gives
+// c = logit(1−p); β > 0.5 lowers every cost (more cuts).
+func CostFromProb(p, beta float64) float64 {
+	p = ClampProb(p)
+	return math.Log((1-p)/p) + math.Log((1-beta)/beta)
+}
+
+// ClampProb clamps p to [PMin, 1−PMin] (NaN → 0.5).
+func ClampProb(p float64) float64 {
+	if math.IsNaN(p) {
+		return 0.5
+	}
+	return math.Min(math.Max(p, PMin), 1-PMin)
+}
+
+// Sigmoid is the numerically stable logistic function 1/(1+e^(−x)).
+func Sigmoid(x float64) float64 {
+	if x >= 0 {
+		return 1 / (1 + math.Exp(-x))
+	}
+	e := math.Exp(x)
+	return e / (1 + e)
+}
+
+// CheckBeta returns an error unless 0 < β < 1.
+func CheckBeta(beta float64) error {
+	if !(beta > 0 && beta < 1) {
+		return fmt.Errorf("beta must be in (0, 1), got %v", beta)
+	}
+	return nil
+}

@@ -1,0 +1,115 @@
+package sparse
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func testModel() *CostModel {
+	return &CostModel{Version: 1, Features: FeatureNames, Params: DefaultFeatureParams(),
+		Mean:  []float64{0, 1, 0, 0, 0},
+		Std:   []float64{1, 2, 1, 1, 1},
+		Theta: []float64{0.5, 1, -2, 0, 0, 0}}
+}
+
+func TestCostHandComputed(t *testing.T) {
+	m := testModel()
+	f := []float64{1, 2, 7, 7, 7} // logit = 0.5 + 1·1 − 2·(2−1)/2 = 0.5
+	if got := m.Logit(f); math.Abs(got-0.5) > 1e-12 {
+		t.Fatalf("logit %v, want 0.5", got)
+	}
+	p := 1 / (1 + math.Exp(-0.5)) // 0.6224593312
+	if got := m.CutProb(f); math.Abs(got-0.6224593312018546) > 1e-12 || math.Abs(got-p) > 1e-15 {
+		t.Fatalf("p %v", got)
+	}
+	// β = 0.5: c = log((1−p)/p) = −logit(p) = −0.5
+	if got := m.Cost(f, 0.5); math.Abs(got+0.5) > 1e-12 {
+		t.Fatalf("cost %v, want −0.5", got)
+	}
+	// β = 0.25: c = −0.5 + log(0.75/0.25) = −0.5 + log 3
+	if got := m.Cost(f, 0.25); math.Abs(got-(-0.5+math.Log(3))) > 1e-12 {
+		t.Fatalf("cost β=0.25 %v", got)
+	}
+}
+
+func TestCostSignAndBeta(t *testing.T) {
+	for _, p := range []float64{0.01, 0.2, 0.5, 0.7, 0.99} {
+		c := CostFromProb(p, 0.5)
+		want := math.Log((1 - p) / p) // logit(1−p)
+		if math.Abs(c-want) > 1e-12 {
+			t.Fatalf("p=%v: c=%v want %v", p, c, want)
+		}
+		if (p < 0.5) != (c > 0) {
+			t.Fatalf("p=%v: cost %v has the wrong sign (positive must mean join)", p, c)
+		}
+		// larger β (more prior cut) lowers the cost monotonically
+		if !(CostFromProb(p, 0.3) > c && c > CostFromProb(p, 0.7)) {
+			t.Fatalf("β not monotone at p=%v", p)
+		}
+	}
+	if c := CostFromProb(1, 0.5); math.Abs(c-math.Log(PMin/(1-PMin))) > 1e-9 {
+		t.Fatalf("clamped cost %v", c)
+	}
+	if c := CostFromProb(0, 0.5); math.Abs(c-math.Log((1-PMin)/PMin)) > 1e-9 || math.IsInf(c, 0) {
+		t.Fatalf("clamped cost %v", c)
+	}
+	if CheckBeta(0) == nil || CheckBeta(1) == nil || CheckBeta(math.NaN()) == nil || CheckBeta(0.5) != nil {
+		t.Fatal("CheckBeta")
+	}
+	if s := Sigmoid(-800); s != 0 && !(s > 0) || math.IsNaN(s) || Sigmoid(800) != 1 {
+		t.Fatal("sigmoid not stable")
+	}
+}
+
+func TestDefaultModelAndRoundTrip(t *testing.T) {
+	m := DefaultCostModel()
+	if err := m.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "m.json")
+	if err := WriteCostModel(path, m); err != nil {
+		t.Fatal(err)
+	}
+	m2, err := LoadCostModel(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := []float64{1, 0.3, 2, 0.1, 2}
+	if m.Cost(f, 0.5) != m2.Cost(f, 0.5) {
+		t.Fatal("round trip changed the model")
+	}
+}
+
+func TestCostModelErrors(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.json")
+	os.WriteFile(bad, []byte("{\n  \"version\": 1,\n  \"theta\": [1,, 2]\n}\n"), 0o644)
+	_, err := LoadCostModel(bad)
+	if err == nil || !strings.Contains(err.Error(), "bad.json:3:") {
+		t.Fatalf("want file:line error, got %v", err)
+	}
+	m := testModel()
+	m.Std[2] = 0
+	if m.Validate() == nil {
+		t.Fatal("zero std accepted")
+	}
+	m = testModel()
+	m.Theta = m.Theta[:3]
+	if m.Validate() == nil {
+		t.Fatal("short theta accepted")
+	}
+	m = testModel()
+	m.Theta[1] = math.NaN()
+	if m.Validate() == nil {
+		t.Fatal("NaN theta accepted")
+	}
+	if WriteCostModel(filepath.Join(dir, "x.json"), m) == nil {
+		t.Fatal("invalid model written")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "x.json")); err == nil {
+		t.Fatal("partial output")
+	}
+}

@@ -1,0 +1,628 @@
+package sparse
+
+import (
+	"fmt"
+	"image"
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/densify/densify/multicut"
+)
+
+// GraphParams control which trajectory pairs become edges of the motion
+// graph and how their costs are computed.
+//
+// Neighbour rule (edges E, Keuper, Andres, Brox ICCV'15 style): in every
+// frame t, each alive trajectory point is connected to its K nearest alive
+// points within Radius pixels (Euclidean, found with a uniform grid of cell
+// size Radius); E is the union of these pairs over all frames, kept when the
+// two trajectories share at least MinOverlap frames. The relation is made
+// symmetric (a pair is an edge when either end is among the other's K
+// nearest in some frame); no self loops, no duplicates.
+//
+// Lifted edges F (when Lifted): for every trajectory A, at its middle frame,
+// the alive trajectories within LiftedRadius that are not E-neighbours of A
+// and share ≥ MinOverlap frames with it; up to LiftedPerNode of them are
+// drawn uniformly at random (seeded by Seed and A's index). Their costs come
+// from the same model.
+type GraphParams struct {
+	K             int
+	Radius        float64
+	MinOverlap    int
+	Lifted        bool
+	LiftedRadius  float64
+	LiftedPerNode int
+	Seed          uint64
+	Beta          float64 // prior cut probability of seed Eq. 9, in (0,1)
+	Workers       int     // goroutines for the feature computation (0 = GOMAXPROCS)
+}
+
+// DefaultGraphParams returns the defaults used by `densify segment`.
+func DefaultGraphParams() GraphParams {
+	return GraphParams{K: 12, Radius: 40, MinOverlap: 2, LiftedRadius: 120, LiftedPerNode: 8, Seed: 1, Beta: 0.5}
+}
+
+func (p *GraphParams) validate() error {
+	if p.K < 1 {
+		return fmt.Errorf("graph: K must be ≥ 1, got %d", p.K)
+	}
+	if !(p.Radius > 0) || math.IsInf(p.Radius, 0) {
+		return fmt.Errorf("graph: radius must be > 0, got %v", p.Radius)
+	}
+	if p.MinOverlap < 1 {
+		return fmt.Errorf("graph: min overlap must be ≥ 1, got %d", p.MinOverlap)
+	}
+	if p.Lifted && (!(p.LiftedRadius > 0) || math.IsInf(p.LiftedRadius, 0) || p.LiftedPerNode < 1) {
+		return fmt.Errorf("graph: lifted radius must be > 0 and lifted per node ≥ 1, got %v, %d", p.LiftedRadius, p.LiftedPerNode)
+	}
+	return CheckBeta(p.Beta)
+}
+
+// GraphStats describes a built graph.
+type GraphStats struct {
+	Nodes         int     `json:"nodes"`
+	Edges         int     `json:"edges"`
+	LiftedEdges   int     `json:"lifted_edges"`
+	MeanDegree    float64 `json:"mean_degree"`
+	PositiveEdges int     `json:"positive_edges"` // E edges with cost > 0 (prefer join)
+	MeanCutProb   float64 `json:"mean_cut_prob"`  // over E
+	Colour        bool    `json:"colour"`         // whether the colour feature was computed
+	NeighbourSecs float64 `json:"neighbour_seconds"`
+	FeatureSecs   float64 `json:"feature_seconds"`
+	TotalSecs     float64 `json:"total_seconds"`
+	IsolatedNodes int     `json:"isolated_nodes"` // nodes without an E edge
+	MeanOverlapE  float64 `json:"mean_overlap"`   // mean common frames over E
+}
+
+// PairSet holds the candidate pairs of a track set and their raw features
+// (FeatureNames order, NumFeatures values per pair in Feat).
+type PairSet struct {
+	U, V   []int32
+	Lifted []bool
+	Feat   []float64 // len = NumFeatures * len(U)
+	Colour bool
+	// Timings in seconds.
+	NeighbourSecs, FeatureSecs float64
+}
+
+// Len is the number of pairs.
+func (ps *PairSet) Len() int { return len(ps.U) }
+
+// Features returns the raw feature vector of pair i (a view, not a copy).
+func (ps *PairSet) Features(i int) []float64 {
+	return ps.Feat[i*NumFeatures : (i+1)*NumFeatures]
+}
+
+// BuildGraph builds the multicut instance of a track set: node i is the i-th
+// track, edges E (and F when p.Lifted) follow the neighbour rule of
+// GraphParams, and each edge gets the cost c = log((1−p)/p) + log((1−β)/β)
+// of seed Eq. 9 with p the model's cut probability of the pair features.
+// frames may be nil (no colour feature: it is set to the model's mean, i.e.
+// it has no influence); otherwise it holds one image per frame of ts.
+func BuildGraph(ts *TrackSet, frames []image.Image, p GraphParams, model *CostModel) (*multicut.Graph, *GraphStats, error) {
+	t0 := time.Now()
+	if model == nil {
+		model = DefaultCostModel()
+	}
+	if err := model.Validate(); err != nil {
+		return nil, nil, err
+	}
+	ps, err := ComputePairs(ts, frames, p, model.Params)
+	if err != nil {
+		return nil, nil, err
+	}
+	g := &multicut.Graph{N: len(ts.Tracks), Edges: make([]multicut.Edge, ps.Len())}
+	st := &GraphStats{Nodes: g.N, Colour: ps.Colour, NeighbourSecs: ps.NeighbourSecs, FeatureSecs: ps.FeatureSecs}
+	f := make([]float64, NumFeatures)
+	deg := make([]int, g.N)
+	sumP, sumOv := 0.0, 0.0
+	for i := range ps.Len() {
+		copy(f, ps.Features(i))
+		if !ps.Colour {
+			f[3] = model.Mean[3]
+		}
+		pc := model.CutProb(f)
+		c := CostFromProb(pc, p.Beta)
+		u, v := int(ps.U[i]), int(ps.V[i])
+		g.Edges[i] = multicut.Edge{U: u, V: v, Cost: c, Lifted: ps.Lifted[i]}
+		if ps.Lifted[i] {
+			st.LiftedEdges++
+			continue
+		}
+		st.Edges++
+		deg[u]++
+		deg[v]++
+		sumP += pc
+		sumOv += math.Exp(f[4])
+		if c > 0 {
+			st.PositiveEdges++
+		}
+	}
+	for _, d := range deg {
+		if d == 0 {
+			st.IsolatedNodes++
+		}
+	}
+	if st.Edges > 0 {
+		st.MeanCutProb = sumP / float64(st.Edges)
+		st.MeanOverlapE = sumOv / float64(st.Edges)
+	}
+	if g.N > 0 {
+		st.MeanDegree = 2 * float64(st.Edges) / float64(g.N)
+	}
+	st.TotalSecs = time.Since(t0).Seconds()
+	return g, st, nil
+}
+
+// trackData is the per-trajectory precomputation: per-frame displacement
+// D_i(t) = (X(t+T') − X(t))/T', T' = min(T, end−t) (undefined at the last
+// frame), local flow variation v_i(t), and colour.
+type trackData struct {
+	start, end int
+	dx, dy     []float32 // displacement per frame of the track (len = length−1)
+	vari       []float32 // local flow variation per frame (len = length−1)
+	col        [][3]float32
+}
+
+// frameIndex is a uniform grid over the alive points of one frame.
+type frameIndex struct {
+	cell       float64
+	nx, ny     int
+	minX, minY float64
+	cellStart  []int32 // CSR: points of cell c are ids[cellStart[c]:cellStart[c+1]]
+	ids        []int32 // track ids
+	xs, ys     []float64
+}
+
+func newFrameIndex(ids []int32, xs, ys []float64, cell float64) *frameIndex {
+	fi := &frameIndex{cell: cell}
+	if len(ids) == 0 {
+		fi.nx, fi.ny = 1, 1
+		fi.cellStart = []int32{0, 0}
+		return fi
+	}
+	minX, minY, maxX, maxY := xs[0], ys[0], xs[0], ys[0]
+	for i := range xs {
+		minX, maxX = math.Min(minX, xs[i]), math.Max(maxX, xs[i])
+		minY, maxY = math.Min(minY, ys[i]), math.Max(maxY, ys[i])
+	}
+	fi.minX, fi.minY = minX, minY
+	fi.nx = int((maxX-minX)/cell) + 1
+	fi.ny = int((maxY-minY)/cell) + 1
+	cnt := make([]int32, fi.nx*fi.ny+1)
+	cellOf := make([]int32, len(ids))
+	for i := range ids {
+		c := fi.cellOf(xs[i], ys[i])
+		cellOf[i] = int32(c)
+		cnt[c+1]++
+	}
+	for c := 1; c < len(cnt); c++ {
+		cnt[c] += cnt[c-1]
+	}
+	fi.cellStart = cnt
+	fi.ids = make([]int32, len(ids))
+	fi.xs = make([]float64, len(ids))
+	fi.ys = make([]float64, len(ids))
+	pos := slices.Clone(cnt[:len(cnt)-1])
+	for i := range ids {
+		c := cellOf[i]
+		k := pos[c]
+		pos[c]++
+		fi.ids[k], fi.xs[k], fi.ys[k] = ids[i], xs[i], ys[i]
+	}
+	return fi
+}
+
+func (fi *frameIndex) cellOf(x, y float64) int {
+	cx := min(max(int((x-fi.minX)/fi.cell), 0), fi.nx-1)
+	cy := min(max(int((y-fi.minY)/fi.cell), 0), fi.ny-1)
+	return cy*fi.nx + cx
+}
+
+// neighbour is a candidate found by a query.
+type neighbour struct {
+	d2 float64
+	id int32
+}
+
+// knn appends to buf (reset) the k nearest points to (x, y) within radius r,
+// excluding the track self, nearest first.
+func (fi *frameIndex) knn(x, y, r float64, k int, self int32, buf []neighbour) []neighbour {
+	buf = buf[:0]
+	r2 := r * r
+	span := int(math.Ceil(r / fi.cell))
+	cx := int(math.Floor((x - fi.minX) / fi.cell))
+	cy := int(math.Floor((y - fi.minY) / fi.cell))
+	for gy := max(cy-span, 0); gy <= min(cy+span, fi.ny-1); gy++ {
+		for gx := max(cx-span, 0); gx <= min(cx+span, fi.nx-1); gx++ {
+			c := gy*fi.nx + gx
+			for j := fi.cellStart[c]; j < fi.cellStart[c+1]; j++ {
+				id := fi.ids[j]
+				if id == self {
+					continue
+				}
+				dx, dy := fi.xs[j]-x, fi.ys[j]-y
+				d2 := dx*dx + dy*dy
+				if d2 > r2 {
+					continue
+				}
+				if len(buf) == k && d2 >= buf[k-1].d2 {
+					continue
+				}
+				// insertion into the sorted buffer (k is small)
+				if len(buf) < k {
+					buf = append(buf, neighbour{})
+				}
+				i := len(buf) - 1
+				for i > 0 && (buf[i-1].d2 > d2 || (buf[i-1].d2 == d2 && buf[i-1].id > id)) {
+					buf[i] = buf[i-1]
+					i--
+				}
+				buf[i] = neighbour{d2, id}
+			}
+		}
+	}
+	return buf
+}
+
+// within appends all points within radius r of (x, y) except self.
+func (fi *frameIndex) within(x, y, r float64, self int32, buf []int32) []int32 {
+	buf = buf[:0]
+	r2 := r * r
+	span := int(math.Ceil(r / fi.cell))
+	cx := int(math.Floor((x - fi.minX) / fi.cell))
+	cy := int(math.Floor((y - fi.minY) / fi.cell))
+	for gy := max(cy-span, 0); gy <= min(cy+span, fi.ny-1); gy++ {
+		for gx := max(cx-span, 0); gx <= min(cx+span, fi.nx-1); gx++ {
+			c := gy*fi.nx + gx
+			for j := fi.cellStart[c]; j < fi.cellStart[c+1]; j++ {
+				if fi.ids[j] == self {
+					continue
+				}
+				dx, dy := fi.xs[j]-x, fi.ys[j]-y
+				if dx*dx+dy*dy <= r2 {
+					buf = append(buf, fi.ids[j])
+				}
+			}
+		}
+	}
+	return buf
+}
+
+// checkTracks verifies that every track is non-empty, has finite coordinates
+// and consecutive frames inside [0, Frames).
+func checkTracks(ts *TrackSet) error {
+	if ts == nil {
+		return fmt.Errorf("graph: nil track set")
+	}
+	for i := range ts.Tracks {
+		tr := &ts.Tracks[i]
+		if len(tr.Points) == 0 {
+			return fmt.Errorf("graph: track %d is empty", i)
+		}
+		for j, q := range tr.Points {
+			if !costFinite(q.X) || !costFinite(q.Y) {
+				return fmt.Errorf("graph: track %d point %d has non-finite position (%v, %v)", i, j, q.X, q.Y)
+			}
+			if q.Frame != tr.Points[0].Frame+j {
+				return fmt.Errorf("graph: track %d is not contiguous in time (point %d has frame %d, want %d)", i, j, q.Frame, tr.Points[0].Frame+j)
+			}
+			if q.Frame < 0 || (ts.Frames > 0 && q.Frame >= ts.Frames) {
+				return fmt.Errorf("graph: track %d point %d: frame %d outside [0, %d)", i, j, q.Frame, ts.Frames)
+			}
+		}
+	}
+	return nil
+}
+
+func pairKey(a, b int32) uint64 {
+	if a > b {
+		a, b = b, a
+	}
+	return uint64(a)<<32 | uint64(uint32(b))
+}
+
+func overlap(a, b *Track) int {
+	s := max(a.Start(), b.Start())
+	e := min(a.End(), b.End())
+	return e - s + 1
+}
+
+// ComputePairs applies the neighbour rule of GraphParams and computes the raw
+// features of every pair (see PairFeatures). It is the part of BuildGraph
+// shared with FitCosts' sample collection.
+func ComputePairs(ts *TrackSet, frames []image.Image, p GraphParams, fp FeatureParams) (*PairSet, error) {
+	if err := p.validate(); err != nil {
+		return nil, err
+	}
+	if err := checkTracks(ts); err != nil {
+		return nil, err
+	}
+	if fp.MotionStep < 1 || fp.VariationNeighbours < 1 || !(fp.Sigma0 > 0) || fp.ColourRadius < 0 {
+		return nil, fmt.Errorf("graph: invalid feature params %+v", fp)
+	}
+	nf := ts.Frames
+	for i := range ts.Tracks {
+		nf = max(nf, ts.Tracks[i].End()+1)
+	}
+	if frames != nil && len(frames) < nf {
+		return nil, fmt.Errorf("graph: %d frame images for a track set of %d frames", len(frames), nf)
+	}
+	t0 := time.Now()
+	n := len(ts.Tracks)
+	// alive points per frame
+	cnt := make([]int, nf)
+	for i := range ts.Tracks {
+		for _, q := range ts.Tracks[i].Points {
+			cnt[q.Frame]++
+		}
+	}
+	type alive struct {
+		ids    []int32
+		xs, ys []float64
+	}
+	al := make([]alive, nf)
+	for t := range nf {
+		al[t] = alive{make([]int32, 0, cnt[t]), make([]float64, 0, cnt[t]), make([]float64, 0, cnt[t])}
+	}
+	for i := range ts.Tracks {
+		for _, q := range ts.Tracks[i].Points {
+			a := &al[q.Frame]
+			a.ids = append(a.ids, int32(i))
+			a.xs = append(a.xs, q.X)
+			a.ys = append(a.ys, q.Y)
+		}
+	}
+	// per-track displacements
+	td := make([]trackData, n)
+	T := fp.MotionStep
+	for i := range ts.Tracks {
+		pts := ts.Tracks[i].Points
+		d := &td[i]
+		d.start, d.end = pts[0].Frame, pts[len(pts)-1].Frame
+		m := len(pts) - 1
+		d.dx = make([]float32, m)
+		d.dy = make([]float32, m)
+		d.vari = make([]float32, m)
+		for j := range m {
+			tt := min(T, m-j)
+			d.dx[j] = float32((pts[j+tt].X - pts[j].X) / float64(tt))
+			d.dy[j] = float32((pts[j+tt].Y - pts[j].Y) / float64(tt))
+		}
+	}
+	// per-frame grids, kNN edges and local flow variation
+	kq := max(p.K, fp.VariationNeighbours-1)
+	keysPerWorker := make([][]uint64, nf)
+	idx := make([]*frameIndex, nf)
+	parallelFor(nf, p.Workers, func(t int) {
+		a := &al[t]
+		fi := newFrameIndex(a.ids, a.xs, a.ys, p.Radius)
+		idx[t] = fi
+		var buf []neighbour
+		keys := make([]uint64, 0, len(a.ids)*p.K)
+		for k, id := range a.ids {
+			buf = fi.knn(a.xs[k], a.ys[k], p.Radius, kq, id, buf)
+			for j := 0; j < len(buf) && j < p.K; j++ {
+				keys = append(keys, pairKey(id, buf[j].id))
+			}
+			// local flow variation: variance of the displacements of the
+			// trajectory and its VariationNeighbours−1 nearest neighbours
+			// (those with a displacement defined at t).
+			d := &td[id]
+			if t >= d.end {
+				continue
+			}
+			sx, sy := float64(d.dx[t-d.start]), float64(d.dy[t-d.start])
+			sxx := sx*sx + sy*sy
+			m := 1
+			for j := 0; j < len(buf) && j < fp.VariationNeighbours-1; j++ {
+				o := &td[buf[j].id]
+				if t >= o.end {
+					continue
+				}
+				x, y := float64(o.dx[t-o.start]), float64(o.dy[t-o.start])
+				sx += x
+				sy += y
+				sxx += x*x + y*y
+				m++
+			}
+			mx, my := sx/float64(m), sy/float64(m)
+			d.vari[t-d.start] = float32(math.Max(sxx/float64(m)-mx*mx-my*my, 0))
+		}
+		keysPerWorker[t] = keys
+	})
+	total := 0
+	for _, k := range keysPerWorker {
+		total += len(k)
+	}
+	keys := make([]uint64, 0, total)
+	for t, k := range keysPerWorker {
+		keys = append(keys, k...)
+		keysPerWorker[t] = nil
+	}
+	slices.Sort(keys)
+	keys = slices.Compact(keys)
+	// minimum overlap
+	w := 0
+	for _, k := range keys {
+		a, b := int32(k>>32), int32(uint32(k))
+		if overlap(&ts.Tracks[a], &ts.Tracks[b]) >= p.MinOverlap {
+			keys[w] = k
+			w++
+		}
+	}
+	keys = keys[:w]
+	nE := len(keys)
+	var lifted []uint64
+	if p.Lifted {
+		lifted = liftedPairs(ts, idx, keys, p)
+	}
+	ps := &PairSet{
+		U:      make([]int32, nE+len(lifted)),
+		V:      make([]int32, nE+len(lifted)),
+		Lifted: make([]bool, nE+len(lifted)),
+	}
+	for i, k := range keys {
+		ps.U[i], ps.V[i] = int32(k>>32), int32(uint32(k))
+	}
+	for i, k := range lifted {
+		ps.U[nE+i], ps.V[nE+i] = int32(k>>32), int32(uint32(k))
+		ps.Lifted[nE+i] = true
+	}
+	ps.NeighbourSecs = time.Since(t0).Seconds()
+	t1 := time.Now()
+	// colour per point
+	if frames != nil {
+		ps.Colour = true
+		for i := range td {
+			td[i].col = make([][3]float32, td[i].end-td[i].start+1)
+		}
+		parallelFor(nf, p.Workers, func(t int) {
+			img := frames[t]
+			if img == nil {
+				return
+			}
+			a := &al[t]
+			for k, id := range a.ids {
+				d := &td[id]
+				d.col[t-d.start] = patchColour(img, a.xs[k], a.ys[k], fp.ColourRadius)
+			}
+		})
+	}
+	ps.Feat = make([]float64, NumFeatures*ps.Len())
+	sig02 := fp.Sigma0 * fp.Sigma0
+	const chunk = 4096
+	parallelFor((ps.Len()+chunk-1)/chunk, p.Workers, func(c int) {
+		for i := c * chunk; i < min((c+1)*chunk, ps.Len()); i++ {
+			a, b := int(ps.U[i]), int(ps.V[i])
+			pairFeatures(&ts.Tracks[a], &ts.Tracks[b], &td[a], &td[b], T, sig02, ps.Colour, ps.Feat[i*NumFeatures:(i+1)*NumFeatures])
+		}
+	})
+	ps.FeatureSecs = time.Since(t1).Seconds()
+	return ps, nil
+}
+
+// pairFeatures computes the raw features of a pair (FeatureNames order) over
+// the common frames [s, e] of trajectories A and B (Keuper'15, Ochs-Malik-Brox
+// TPAMI'14):
+//
+//	∂ₜX = (X(t+T') − X(t))/T',  T' = min(T, e − t)   (clipped to [s, e])
+//	σ_t² = σ₀² + min(v_A(t), v_B(t))                  (local flow variation v)
+//	f0 = log(1 + max_{t∈[s,e)} ||∂ₜA − ∂ₜB||² / σ_t²)
+//	f1 = log(1 + max_{t∈[s,e)} ||∂ₜA − ∂ₜB||)
+//	f2 = log(1 + mean_{t∈[s,e]} ||A(t) − B(t)||)
+//	f3 = mean_{t∈[s,e]} ||rgb_A(t) − rgb_B(t)||       (0 without frames)
+//	f4 = log(e − s + 1)
+//
+// v_X(t) is the variance of the T-frame displacements of X and its nearest
+// alive neighbours in frame t (no optical flow needed). With a single common
+// frame the motion terms are 0 and f4 = 0 tells the model so.
+func pairFeatures(A, B *Track, da, db *trackData, T int, sig02 float64, colour bool, out []float64) {
+	s := max(da.start, db.start)
+	e := min(da.end, db.end)
+	pa := A.Points[s-da.start : e-da.start+1]
+	pb := B.Points[s-db.start : e-db.start+1]
+	L := e - s + 1
+	maxN, maxR, sumD, sumC := 0.0, 0.0, 0.0, 0.0
+	for j := range L {
+		dx, dy := pa[j].X-pb[j].X, pa[j].Y-pb[j].Y
+		sumD += math.Sqrt(dx*dx + dy*dy)
+		if colour {
+			ca, cb := da.col[s+j-da.start], db.col[s+j-db.start]
+			r, g, bl := float64(ca[0]-cb[0]), float64(ca[1]-cb[1]), float64(ca[2]-cb[2])
+			sumC += math.Sqrt(r*r + g*g + bl*bl)
+		}
+		if j == L-1 {
+			break
+		}
+		tt := min(T, L-1-j)
+		inv := 1 / float64(tt)
+		ux := (pa[j+tt].X - pa[j].X - pb[j+tt].X + pb[j].X) * inv
+		uy := (pa[j+tt].Y - pa[j].Y - pb[j+tt].Y + pb[j].Y) * inv
+		d2 := ux*ux + uy*uy
+		v := min(da.vari[s+j-da.start], db.vari[s+j-db.start])
+		maxN = math.Max(maxN, d2/(sig02+float64(v)))
+		maxR = math.Max(maxR, d2)
+	}
+	out[0] = math.Log1p(maxN)
+	out[1] = math.Log1p(math.Sqrt(maxR))
+	out[2] = math.Log1p(sumD / float64(L))
+	out[3] = sumC / float64(L)
+	out[4] = math.Log(float64(L))
+}
+
+// liftedPairs draws the lifted edges F (see GraphParams).
+func liftedPairs(ts *TrackSet, idx []*frameIndex, eKeys []uint64, p GraphParams) []uint64 {
+	n := len(ts.Tracks)
+	per := make([][]uint64, n)
+	parallelFor(n, p.Workers, func(a int) {
+		tr := &ts.Tracks[a]
+		mid := (tr.Start() + tr.End()) / 2
+		q, _ := tr.At(mid)
+		cand := idx[mid].within(q.X, q.Y, p.LiftedRadius, int32(a), nil)
+		slices.Sort(cand)
+		w := 0
+		for _, b := range cand {
+			k := pairKey(int32(a), b)
+			if _, found := slices.BinarySearch(eKeys, k); found {
+				continue
+			}
+			if overlap(tr, &ts.Tracks[b]) < p.MinOverlap {
+				continue
+			}
+			cand[w] = b
+			w++
+		}
+		cand = cand[:w]
+		rng := rand.New(rand.NewPCG(p.Seed, uint64(a)))
+		rng.Shuffle(len(cand), func(i, j int) { cand[i], cand[j] = cand[j], cand[i] })
+		cand = cand[:min(len(cand), p.LiftedPerNode)]
+		for _, b := range cand {
+			per[a] = append(per[a], pairKey(int32(a), b))
+		}
+	})
+	var out []uint64
+	for _, k := range per {
+		out = append(out, k...)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// parallelFor runs f(0..n-1) on up to workers goroutines (0 = GOMAXPROCS).
+func parallelFor(n, workers int, f func(i int)) {
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	workers = min(workers, n)
+	if workers <= 1 {
+		for i := range n {
+			f(i)
+		}
+		return
+	}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	next := 0
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				mu.Lock()
+				i := next
+				next++
+				mu.Unlock()
+				if i >= n {
+					return
+				}
+				f(i)
+			}
+		}()
+	}
+	wg.Wait()
+}

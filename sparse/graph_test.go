@@ -1,0 +1,245 @@
+package sparse
+
+import (
+	"image"
+	"image/color"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/densify/densify/dataset"
+)
+
+// randomTracks makes n tracks of random length inside a w×h image over nf
+// frames, moving with one of two velocities.
+func randomTracks(seed uint64, n, nf int, w, h float64) *TrackSet {
+	rng := rand.New(rand.NewPCG(seed, 7))
+	ts := &TrackSet{Frames: nf}
+	for range n {
+		s := rng.IntN(nf)
+		e := s + rng.IntN(nf-s)
+		x, y := rng.Float64()*w, rng.Float64()*h
+		vx := 0.0
+		if x > w/2 {
+			vx = 1.5
+		}
+		var tr Track
+		for f := s; f <= e; f++ {
+			tr.Points = append(tr.Points, Point{X: x + vx*float64(f-s) + 0.1*rng.NormFloat64(), Y: y, Frame: f})
+		}
+		ts.Tracks = append(ts.Tracks, tr)
+	}
+	return ts
+}
+
+// bruteForceE applies the documented neighbour rule by brute force.
+func bruteForceE(ts *TrackSet, p GraphParams) map[uint64]bool {
+	want := map[uint64]bool{}
+	for f := 0; f < ts.Frames; f++ {
+		type pt struct {
+			id   int
+			x, y float64
+		}
+		var al []pt
+		for i := range ts.Tracks {
+			if q, ok := ts.Tracks[i].At(f); ok {
+				al = append(al, pt{i, q.X, q.Y})
+			}
+		}
+		for _, a := range al {
+			var nb []neighbour
+			for _, b := range al {
+				if a.id == b.id {
+					continue
+				}
+				d2 := (a.x-b.x)*(a.x-b.x) + (a.y-b.y)*(a.y-b.y)
+				if d2 <= p.Radius*p.Radius {
+					nb = append(nb, neighbour{d2, int32(b.id)})
+				}
+			}
+			// sort by (d2, id)
+			for i := 1; i < len(nb); i++ {
+				for j := i; j > 0 && (nb[j-1].d2 > nb[j].d2 || (nb[j-1].d2 == nb[j].d2 && nb[j-1].id > nb[j].id)); j-- {
+					nb[j], nb[j-1] = nb[j-1], nb[j]
+				}
+			}
+			for j := 0; j < len(nb) && j < p.K; j++ {
+				b := int(nb[j].id)
+				if overlap(&ts.Tracks[a.id], &ts.Tracks[b]) >= p.MinOverlap {
+					want[pairKey(int32(a.id), int32(b))] = true
+				}
+			}
+		}
+	}
+	return want
+}
+
+func TestGraphNeighbourRule(t *testing.T) {
+	ts := randomTracks(1, 400, 12, 200, 150)
+	p := DefaultGraphParams()
+	p.K, p.Radius, p.MinOverlap = 5, 25, 2
+	p.Lifted, p.LiftedRadius, p.LiftedPerNode = true, 60, 4
+	g, st, err := BuildGraph(ts, nil, p, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := bruteForceE(ts, p)
+	seen := map[uint64]bool{}
+	perNode := map[int]int{}
+	for _, e := range g.Edges {
+		if e.U == e.V {
+			t.Fatalf("self loop %v", e)
+		}
+		if e.U > e.V {
+			t.Fatalf("edge not normalised u<v: %v", e)
+		}
+		k := pairKey(int32(e.U), int32(e.V))
+		if seen[k] {
+			t.Fatalf("duplicate edge %v", e)
+		}
+		seen[k] = true
+		if math.IsNaN(e.Cost) || math.IsInf(e.Cost, 0) {
+			t.Fatalf("bad cost %v", e)
+		}
+		if e.Lifted {
+			if want[k] {
+				t.Fatalf("lifted edge %v is also in E", e)
+			}
+			if overlap(&ts.Tracks[e.U], &ts.Tracks[e.V]) < p.MinOverlap {
+				t.Fatalf("lifted edge below min overlap")
+			}
+			perNode[e.U]++
+			continue
+		}
+		if !want[k] {
+			t.Fatalf("edge %v does not follow the neighbour rule", e)
+		}
+	}
+	if st.Edges != len(want) {
+		t.Fatalf("%d E edges, brute force %d", st.Edges, len(want))
+	}
+	if st.LiftedEdges == 0 {
+		t.Fatal("no lifted edges")
+	}
+	// lifted: each node draws ≤ LiftedPerNode (a pair may be drawn from either end)
+	if st.LiftedEdges > p.LiftedPerNode*len(ts.Tracks) {
+		t.Fatalf("too many lifted edges %d", st.LiftedEdges)
+	}
+	// deterministic
+	g2, _, _ := BuildGraph(ts, nil, p, nil)
+	for i := range g.Edges {
+		if g.Edges[i] != g2.Edges[i] {
+			t.Fatal("graph not deterministic")
+		}
+	}
+}
+
+func TestPairFeaturesHandComputed(t *testing.T) {
+	// A moves 1 px/frame to the right, B is static 10 px to the right of A's start.
+	ts := &TrackSet{Frames: 3, Tracks: []Track{
+		{Points: []Point{{0, 0, 0}, {1, 0, 1}, {2, 0, 2}}},
+		{Points: []Point{{10, 0, 0}, {10, 0, 1}, {10, 0, 2}}},
+	}}
+	p := DefaultGraphParams()
+	ps, err := ComputePairs(ts, nil, p, DefaultFeatureParams())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ps.Len() != 1 {
+		t.Fatalf("%d pairs", ps.Len())
+	}
+	f := ps.Features(0)
+	// local variation: displacements (1,0) and (0,0) → variance 0.25;
+	// σ² = 0.5² + 0.25 = 0.5; ||∂A−∂B||² = 1 → 2.
+	want := []float64{math.Log(3), math.Log(2), math.Log(10), 0, math.Log(3)}
+	for j := range want {
+		if math.Abs(f[j]-want[j]) > 1e-6 {
+			t.Fatalf("feature %s = %v, want %v", FeatureNames[j], f[j], want[j])
+		}
+	}
+	// with frames: A is on red pixels, B on blue → colour distance √2
+	frames := make([]image.Image, 3)
+	for i := range frames {
+		im := image.NewRGBA(image.Rect(0, 0, 16, 4))
+		for y := 0; y < 4; y++ {
+			for x := 0; x < 16; x++ {
+				c := color.RGBA{255, 0, 0, 255}
+				if x >= 8 {
+					c = color.RGBA{0, 0, 255, 255}
+				}
+				im.Set(x, y, c)
+			}
+		}
+		frames[i] = im
+	}
+	ps, err = ComputePairs(ts, frames, p, DefaultFeatureParams())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := ps.Features(0)[3]; math.Abs(got-math.Sqrt2) > 1e-6 {
+		t.Fatalf("colour distance %v, want √2", got)
+	}
+}
+
+func TestGraphBadInput(t *testing.T) {
+	p := DefaultGraphParams()
+	for name, ts := range map[string]*TrackSet{
+		"empty track":    {Frames: 2, Tracks: []Track{{}}},
+		"nan":            {Frames: 2, Tracks: []Track{{Points: []Point{{math.NaN(), 0, 0}}}}},
+		"gap":            {Frames: 5, Tracks: []Track{{Points: []Point{{0, 0, 0}, {0, 0, 2}}}}},
+		"frame too high": {Frames: 2, Tracks: []Track{{Points: []Point{{0, 0, 2}}}}},
+	} {
+		if _, _, err := BuildGraph(ts, nil, p, nil); err == nil {
+			t.Errorf("%s accepted", name)
+		}
+	}
+	ts := randomTracks(2, 10, 4, 50, 50)
+	bad := p
+	bad.Beta = 1
+	if _, _, err := BuildGraph(ts, nil, bad, nil); err == nil {
+		t.Error("beta 1 accepted")
+	}
+	if _, _, err := BuildGraph(ts, make([]image.Image, 2), p, nil); err == nil {
+		t.Error("too few frames accepted")
+	}
+}
+
+func TestTrackRegionsAndLabels(t *testing.T) {
+	// 4×1 label image: x<2 region 0, x≥2 region 1; frame 1 labelled only.
+	lf := dataset.LabelledFrame{Frame: 1, Width: 4, Height: 1, Region: []int{0, 0, 1, -1}}
+	ts := &TrackSet{Frames: 3, Tracks: []Track{
+		{Points: []Point{{0.2, 0, 0}, {0.4, 0, 1}}}, // region 0
+		{Points: []Point{{2, 0, 1}, {2, 0, 2}}},     // region 1
+		{Points: []Point{{3, 0, 1}}},                // unknown colour → −1
+		{Points: []Point{{1, 0, 2}}},                // not alive in frame 1 → −1
+		{Points: []Point{{1.4, 0.4, 1}}},            // rounds to (1,0) → region 0
+	}}
+	got := TrackRegions(ts, []dataset.LabelledFrame{lf})
+	want := []int{0, 1, -1, -1, 0}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("regions %v, want %v", got, want)
+		}
+	}
+	ps := &PairSet{U: []int32{0, 0, 1, 0}, V: []int32{1, 4, 2, 3}, Lifted: []bool{false, false, false, true}, Feat: make([]float64, 4*NumFeatures)}
+	s := LabelPairs(ps, got, "x", true)
+	if len(s) != 2 || !s[0].Cut || s[1].Cut {
+		t.Fatalf("samples %+v", s)
+	}
+}
+
+func BenchmarkBuildGraph15k(b *testing.B) {
+	ts := randomTracks(5, 15000, 50, 854, 480)
+	p := DefaultGraphParams()
+	var st *GraphStats
+	b.ResetTimer()
+	for range b.N {
+		var err error
+		_, st, err = BuildGraph(ts, nil, p, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(st.Edges), "edges")
+	b.ReportMetric(float64(st.Edges)/b.Elapsed().Seconds()*float64(b.N), "edges/s")
+}
