@@ -1,0 +1,193 @@
+package uncertainty
+
+import (
+	"fmt"
+	"math"
+	"math/rand"
+	"testing"
+
+	"github.com/densify/densify/multicut"
+)
+
+// bruteOptimum enumerates all partitions (restricted growth strings) of a
+// small graph and returns a feasible one of minimum energy.
+func bruteOptimum(g *multicut.Graph) ([]int, float64) {
+	best, bestE := []int(nil), math.Inf(1)
+	lab := make([]int, g.N)
+	var rec func(i, k int)
+	rec = func(i, k int) {
+		if i == g.N {
+			if multicut.Feasible(g, lab) == nil {
+				if e := multicut.Energy(g, lab); e < bestE {
+					bestE, best = e, append([]int(nil), lab...)
+				}
+			}
+			return
+		}
+		for l := 0; l <= k; l++ {
+			lab[i] = l
+			nk := k
+			if l == k {
+				nk = k + 1
+			}
+			rec(i+1, nk)
+		}
+	}
+	rec(0, 0)
+	return best, bestE
+}
+
+func key(labels []int) string { return fmt.Sprint(multicut.Canonical(labels)) }
+
+func TestNBestFindsOptimumOneMoveAway(t *testing.T) {
+	// Two triangles {0,1,2}, {3,4,5} joined by repulsive edges 2–3 (E) and
+	// 1–4 (E), and a lifted 0–5. The input puts node 2 into the second
+	// cluster; moving it back (γ_A(2) = c23 − (c12 + c02) = −2 − 6 = −8) is the
+	// smallest change of the pair and gives the optimum.
+	g := &multicut.Graph{N: 6, Edges: []multicut.Edge{
+		{U: 0, V: 1, Cost: 3}, {U: 1, V: 2, Cost: 3}, {U: 0, V: 2, Cost: 3},
+		{U: 3, V: 4, Cost: 3}, {U: 4, V: 5, Cost: 3}, {U: 3, V: 5, Cost: 3},
+		{U: 2, V: 3, Cost: -2}, {U: 1, V: 4, Cost: -1}, {U: 0, V: 5, Cost: -0.5, Lifted: true},
+	}}
+	opt, optE := bruteOptimum(g)
+	if key(opt) != key([]int{0, 0, 0, 1, 1, 1}) || math.Abs(optE+3.5) > 1e-12 {
+		t.Fatalf("brute-force optimum %v (%v), expected the two triangles (−3.5)", opt, optE)
+	}
+	input := []int{4, 4, 9, 9, 9, 9}
+	alts, err := NBest(g, input, NBestOptions{N: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkAlternatives(t, g, input, alts)
+	found := false
+	for _, a := range alts[1:] {
+		if key(a.Labels) == key(opt) {
+			found = true
+			if a.Moved != 1 || a.From != 9 || a.To != 4 || math.Abs(a.Energy-optE) > 1e-12 {
+				t.Errorf("optimum found as %+v", a)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("the optimum one move away is not among %d alternatives", len(alts))
+	}
+	// It has the lowest energy, so it comes right after the input.
+	if key(alts[1].Labels) != key(opt) {
+		t.Errorf("second labeling %v, want the optimum", alts[1].Labels)
+	}
+}
+
+// checkAlternatives: first = input, the rest sorted by energy, all distinct,
+// feasible, with energies equal to a recomputation.
+func checkAlternatives(t *testing.T, g *multicut.Graph, input []int, alts []Alternative) {
+	t.Helper()
+	if len(alts) == 0 || key(alts[0].Labels) != key(input) || alts[0].From != -1 {
+		t.Fatalf("first alternative is not the input")
+	}
+	seen := map[string]bool{}
+	for i, a := range alts {
+		if err := multicut.Feasible(g, a.Labels); err != nil {
+			t.Errorf("alternative %d infeasible: %v", i, err)
+		}
+		if e := energy(g, a.Labels); math.Abs(e-a.Energy) > 1e-9 {
+			t.Errorf("alternative %d: energy %v, recomputed %v", i, a.Energy, e)
+		}
+		k := key(a.Labels)
+		if seen[k] {
+			t.Errorf("alternative %d duplicates an earlier one", i)
+		}
+		seen[k] = true
+		if i >= 2 && a.Energy < alts[i-1].Energy {
+			t.Errorf("alternative %d (%v) below alternative %d (%v)", i, a.Energy, i-1, alts[i-1].Energy)
+		}
+		if a.Clusters != multicut.NumClusters(a.Labels) {
+			t.Errorf("alternative %d: clusters %d", i, a.Clusters)
+		}
+	}
+}
+
+// randomFeasible: the components of a random subset of E.
+func randomFeasible(rng *rand.Rand, g *multicut.Graph) []int {
+	sub := &multicut.Graph{N: g.N}
+	for _, e := range g.Edges {
+		if !e.Lifted && rng.Intn(3) > 0 {
+			sub.Edges = append(sub.Edges, e)
+		}
+	}
+	c := multicut.Components(sub)
+	for i := range c {
+		c[i] *= 2 // non-contiguous label ids
+	}
+	return c
+}
+
+func TestNBestRandomProperties(t *testing.T) {
+	rng := rand.New(rand.NewSource(5))
+	nontrivial := 0
+	for trial := 0; trial < 60; trial++ {
+		g, _ := randomInstance(rng, 9, 16, 1)
+		input := randomFeasible(rng, g)
+		alts, err := NBest(g, input, NBestOptions{N: 1 + rng.Intn(12), MaxK: rng.Intn(4)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkAlternatives(t, g, input, alts)
+		if len(alts) > 1 {
+			nontrivial++
+		}
+	}
+	if nontrivial < 30 {
+		t.Errorf("only %d of 60 instances produced alternatives", nontrivial)
+	}
+}
+
+// The incremental energy of every candidate equals the exact recomputation.
+func TestNBestIncrementalEnergy(t *testing.T) {
+	rng := rand.New(rand.NewSource(6))
+	for trial := 0; trial < 40; trial++ {
+		g, _ := randomInstance(rng, 10, 20, 1)
+		input := randomFeasible(rng, g)
+		adj, _ := NewAdjacency(g)
+		moves, _ := adj.Moves(input)
+		members := map[int][]int{}
+		maxLabel := 0
+		for v, l := range input {
+			members[l] = append(members[l], v)
+			maxLabel = max(maxLabel, l)
+		}
+		e0 := multicut.Energy(g, input)
+		s := &nbestState{adj: adj, orig: input, cur: append([]int(nil), input...),
+			mark: make([]int32, g.N), seen: map[[2]uint64]bool{}, keep: 1 << 20}
+		for i := range moves {
+			// move node alone, and together with the next move of the same pair
+			S := moves[i : i+1]
+			if i+1 < len(moves) && moves[i+1].From == moves[i].From && moves[i+1].To == moves[i].To {
+				S = moves[i : i+2]
+			}
+			s.candidate(S, members[S[0].From], maxLabel, e0)
+		}
+		for _, a := range s.best {
+			if e := multicut.Energy(g, a.Labels); math.Abs(e-a.Energy) > 1e-9 {
+				t.Fatalf("trial %d: incremental energy %v, exact %v (%+v)", trial, a.Energy, e, a)
+			}
+			if err := multicut.Feasible(g, a.Labels); err != nil {
+				t.Fatalf("trial %d: %v", trial, err)
+			}
+		}
+	}
+}
+
+func TestNBestErrors(t *testing.T) {
+	g, _ := handGraph()
+	if _, err := NBest(g, []int{0, 0, 0, 1, 1, 1}, NBestOptions{N: 0}); err == nil {
+		t.Error("n = 0 accepted")
+	}
+	// {0,1,2} ∪ {5}: 5 joins 0 only through a lifted edge and 2 through E, fine;
+	// {3,4} ∪ {0}: 0–3 is lifted only → not connected.
+	if _, err := NBest(g, []int{1, 0, 0, 1, 1, 0}, NBestOptions{N: 3}); err == nil {
+		t.Error("infeasible input accepted")
+	}
+	if _, err := NBest(g, []int{0, 0}, NBestOptions{N: 3}); err == nil {
+		t.Error("short labels accepted")
+	}
+}
