@@ -1,0 +1,334 @@
+package eval
+
+import (
+	"math"
+	"math/rand/v2"
+	"reflect"
+	"testing"
+
+	"github.com/densify/densify/dataset"
+	"github.com/densify/densify/sparse"
+)
+
+// frame builds a labelled frame from a row-major region map and probabilities
+// (nil: all 1).
+func frame(f, w, h int, region []int, prob []float64) dataset.LabelledFrame {
+	if prob == nil {
+		prob = make([]float64, w*h)
+		for i := range prob {
+			prob[i] = 1
+		}
+	}
+	return dataset.LabelledFrame{Frame: f, File: "gt.ppm", Width: w, Height: h, Region: region, Prob: prob}
+}
+
+func gtOf(colors []int, frames ...dataset.LabelledFrame) *dataset.GroundTruth {
+	return &dataset.GroundTruth{Path: "test/Def.dat", Colors: colors, TotalFrames: 10, Frames: frames}
+}
+
+// pt makes a one-point track.
+func pt(label int, x, y float64, f int) sparse.Track {
+	return sparse.Track{Label: label, Points: []sparse.Point{{X: x, Y: y, Frame: f}}}
+}
+
+func near(t *testing.T, what string, got, want float64) {
+	t.Helper()
+	if math.Abs(got-want) > 1e-9 {
+		t.Errorf("%s = %.10g, want %.10g", what, got, want)
+	}
+}
+
+// More clusters than regions, an empty cluster (label gap) and a cluster
+// whose only point leaves the image, probabilities < 1, double coverage.
+//
+// Image 4×1: regions 0 0 1 1, probabilities 1 1 1 0.5.
+// cluster 0: (0,0) p1, (1.4→1,0) p1, (2.6→3,0) p.5 → size 2.5, O(0)=2, O(1)=.5
+// cluster 1: empty (no track); cluster 3: only a point outside the image.
+// cluster 2: (2,0) p1, (3,0) p.5 → size 1.5, O(1)=1.5
+// |Ĝ0| = 2, |Ĝ1| = 2, |G0| = 2, |G1| = 1.5.
+// F(c0,r0) = 2·.8·1/1.8 = .8889, F(c0,r1) = 2·.2·.25/.45 = .2222,
+// F(c2,r1) = 2·1·.75/1.75 = .8571. Best: c0→r0, c2→r1; c1, c3 on padding.
+// P̄ = (.8+1)/2 = .9, R̄ = (1+.75)/2 = .875, F = 2·.9·.875/1.775.
+func TestMoreClustersThanRegions(t *testing.T) {
+	gt := gtOf([]int{0, 255}, frame(0, 4, 1, []int{0, 0, 1, 1}, []float64{1, 1, 1, 0.5}))
+	ts := &sparse.TrackSet{Frames: 1, Tracks: []sparse.Track{
+		pt(0, 0, 0, 0), pt(0, 1.4, 0, 0), pt(2, 2, 0, 0), pt(2, 3, 0, 0), pt(0, 2.6, 0, 0),
+		pt(3, 4.5, 0, 0), // rounds to x = 5: outside, ignored
+		pt(3, 1, 1.5, 0), // y = 2 outside
+		pt(0, 1, 0, 1),   // frame 1 is not labelled
+	}}
+	r, err := Sequence(gt, ts, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	near(t, "P", r.Precision, 0.9)
+	near(t, "R", r.Recall, 0.875)
+	near(t, "F", r.F, 2*0.9*0.875/1.775)
+	if r.Objects != 1 || r.Visible != 1 || r.Clusters != 4 || r.Regions != 2 {
+		t.Errorf("objects %d visible %d clusters %d regions %d, want 1 1 4 2", r.Objects, r.Visible, r.Clusters, r.Regions)
+	}
+	near(t, "density", r.Density, 100)                                 // 4 distinct pixels of 4
+	near(t, "avg region density", r.AvgRegionDensity, 100*(1+2/1.5)/2) // double coverage counts
+	near(t, "IoU", r.IoU, 1.5/(2+1.5-1.5))
+	want := []struct {
+		c, reg  int
+		counted bool
+	}{{0, 0, true}, {1, -1, false}, {2, 1, true}, {3, -1, false}}
+	for i, w := range want {
+		p := r.Pairs[i]
+		if p.Cluster != w.c || p.Region != w.reg || p.Counted != w.counted {
+			t.Errorf("pair %d = %+v, want cluster %d region %d counted %v", i, p, w.c, w.reg, w.counted)
+		}
+	}
+	near(t, "F(c0,r0)", r.RegionDetails[0].F, 2*0.8/1.8)
+	near(t, "F(c2,r1)", r.RegionDetails[1].F, 2*0.75/1.75)
+
+	// Threshold: extracted objects are pairs with F > threshold, minus 1.
+	for _, c := range []struct {
+		thr  float64
+		objs int
+	}{{0.85, 1}, {0.86, 0}, {0.5, 1}, {0.95, 0}} {
+		r, _ := Sequence(gt, ts, Options{Threshold: c.thr})
+		if r.Objects != c.objs {
+			t.Errorf("threshold %.2f: %d objects, want %d", c.thr, r.Objects, c.objs)
+		}
+	}
+}
+
+// More regions than clusters: 3×1 image, regions 0 1 2, one cluster on the
+// first two pixels. F(c0,r0) = F(c0,r1) = 2/3; the assignment gives c0→r0
+// (tie broken as libhungarian does), the two padding clusters count P=1, R=0:
+// P̄ = (.5+1+1)/3 = 5/6, R̄ = 1/3, F = 10/21.
+func TestMoreRegionsThanClusters(t *testing.T) {
+	gt := gtOf([]int{0, 1, 2}, frame(0, 3, 1, []int{0, 1, 2}, nil))
+	ts := &sparse.TrackSet{Frames: 1, Tracks: []sparse.Track{pt(0, 0, 0, 0), pt(0, 1, 0, 0)}}
+	r, err := Sequence(gt, ts, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	near(t, "P", r.Precision, 5.0/6)
+	near(t, "R", r.Recall, 1.0/3)
+	near(t, "F", r.F, 10.0/21)
+	if r.Objects != 0 || r.Visible != 2 {
+		t.Errorf("objects %d visible %d, want 0 2", r.Objects, r.Visible)
+	}
+	near(t, "density", r.Density, 200.0/3)
+	near(t, "avg region density", r.AvgRegionDensity, 200.0/3)
+	if r.Pairs[0].Region != 0 || r.RegionDetails[0].Cluster != 0 {
+		t.Errorf("cluster 0 assigned to region %d, want 0", r.Pairs[0].Region)
+	}
+	if r.Pairs[1].Label != -1 || r.Pairs[1].Precision != 1 || r.Pairs[1].Recall != 0 || !r.Pairs[1].Counted {
+		t.Errorf("padding pair %+v", r.Pairs[1])
+	}
+}
+
+// An empty cluster from a label gap takes part in the assignment as in
+// MoSegEval (labels 0 and 2 → 3 clusters for 3 regions): region 2, not
+// covered, is matched to the empty cluster with P = R = 0: P̄ = R̄ = 2/3.
+// With compact labels there are 2 clusters and region 2 gets a padding
+// cluster, P = 1: P̄ = 1, R̄ = 2/3, F = .8.
+func TestEmptyClusterFromLabelGap(t *testing.T) {
+	gt := gtOf([]int{0, 1, 2}, frame(0, 3, 1, []int{0, 1, 2}, nil))
+	ts := &sparse.TrackSet{Frames: 1, Tracks: []sparse.Track{pt(0, 0, 0, 0), pt(2, 1, 0, 0)}}
+	r, err := Sequence(gt, ts, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	near(t, "P", r.Precision, 2.0/3)
+	near(t, "R", r.Recall, 2.0/3)
+	near(t, "F", r.F, 2.0/3)
+	if r.Objects != 1 || r.Clusters != 3 {
+		t.Errorf("objects %d clusters %d, want 1 3", r.Objects, r.Clusters)
+	}
+	r, err = Sequence(gt, ts, Options{CompactLabels: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	near(t, "compact P", r.Precision, 1)
+	near(t, "compact R", r.Recall, 2.0/3)
+	near(t, "compact F", r.F, 0.8)
+	if !reflect.DeepEqual(r.ClusterLabels, []int{0, 2}) {
+		t.Errorf("cluster labels %v", r.ClusterLabels)
+	}
+	// Negative labels need compact labels.
+	ts.Tracks[0].Label = -1
+	if _, err := Sequence(gt, ts, Options{}); err == nil {
+		t.Error("negative label accepted")
+	}
+	if r, err := Sequence(gt, ts, Options{CompactLabels: true}); err != nil || r.Clusters != 2 {
+		t.Errorf("compact with negative label: %v", err)
+	}
+}
+
+// Perfect segmentation over two labelled frames: F = 1 and objects =
+// regions − 1. Region 2 only appears in the labelled frame 5, beyond the
+// evaluated length 3, so it is invisible and dropped (otherwise a padding
+// cluster would lower R̄ to 2/3). A region of total probability < 1e-4
+// (region 3: one pixel of probability 5e-5) is dropped the same way.
+func TestPerfectAndInvisible(t *testing.T) {
+	reg := []int{0, 0, 1, 1, 0, 1}
+	gt := gtOf([]int{0, 10, 20, 30},
+		frame(0, 3, 2, reg, nil),
+		frame(2, 3, 2, reg, []float64{1, 1, 1, 1, 1, 1}),
+		frame(5, 3, 2, []int{2, 2, 2, 2, 2, 2}, nil))
+	// region 3: one pixel of probability 0.00005 in frame 2
+	gt.Frames[1].Region = []int{0, 0, 1, 1, 3, 1}
+	gt.Frames[1].Prob = []float64{1, 1, 1, 1, 0.00005, 1}
+	ts := &sparse.TrackSet{Frames: 3}
+	for y := 0; y < 2; y++ {
+		for x := 0; x < 3; x++ {
+			tr := sparse.Track{Label: reg[y*3+x]}
+			for f := 0; f < 3; f++ {
+				tr.Points = append(tr.Points, sparse.Point{X: float64(x) + 0.2, Y: float64(y) - 0.3, Frame: f})
+			}
+			ts.Tracks = append(ts.Tracks, tr)
+		}
+	}
+	r, err := Sequence(gt, ts, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.LabelledFrames != 2 || r.Regions != 2 || r.Visible != 1 || r.Objects != 1 {
+		t.Errorf("frames %d regions %d visible %d objects %d, want 2 2 1 1", r.LabelledFrames, r.Regions, r.Visible, r.Objects)
+	}
+	// The track on the invisible pixel still adds 0.00005 to its cluster's
+	// size (as in MoSegEval): P(c0,r0) = 5/5.00005.
+	p0 := 5 / 5.00005
+	near(t, "P", r.Precision, (p0+1)/2)
+	near(t, "R", r.Recall, 1)
+	near(t, "F", r.F, 2*(p0+1)/2/((p0+1)/2+1))
+	near(t, "IoU", r.IoU, 1)
+	near(t, "J", r.JMean, 1)
+	near(t, "density", r.Density, 100)
+	if r.RegionDetails[2].Visible || r.RegionDetails[3].Visible {
+		t.Error("regions 2 and 3 should be invisible")
+	}
+	// Evaluating all frames makes region 2 visible: 3 regions, 2 clusters.
+	r, _ = Sequence(gt, ts, Options{EvalFrames: -1})
+	if r.LabelledFrames != 3 || r.Regions != 3 {
+		t.Errorf("all frames: %d frames %d regions", r.LabelledFrames, r.Regions)
+	}
+	near(t, "all frames R", r.Recall, 2.0/3)
+	// MoSegEval keeps a labelled frame whose number equals the evaluated
+	// length (it stops at frame > E): with E = 2 both frames 0 and 2 count.
+	r, _ = Sequence(gt, ts, Options{EvalFrames: 2})
+	if r.LabelledFrames != 2 {
+		t.Errorf("E=2 used %d labelled frames, want 2", r.LabelledFrames)
+	}
+	r, _ = Sequence(gt, ts, Options{EvalFrames: 1})
+	if r.LabelledFrames != 1 {
+		t.Errorf("E=1 used %d labelled frames, want 1", r.LabelledFrames)
+	}
+}
+
+func TestRoundCoord(t *testing.T) {
+	for _, c := range []struct {
+		x    float64
+		want int
+	}{{0.49, 0}, {0.5, 1}, {2.5, 3}, {-0.7, 0}, {-1.4, 0}, {-1.6, -1}, {7.999, 8}} {
+		if got, ok := roundCoord(c.x); !ok || got != c.want {
+			t.Errorf("round(%g) = %d, want %d", c.x, got, c.want)
+		}
+	}
+	if _, ok := roundCoord(math.NaN()); ok {
+		t.Error("NaN accepted")
+	}
+	// A track slightly left of the image (x = −0.7) lands on pixel 0, as in MoSegEval.
+	gt := gtOf([]int{0, 1}, frame(0, 2, 1, []int{0, 1}, nil))
+	ts := &sparse.TrackSet{Frames: 1, Tracks: []sparse.Track{pt(0, -0.7, 0, 0), pt(1, 1, 0, 0)}}
+	r, _ := Sequence(gt, ts, Options{})
+	near(t, "F", r.F, 1)
+}
+
+func TestErrors(t *testing.T) {
+	gt := gtOf([]int{0, 1}, frame(3, 2, 1, []int{0, 1}, nil))
+	ts := &sparse.TrackSet{Frames: 2, Tracks: []sparse.Track{pt(0, 0, 0, 0)}}
+	if _, err := Sequence(gt, ts, Options{}); err == nil {
+		t.Error("no labelled frame in range: no error")
+	}
+	bad := gtOf([]int{0, 1}, frame(0, 2, 1, []int{0, 2}, nil))
+	if _, err := Sequence(bad, ts, Options{}); err == nil {
+		t.Error("region out of range: no error")
+	}
+	bad = gtOf([]int{0, 1}, frame(0, 3, 1, []int{0, 1}, nil))
+	if _, err := Sequence(bad, ts, Options{}); err == nil {
+		t.Error("size mismatch: no error")
+	}
+	ok := gtOf([]int{0, 1}, frame(0, 2, 1, []int{0, 1}, nil))
+	if _, err := Masks(ok, map[int]*LabelImage{0: {Width: 3, Height: 1, Labels: []int{0, 0, 0}}}, Options{}); err == nil {
+		t.Error("mask size mismatch: no error")
+	}
+	// No clusters at all: every region on a padding cluster, P = 1, R = 0.
+	r, err := Sequence(ok, &sparse.TrackSet{Frames: 1}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	near(t, "P", r.Precision, 1)
+	near(t, "R", r.Recall, 0)
+	near(t, "F", r.F, 0)
+}
+
+// Two sequences aggregated as MoSegEvalAllPR: means of P̄ and R̄, F from the
+// means, summed objects and visible objects, population std devs.
+func TestDatasetAggregation(t *testing.T) {
+	a := &Result{Precision: 0.9, Recall: 0.875, Objects: 1, Visible: 1, AvgRegionDensity: 50, Density: 10}
+	b := &Result{Precision: 5.0 / 6, Recall: 1.0 / 3, Objects: 0, Visible: 2, AvgRegionDensity: 70, Density: 30}
+	s := Dataset([]string{"a", "skipped", "b"}, []*Result{a, nil, b})
+	p, r := (0.9+5.0/6)/2, (0.875+1.0/3)/2
+	near(t, "P", s.Precision, p)
+	near(t, "R", s.Recall, r)
+	near(t, "F", s.F, 2*p*r/(p+r))
+	near(t, "P std", s.PrecisionStd, (0.9-5.0/6)/2)
+	near(t, "R std", s.RecallStd, (0.875-1.0/3)/2)
+	near(t, "avg region density", s.AvgRegionDensity, 60)
+	near(t, "density", s.Density, 20)
+	if s.Count != 2 || s.Objects != 1 || s.Visible != 3 || s.Sequences[1].Name != "b" {
+		t.Errorf("count %d objects %d visible %d seqs %v", s.Count, s.Objects, s.Visible, s.Sequences)
+	}
+	if e := Dataset(nil, nil); e.Count != 0 || e.F != 0 {
+		t.Errorf("empty dataset %+v", e)
+	}
+}
+
+// The dense path equals the track path on one-point-per-pixel tracks.
+func TestMasksEqualTracks(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	w, h := 9, 6
+	values := []int{0, 17, 255, 3}
+	var frames []dataset.LabelledFrame
+	masks := map[int]*LabelImage{}
+	ts := &sparse.TrackSet{Frames: 20}
+	for _, f := range []int{0, 4, 9} {
+		reg := make([]int, w*h)
+		prob := make([]float64, w*h)
+		m := &LabelImage{Width: w, Height: h, Labels: make([]int, w*h)}
+		for i := range reg {
+			reg[i] = rng.IntN(4) - 1 // includes −1: colour not a region → region 0
+			prob[i] = float64(rng.IntN(256)) / 255
+			m.Labels[i] = values[rng.IntN(len(values))]
+			if rng.IntN(3) > 0 { // correlate with the GT
+				m.Labels[i] = values[max(reg[i], 0)]
+			}
+			ts.Tracks = append(ts.Tracks, pt(m.Labels[i], float64(i%w), float64(i/w), f))
+		}
+		frames = append(frames, frame(f, w, h, reg, prob))
+		masks[f] = m
+	}
+	gt := gtOf([]int{0, 1, 2}, frames...)
+	opt := Options{EvalFrames: -1, CompactLabels: true}
+	rt, err := Sequence(gt, ts, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rm, err := Masks(gt, masks, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(rt, rm) {
+		t.Errorf("tracks %+v\nmasks  %+v", rt, rm)
+	}
+	if rm.F <= 0.3 || rm.F >= 1 || !reflect.DeepEqual(rm.ClusterLabels, []int{0, 3, 17, 255}) {
+		t.Errorf("F %.3f labels %v", rm.F, rm.ClusterLabels)
+	}
+	near(t, "density", rm.Density, 100)
+}
