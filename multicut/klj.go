@@ -1,0 +1,846 @@
+package multicut
+
+import (
+	"fmt"
+	"slices"
+)
+
+// KLjOptions configures KLj.
+type KLjOptions struct {
+	// MaxIter bounds the outer iterations (0: 100).
+	MaxIter int
+	// Start is a feasible starting labelling; nil starts from GAEC.
+	Start []int
+	// MaxStall ends one Kernighan–Lin move sequence after this many moves
+	// without a new best prefix (0: 200; negative: unlimited, as the
+	// original, which lets a sequence sweep whole clusters).
+	MaxStall int
+	// Progress, when set, is called after every outer iteration.
+	Progress func(KLjProgress)
+}
+
+// KLjProgress reports one outer iteration of KLj.
+type KLjProgress struct {
+	Iter        int     // 1-based outer iteration
+	Energy      float64 // objective after the iteration
+	Clusters    int     // number of clusters after the iteration
+	Improvement float64 // decrease of the objective in this iteration
+}
+
+// klEps is the smallest gain that counts as an improvement.
+const klEps = 1e-9
+
+// KLj improves a feasible lifted multicut by Kernighan–Lin with joins
+// (Keuper, Andres, Brox ICCV'15, Sec. 3.2; Keuper et al. ICCV'15 "Efficient
+// decomposition ...", Sec. 4.2, the lifted version).
+//
+// One outer iteration:
+//
+//  1. For every pair (A, B) of clusters joined by a regular edge, where A or
+//     B changed in this or the previous iteration, run one KL sequence: the
+//     gain of moving node v from its side to the other is
+//     d_v = Σ_{w on the other side} c_vw − Σ_{w on v's side, w≠v} c_vw over
+//     E ∪ F; greedily apply the unmoved movable node of largest d_v (a node
+//     is movable when it has a regular edge to the other side, so the target
+//     stays connected), update its neighbours' gains, and remember the best
+//     prefix of the sequence. Compare with the gain of joining A and B,
+//     Σ_{u∈A, v∈B} c_uv, and apply the better one if its gain is positive.
+//  2. For every changed cluster A, the same with B = ∅ (a new cluster; the
+//     first move may take any node of A), repeated while it improves.
+//  3. When 1–2 found nothing, a pass of single-node moves (to a cluster the
+//     node has a regular edge to, or to a new singleton) that keep every
+//     cluster connected; so the result is locally optimal for such moves.
+//
+// Feasibility. A sequence may disconnect the cluster nodes leave. After
+// choosing the best prefix, both resulting sets are checked for connectivity
+// through E (a search from the neighbours of the moved nodes that stops once
+// they all meet). If a set fell apart it is split into its connected
+// components, which additionally cuts the lifted edges between them; the
+// change is kept only if its gain net of that split cost is still positive,
+// otherwise it is undone. (Andres' implementation instead relabels connected
+// components once per outer iteration.) All accepted changes strictly
+// decrease the objective; the best labelling seen is returned, so KLj is
+// never worse than its start. Labels are canonical.
+func KLj(g *Graph, opts KLjOptions) ([]int, error) {
+	if err := g.Validate(); err != nil {
+		return nil, err
+	}
+	var start []int
+	if opts.Start != nil {
+		if err := Feasible(g, opts.Start); err != nil {
+			return nil, fmt.Errorf("KLj start labelling: %w", err)
+		}
+		start = Canonical(opts.Start)
+	} else {
+		start = gaec(g)
+	}
+	maxIter := opts.MaxIter
+	if maxIter <= 0 {
+		maxIter = 100
+	}
+	maxStall := opts.MaxStall
+	if maxStall == 0 {
+		maxStall = 200
+	}
+	s := newKL(g, start, maxStall)
+	best := slices.Clone(start)
+	bestE := s.energy()
+	for it := 1; it <= maxIter; it++ {
+		s.iter = it
+		imp := s.outerIteration()
+		if imp <= 0 {
+			imp = s.localMoves()
+		}
+		e := s.energy()
+		if e < bestE {
+			bestE = e
+			for v, l := range s.label {
+				best[v] = int(l)
+			}
+		}
+		if opts.Progress != nil {
+			opts.Progress(KLjProgress{Iter: it, Energy: e, Clusters: s.numClusters(), Improvement: imp})
+		}
+		if imp <= 0 {
+			break
+		}
+	}
+	return Canonical(best), nil
+}
+
+type klEntry struct {
+	gain float64
+	v    int32
+	st   uint32
+}
+
+// klHeap is a binary max-heap on gain (ties: smaller node id first).
+type klHeap []klEntry
+
+func (h klHeap) less(i, j int) bool {
+	if h[i].gain != h[j].gain {
+		return h[i].gain > h[j].gain
+	}
+	return h[i].v < h[j].v
+}
+
+func (h *klHeap) push(e klEntry) {
+	*h = append(*h, e)
+	s := *h
+	i := len(s) - 1
+	for i > 0 {
+		p := (i - 1) / 2
+		if !s.less(i, p) {
+			break
+		}
+		s[i], s[p] = s[p], s[i]
+		i = p
+	}
+}
+
+func (h *klHeap) pop() klEntry {
+	s := *h
+	top := s[0]
+	n := len(s) - 1
+	s[0] = s[n]
+	s = s[:n]
+	i := 0
+	for {
+		l := 2*i + 1
+		if l >= n {
+			break
+		}
+		b := l
+		if r := l + 1; r < n && s.less(r, l) {
+			b = r
+		}
+		if !s.less(b, i) {
+			break
+		}
+		s[i], s[b] = s[b], s[i]
+		i = b
+	}
+	*h = s
+	return top
+}
+
+// kl is the state of KLj: node labels, cluster member lists and scratch
+// arrays, all flat and indexed by node or cluster id.
+type kl struct {
+	adj      adjacency
+	n        int
+	label    []int32
+	members  [][]int32
+	pos      []int32 // position of a node in its members list
+	free     []int32 // ids of empty clusters
+	changed  []int   // per cluster: iteration of its last change
+	ver      []uint32
+	iter     int
+	maxStall int
+
+	gain     []float64
+	regOther []int32
+	inited   []bool
+	moved    []bool
+	stamp    []uint32
+	touched  []int32
+	heap     klHeap
+	moves    []int32
+
+	mark    []uint32 // BFS visit marks (generation markGen)
+	srcMark []uint32
+	markGen uint32
+	queue   []int32
+	comp    []int32
+
+	csum     []float64
+	creg     []bool
+	cseen    []bool
+	ctouched []int32
+	failVer  []uint32
+	failCl   []int32
+	inQ      []bool
+}
+
+func newKL(g *Graph, start []int, maxStall int) *kl {
+	n := g.N
+	s := &kl{
+		adj: buildAdjacency(g), n: n, maxStall: maxStall,
+		label: make([]int32, n), pos: make([]int32, n),
+		gain: make([]float64, n), regOther: make([]int32, n), inited: make([]bool, n),
+		moved: make([]bool, n), stamp: make([]uint32, n),
+		mark: make([]uint32, n), srcMark: make([]uint32, n), comp: make([]int32, n),
+		failVer: make([]uint32, n), failCl: make([]int32, n), inQ: make([]bool, n),
+	}
+	k := 0
+	for _, l := range start {
+		k = max(k, l+1)
+	}
+	s.members = make([][]int32, k)
+	s.changed = make([]int, k)
+	s.ver = make([]uint32, k)
+	for v, l := range start {
+		s.label[v] = int32(l)
+		s.pos[v] = int32(len(s.members[l]))
+		s.members[l] = append(s.members[l], int32(v))
+	}
+	for c := range s.members {
+		if len(s.members[c]) == 0 {
+			s.free = append(s.free, int32(c))
+		}
+	}
+	return s
+}
+
+func (s *kl) energy() float64 {
+	e := 0.0
+	a := &s.adj
+	for v := 0; v < s.n; v++ {
+		lv := s.label[v]
+		for k := a.off[v]; k < a.off[v+1]; k++ {
+			if w := a.nbr[k]; int(w) > v && s.label[w] != lv {
+				e += a.cost[k]
+			}
+		}
+	}
+	return e
+}
+
+func (s *kl) numClusters() int {
+	k := 0
+	for _, m := range s.members {
+		if len(m) > 0 {
+			k++
+		}
+	}
+	return k
+}
+
+// allocID returns an empty cluster id.
+func (s *kl) allocID() int32 {
+	if k := len(s.free); k > 0 {
+		id := s.free[k-1]
+		s.free = s.free[:k-1]
+		return id
+	}
+	s.members = append(s.members, nil)
+	s.changed = append(s.changed, 0)
+	s.ver = append(s.ver, 0)
+	return int32(len(s.members) - 1)
+}
+
+// removeMember takes v out of the members list of cluster c (its label
+// before the change).
+func (s *kl) removeMember(v, c int32) {
+	m := s.members[c]
+	p := s.pos[v]
+	last := m[len(m)-1]
+	m[p] = last
+	s.pos[last] = p
+	s.members[c] = m[:len(m)-1]
+	s.ver[c]++
+	s.changed[c] = s.iter
+	if len(s.members[c]) == 0 {
+		s.free = append(s.free, c)
+	}
+}
+
+func (s *kl) addMember(v, c int32) {
+	s.label[v] = c
+	s.pos[v] = int32(len(s.members[c]))
+	s.members[c] = append(s.members[c], v)
+	s.ver[c]++
+	s.changed[c] = s.iter
+}
+
+func (s *kl) nextGen() uint32 {
+	s.markGen++
+	if s.markGen == 0 { // wrapped: clear marks
+		clear(s.mark)
+		clear(s.srcMark)
+		s.markGen = 1
+	}
+	return s.markGen
+}
+
+// outerIteration runs steps 1 and 2 of KLj and returns the decrease of the
+// objective.
+func (s *kl) outerIteration() float64 {
+	imp := 0.0
+	recent := func(c int32) bool { return s.changed[c] >= s.iter-1 }
+	for _, p := range s.adjacentPairs() {
+		a, b := int32(p>>32), int32(uint32(p))
+		if len(s.members[a]) == 0 || len(s.members[b]) == 0 || !(recent(a) || recent(b)) {
+			continue
+		}
+		imp += s.bipartition(a, b, false)
+	}
+	nc := int32(len(s.members))
+	for a := int32(0); a < nc; a++ {
+		for len(s.members[a]) > 1 && recent(a) {
+			d := s.bipartition(a, -1, true)
+			if d <= 0 {
+				break
+			}
+			imp += d
+		}
+	}
+	return imp
+}
+
+// adjacentPairs lists the cluster pairs (a<b, packed a<<32|b) joined by a
+// regular edge.
+func (s *kl) adjacentPairs() []uint64 {
+	var pairs []uint64
+	a := &s.adj
+	for v := 0; v < s.n; v++ {
+		lv := s.label[v]
+		for k := a.off[v]; k < a.off[v+1]; k++ {
+			w := a.nbr[k]
+			if int(w) <= v || !a.reg[k] {
+				continue
+			}
+			if lw := s.label[w]; lw != lv {
+				x, y := lv, lw
+				if x > y {
+					x, y = y, x
+				}
+				pairs = append(pairs, uint64(x)<<32|uint64(y))
+			}
+		}
+	}
+	slices.Sort(pairs)
+	return slices.Compact(pairs)
+}
+
+// initNode computes the gain of moving v (in cluster a or b) to the other
+// cluster, from scratch under the current tentative labels, and pushes it if
+// it is movable (or if any node may move: free).
+func (s *kl) initNode(v, a, b int32, free bool) {
+	own := s.label[v]
+	other := a
+	if own == a {
+		other = b
+	}
+	g := 0.0
+	r := int32(0)
+	ad := &s.adj
+	for k := ad.off[v]; k < ad.off[v+1]; k++ {
+		switch s.label[ad.nbr[k]] {
+		case own:
+			g -= ad.cost[k]
+		case other:
+			g += ad.cost[k]
+			if ad.reg[k] {
+				r++
+			}
+		}
+	}
+	s.gain[v] = g
+	s.regOther[v] = r
+	if !s.inited[v] && !s.moved[v] {
+		s.touched = append(s.touched, v)
+	}
+	s.inited[v] = true
+	s.stamp[v]++
+	if r > 0 || free {
+		s.heap.push(klEntry{g, v, s.stamp[v]})
+	}
+}
+
+// bipartition runs one KL sequence between clusters a and b (b a new, empty
+// cluster when newSide) and applies the best prefix or the join. It returns
+// the decrease of the objective (0 when nothing changed).
+func (s *kl) bipartition(a, b int32, newSide bool) float64 {
+	ad := &s.adj
+	joinGain := 0.0
+	if newSide {
+		b = s.allocID()
+		for _, v := range s.members[a] {
+			s.initNode(v, a, b, true)
+		}
+	} else {
+		small, other := a, b
+		if len(s.members[b]) < len(s.members[a]) {
+			small, other = b, a
+		}
+		adjacent := false
+		for _, x := range s.members[small] {
+			for k := ad.off[x]; k < ad.off[x+1]; k++ {
+				y := ad.nbr[k]
+				if s.label[y] != other {
+					continue
+				}
+				joinGain += ad.cost[k]
+				if ad.reg[k] {
+					adjacent = true
+					if !s.inited[x] {
+						s.initNode(x, a, b, false)
+					}
+					if !s.inited[y] {
+						s.initNode(y, a, b, false)
+					}
+				}
+			}
+		}
+		if !adjacent {
+			s.cleanup()
+			return 0
+		}
+	}
+
+	cum, best, bestK := 0.0, 0.0, 0
+	for len(s.heap) > 0 {
+		en := s.heap.pop()
+		v := en.v
+		if s.moved[v] || s.stamp[v] != en.st {
+			continue
+		}
+		if s.regOther[v] == 0 && !(newSide && len(s.moves) == 0) {
+			continue
+		}
+		from := s.label[v]
+		to := a
+		if from == a {
+			to = b
+		}
+		s.label[v] = to
+		if !s.inited[v] {
+			s.touched = append(s.touched, v)
+		}
+		s.moved[v] = true
+		s.moves = append(s.moves, v)
+		cum += s.gain[v]
+		for k := ad.off[v]; k < ad.off[v+1]; k++ {
+			y := ad.nbr[k]
+			ly := s.label[y]
+			if (ly != a && ly != b) || s.moved[y] {
+				continue
+			}
+			c, reg := ad.cost[k], ad.reg[k]
+			if ly == from {
+				if s.inited[y] {
+					s.gain[y] += 2 * c
+					if reg {
+						s.regOther[y]++
+					}
+					s.stamp[y]++
+					if s.regOther[y] > 0 {
+						s.heap.push(klEntry{s.gain[y], y, s.stamp[y]})
+					}
+				} else if reg {
+					s.initNode(y, a, b, false)
+				}
+			} else if s.inited[y] {
+				s.gain[y] -= 2 * c
+				if reg {
+					s.regOther[y]--
+				}
+				s.stamp[y]++
+				if s.regOther[y] > 0 {
+					s.heap.push(klEntry{s.gain[y], y, s.stamp[y]})
+				}
+			}
+		}
+		if cum > best {
+			best, bestK = cum, len(s.moves)
+		} else if s.maxStall > 0 && len(s.moves)-bestK >= s.maxStall {
+			break
+		}
+	}
+
+	result := 0.0
+	switch {
+	case !newSide && joinGain > best && joinGain > klEps:
+		s.revert(s.moves, a, b)
+		s.join(a, b)
+		result = joinGain
+	case best > klEps:
+		s.revert(s.moves[bestK:], a, b)
+		applied := s.moves[:bestK]
+		okA := s.connectedAfter(a, a, b, applied)
+		okB := s.connectedAfter(b, a, b, applied)
+		if okA && okB {
+			s.apply(a, b, applied)
+			result = best
+		} else {
+			pen := 0.0
+			var parts [][][]int32
+			for _, c := range []int32{a, b} {
+				p, cost := s.finalComponents(c, a, b, applied)
+				pen += cost
+				parts = append(parts, p)
+			}
+			if best-pen > klEps {
+				s.apply(a, b, applied)
+				for _, p := range parts {
+					s.splitOff(p)
+				}
+				result = best - pen
+			} else {
+				s.revert(applied, a, b)
+			}
+		}
+	default:
+		s.revert(s.moves, a, b)
+	}
+	if newSide && len(s.members[b]) == 0 {
+		s.free = append(s.free, b)
+	}
+	s.cleanup()
+	return result
+}
+
+func (s *kl) cleanup() {
+	for _, v := range s.touched {
+		s.inited[v] = false
+		s.moved[v] = false
+	}
+	s.touched = s.touched[:0]
+	s.heap = s.heap[:0]
+	s.moves = s.moves[:0]
+}
+
+// revert undoes tentative moves between a and b (each node moved once).
+func (s *kl) revert(moves []int32, a, b int32) {
+	for _, v := range moves {
+		if s.label[v] == a {
+			s.label[v] = b
+		} else {
+			s.label[v] = a
+		}
+	}
+}
+
+// join merges the smaller of clusters a and b into the larger.
+func (s *kl) join(a, b int32) {
+	if len(s.members[a]) < len(s.members[b]) {
+		a, b = b, a
+	}
+	for _, v := range s.members[b] {
+		s.label[v] = a
+		s.pos[v] = int32(len(s.members[a]))
+		s.members[a] = append(s.members[a], v)
+	}
+	s.members[b] = s.members[b][:0]
+	s.free = append(s.free, b)
+	s.ver[a]++
+	s.ver[b]++
+	s.changed[a] = s.iter
+	s.changed[b] = s.iter
+}
+
+// apply commits tentative moves (labels already final) to the member lists.
+func (s *kl) apply(a, b int32, applied []int32) {
+	for _, v := range applied {
+		to := s.label[v]
+		from := a
+		if to == a {
+			from = b
+		}
+		s.removeMember(v, from)
+		s.addMember(v, to)
+	}
+}
+
+// connectedAfter reports whether cluster c (a or b) is connected through E
+// under the tentative labels, given the applied moves. Sources are the moved
+// nodes now in c and the c-neighbours of nodes that left c: since c was
+// connected before, every node of c reaches a source, so c is connected iff
+// a search from one source reaches all of them (it stops as soon as it does).
+func (s *kl) connectedAfter(c, a, b int32, applied []int32) bool {
+	ad := &s.adj
+	sg := s.nextGen()
+	srcs := s.queue[:0]
+	for _, v := range applied {
+		if s.label[v] == c {
+			if s.srcMark[v] != sg {
+				s.srcMark[v] = sg
+				srcs = append(srcs, v)
+			}
+			continue
+		}
+		for k := ad.off[v]; k < ad.off[v+1]; k++ {
+			y := ad.nbr[k]
+			if ad.reg[k] && s.label[y] == c && s.srcMark[y] != sg {
+				s.srcMark[y] = sg
+				srcs = append(srcs, y)
+			}
+		}
+	}
+	nsrc := len(srcs)
+	if nsrc <= 1 {
+		s.queue = srcs
+		return true
+	}
+	// Breadth-first search from srcs[0], reusing the slice as the queue.
+	g := s.nextGen()
+	q := append(srcs[:0], srcs[0])
+	s.mark[q[0]] = g
+	found := 1
+	for h := 0; h < len(q); h++ {
+		x := q[h]
+		for k := ad.off[x]; k < ad.off[x+1]; k++ {
+			y := ad.nbr[k]
+			if !ad.reg[k] || s.label[y] != c || s.mark[y] == g {
+				continue
+			}
+			s.mark[y] = g
+			if s.srcMark[y] == sg {
+				found++
+				if found == nsrc {
+					s.queue = q
+					return true
+				}
+			}
+			q = append(q, y)
+		}
+	}
+	s.queue = q
+	return false
+}
+
+// finalComponents splits the tentative cluster c into its connected
+// components through E (largest first; nil when connected) and returns the
+// summed cost of the lifted edges between different components, which a
+// split additionally cuts.
+func (s *kl) finalComponents(c, a, b int32, applied []int32) ([][]int32, float64) {
+	ad := &s.adj
+	var set []int32
+	for _, v := range s.members[c] {
+		if s.label[v] == c {
+			set = append(set, v)
+		}
+	}
+	for _, v := range applied {
+		if s.label[v] == c {
+			set = append(set, v)
+		}
+	}
+	g := s.nextGen()
+	var parts [][]int32
+	for _, r := range set {
+		if s.mark[r] == g {
+			continue
+		}
+		id := int32(len(parts))
+		s.mark[r] = g
+		s.comp[r] = id
+		part := []int32{r}
+		for h := 0; h < len(part); h++ {
+			x := part[h]
+			for k := ad.off[x]; k < ad.off[x+1]; k++ {
+				y := ad.nbr[k]
+				if ad.reg[k] && s.label[y] == c && s.mark[y] != g {
+					s.mark[y] = g
+					s.comp[y] = id
+					part = append(part, y)
+				}
+			}
+		}
+		parts = append(parts, part)
+	}
+	if len(parts) <= 1 {
+		return nil, 0
+	}
+	cost := 0.0
+	for _, x := range set {
+		for k := ad.off[x]; k < ad.off[x+1]; k++ {
+			y := ad.nbr[k]
+			if y > x && s.label[y] == c && s.comp[y] != s.comp[x] {
+				cost += ad.cost[k]
+			}
+		}
+	}
+	slices.SortStableFunc(parts, func(p, q []int32) int { return len(q) - len(p) })
+	return parts, cost
+}
+
+// splitOff moves every part but the first into a new cluster.
+func (s *kl) splitOff(parts [][]int32) {
+	for i := 1; i < len(parts); i++ {
+		id := s.allocID()
+		for _, v := range parts[i] {
+			s.removeMember(v, s.label[v])
+			s.addMember(v, id)
+		}
+	}
+}
+
+// connectedWithout reports whether cluster c minus node v is connected
+// through E (c connected, |c| > 1): every node of c∖{v} reaches an
+// E-neighbour of v inside c, so it suffices that these neighbours meet.
+func (s *kl) connectedWithout(c, v int32) bool {
+	ad := &s.adj
+	sg := s.nextGen()
+	srcs := s.queue[:0]
+	for k := ad.off[v]; k < ad.off[v+1]; k++ {
+		y := ad.nbr[k]
+		if ad.reg[k] && s.label[y] == c && s.srcMark[y] != sg {
+			s.srcMark[y] = sg
+			srcs = append(srcs, y)
+		}
+	}
+	nsrc := len(srcs)
+	if nsrc <= 1 {
+		s.queue = srcs
+		return nsrc == 1
+	}
+	g := s.nextGen()
+	s.mark[v] = g
+	q := append(srcs[:0], srcs[0])
+	s.mark[q[0]] = g
+	found := 1
+	for h := 0; h < len(q); h++ {
+		x := q[h]
+		for k := ad.off[x]; k < ad.off[x+1]; k++ {
+			y := ad.nbr[k]
+			if !ad.reg[k] || s.label[y] != c || s.mark[y] == g {
+				continue
+			}
+			s.mark[y] = g
+			if s.srcMark[y] == sg {
+				found++
+				if found == nsrc {
+					s.queue = q
+					return true
+				}
+			}
+			q = append(q, y)
+		}
+	}
+	s.queue = q
+	return false
+}
+
+// localMoves applies improving single-node moves — to a cluster the node has
+// a regular edge to, or to a new singleton — that keep the source cluster
+// connected, until none is left. It returns the decrease of the objective.
+func (s *kl) localMoves() float64 {
+	ad := &s.adj
+	if len(s.csum) < len(s.members) {
+		s.csum = make([]float64, len(s.members)+s.n)
+		s.creg = make([]bool, len(s.members)+s.n)
+		s.cseen = make([]bool, len(s.members)+s.n)
+	}
+	work := make([]int32, 0, s.n)
+	for v := 0; v < s.n; v++ {
+		work = append(work, int32(v))
+		s.inQ[v] = true
+	}
+	total := 0.0
+	for h := 0; h < len(work); h++ {
+		v := work[h]
+		s.inQ[v] = false
+		if h > 1<<20 && h > len(work)/2 { // compact the queue
+			work = append(work[:0], work[h+1:]...)
+			h = -1
+		}
+		c := s.label[v]
+		own := 0.0
+		for k := ad.off[v]; k < ad.off[v+1]; k++ {
+			l := s.label[ad.nbr[k]]
+			if l == c {
+				own += ad.cost[k]
+				continue
+			}
+			if int(l) >= len(s.csum) {
+				grow := int(l) + 1 - len(s.csum)
+				s.csum = append(s.csum, make([]float64, grow)...)
+				s.creg = append(s.creg, make([]bool, grow)...)
+				s.cseen = append(s.cseen, make([]bool, grow)...)
+			}
+			if !s.cseen[l] {
+				s.cseen[l] = true
+				s.ctouched = append(s.ctouched, l)
+			}
+			s.csum[l] += ad.cost[k]
+			if ad.reg[k] {
+				s.creg[l] = true
+			}
+		}
+		bestG, bestT := klEps, int32(-1)
+		for _, l := range s.ctouched {
+			if d := s.csum[l] - own; s.creg[l] && d > bestG {
+				bestG, bestT = d, l
+			}
+			s.csum[l] = 0
+			s.creg[l] = false
+			s.cseen[l] = false
+		}
+		s.ctouched = s.ctouched[:0]
+		single := len(s.members[c]) > 1
+		if single && -own > bestG {
+			bestG, bestT = -own, -2
+		}
+		if bestT == -1 {
+			continue
+		}
+		if single {
+			if s.failCl[v] == c && s.failVer[v] == s.ver[c]+1 {
+				continue
+			}
+			if !s.connectedWithout(c, v) {
+				s.failCl[v], s.failVer[v] = c, s.ver[c]+1
+				continue
+			}
+		}
+		if bestT == -2 {
+			bestT = s.allocID()
+		}
+		s.removeMember(v, c)
+		s.addMember(v, bestT)
+		total += bestG
+		if !s.inQ[v] {
+			s.inQ[v] = true
+			work = append(work, v)
+		}
+		for k := ad.off[v]; k < ad.off[v+1]; k++ {
+			if y := ad.nbr[k]; !s.inQ[y] {
+				s.inQ[y] = true
+				work = append(work, y)
+			}
+		}
+	}
+	return total
+}
