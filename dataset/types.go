@@ -18,6 +18,7 @@ type GroundTruth struct {
 type LabelledFrame struct {
 	Frame  int    // 0-based frame index in the sequence
 	File   string // label image path as written in Def.dat (relative to the Def.dat folder)
+	Input  string // "Input file name" of the Def.dat (the frame image; informative only, may be empty)
 	Width  int
 	Height int
 	// Region[y*Width+x] is the region index (into GroundTruth.Colors) of the
