@@ -1,0 +1,97 @@
+package uncertainty
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/densify/densify/dataset"
+	"github.com/densify/densify/multicut"
+	"github.com/densify/densify/sparse"
+)
+
+// LoadInstance reads a graph instance file and its labels file (one label
+// per node; a count mismatch is an error naming the labels file).
+func LoadInstance(graphPath, labelsPath string) (*multicut.Graph, []int, error) {
+	g, err := multicut.ReadGraph(graphPath)
+	if err != nil {
+		return nil, nil, err
+	}
+	labels, err := multicut.ReadLabels(labelsPath, g.N)
+	if err != nil {
+		return nil, nil, err
+	}
+	return g, labels, nil
+}
+
+// LoadTracks reads a Tracks file that must hold one trajectory per node.
+func LoadTracks(path string, n int) (*sparse.TrackSet, error) {
+	ts, err := sparse.ReadTracks(path)
+	if err != nil {
+		return nil, err
+	}
+	if len(ts.Tracks) != n {
+		return nil, fmt.Errorf("%s: %d trajectories but the graph has %d nodes", path, len(ts.Tracks), n)
+	}
+	return ts, nil
+}
+
+// HeatmapFrames chooses the frames to draw: every frame when all is set,
+// else the labelled frames of gt when given, else every every-th frame
+// (0, every, 2·every, …) of the total.
+func HeatmapFrames(total int, gt *dataset.GroundTruth, every int, all bool) []int {
+	var fs []int
+	switch {
+	case all:
+		for f := 0; f < total; f++ {
+			fs = append(fs, f)
+		}
+	case gt != nil:
+		for _, lf := range gt.Frames {
+			if lf.Frame < total {
+				fs = append(fs, lf.Frame)
+			}
+		}
+	default:
+		if every < 1 {
+			every = 10
+		}
+		for f := 0; f < total; f += every {
+			fs = append(fs, f)
+		}
+	}
+	return fs
+}
+
+// WriteHeatmaps draws Heatmap for each frame in frames (images from
+// framesDir, see dataset.ListFrames) into outDir/heat_NNNNN.png and
+// returns the written paths. Progress goes to stderr.
+func WriteHeatmaps(framesDir, outDir string, ts *sparse.TrackSet, u []float64, frames []int) ([]string, error) {
+	paths, err := dataset.ListFrames(framesDir)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for i, f := range frames {
+		if f < 0 || f >= len(paths) {
+			return out, fmt.Errorf("heatmap: frame %d not in %s (%d frames)", f, framesDir, len(paths))
+		}
+		img, err := dataset.ReadImage(paths[f])
+		if err != nil {
+			return out, err
+		}
+		hm, err := Heatmap(img, ts, u, f)
+		if err != nil {
+			return out, err
+		}
+		p := filepath.Join(outDir, fmt.Sprintf("heat_%05d.png", f))
+		if err := WritePNG(p, hm); err != nil {
+			return out, err
+		}
+		out = append(out, p)
+		if (i+1)%10 == 0 || i+1 == len(frames) {
+			fmt.Fprintf(os.Stderr, "heatmaps: %d/%d\n", i+1, len(frames))
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,71 @@
+package uncertainty
+
+import (
+	"bytes"
+	"image"
+	"image/color"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/densify/densify/sparse"
+)
+
+func TestEncodeCSV(t *testing.T) {
+	g, labels := handGraph()
+	r, err := Compute(g, labels, 0.5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := EncodeCSV(&buf, r); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
+	if len(lines) != 7 || lines[0] != "node,label,gamma,uncertainty,likelihood_uncertainty,target" {
+		t.Fatalf("CSV:\n%s", buf.String())
+	}
+	if !strings.HasPrefix(lines[1], "0,0,inf,0,") || !strings.HasSuffix(lines[1], ",-1") {
+		t.Errorf("node 0 row %q: want γ inf, u 0, target −1", lines[1])
+	}
+	if !strings.HasPrefix(lines[3], "2,0,1,") || !strings.HasSuffix(lines[3], ",7") {
+		t.Errorf("node 2 row %q: want γ 1 toward cluster 7", lines[3])
+	}
+	dir := t.TempDir()
+	for _, name := range []string{"c.csv", "c.json"} {
+		if err := WriteClusters(filepath.Join(dir, name), r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	data, _ := os.ReadFile(filepath.Join(dir, "c.json"))
+	if !strings.Contains(string(data), `"mean_uncertainty"`) || !strings.Contains(string(data), `"label": 7`) {
+		t.Errorf("clusters JSON:\n%s", data)
+	}
+}
+
+func TestHeatmap(t *testing.T) {
+	img := image.NewGray(image.Rect(0, 0, 40, 30))
+	ts := &sparse.TrackSet{Frames: 2, Tracks: []sparse.Track{
+		{Points: []sparse.Point{{X: 10, Y: 10, Frame: 0}, {X: 11, Y: 10, Frame: 1}}},
+		{Points: []sparse.Point{{X: 30, Y: 20, Frame: 0}}},
+		{Points: []sparse.Point{{X: 5, Y: 5, Frame: 1}}}, // not alive in frame 0
+	}}
+	hm, err := Heatmap(img, ts, []float64{1, 0, 0.5}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if hm.Bounds().Dx() != 40+barWidth || hm.Bounds().Dy() != 30 {
+		t.Fatalf("size %v", hm.Bounds())
+	}
+	red, blue := hm.RGBAAt(10, 10), hm.RGBAAt(30, 20)
+	if !(red.R > red.B+80) || !(blue.B > blue.R+80) {
+		t.Errorf("u=1 colour %v should be red, u=0 colour %v blue", red, blue)
+	}
+	if c := hm.RGBAAt(5, 5); c != (color.RGBA{R: 40, G: 40, B: 40, A: 255}) {
+		t.Errorf("pixel of a track not alive in the frame was drawn: %v", c)
+	}
+	if _, err := Heatmap(img, ts, []float64{1}, 0); err == nil {
+		t.Error("uncertainty count mismatch accepted")
+	}
+}
