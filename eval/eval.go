@@ -201,21 +201,33 @@ func (a *accum) beginFrame(lf *dataset.LabelledFrame) *frameAcc {
 	return &a.frames[len(a.frames)-1]
 }
 
-// add records one covered point of cluster c on region r with probability p.
-func (a *accum) add(fa *frameAcc, r, c int, p float64) {
-	if c >= len(a.overlap) {
-		a.grow(c + 1)
-	}
+// add records one covered point of cluster c on region r with probability p
+// in the frame's overlap table.
+func (fa *frameAcc) add(nR, r, c int, p float64) {
 	for len(fa.overlap) <= c {
-		fa.overlap = append(fa.overlap, make([]float64, a.nR))
-		fa.clusterSize = append(fa.clusterSize, 0)
+		fa.overlap = append(fa.overlap, make([]float64, nR))
 	}
-	a.overlap[c][r] += p
-	a.clusterSize[c] += p
-	a.regionSize[r] += p
 	fa.overlap[c][r] += p
-	fa.clusterSize[c] += p
-	fa.regionSize[r] += p
+}
+
+// endFrame derives the frame's cluster and region sizes from its overlap
+// table and adds everything to the sequence sums. (MoSegEval adds each point
+// to all three sums at once; summing per frame first only changes the float
+// rounding, and both the track and the mask path use this same order.)
+func (a *accum) endFrame(fa *frameAcc) {
+	a.grow(len(fa.overlap))
+	fa.clusterSize = make([]float64, len(fa.overlap))
+	for c, row := range fa.overlap {
+		for r, o := range row {
+			fa.clusterSize[c] += o
+			fa.regionSize[r] += o
+			a.overlap[c][r] += o
+		}
+		a.clusterSize[c] += fa.clusterSize[c]
+	}
+	for r, v := range fa.regionSize {
+		a.regionSize[r] += v
+	}
 }
 
 // checkGT validates the ground truth before any indexing.
@@ -335,12 +347,13 @@ func Sequence(gt *dataset.GroundTruth, ts *sparse.TrackSet, opt Options) (*Resul
 				continue
 			}
 			k := y*lf.Width + x
-			a.add(fa, max(lf.Region[k], 0), ids[i], lf.Prob[k])
+			fa.add(a.nR, max(lf.Region[k], 0), ids[i], lf.Prob[k])
 			if !occupied[k] {
 				occupied[k] = true
 				a.coverage++
 			}
 		}
+		a.endFrame(fa)
 	}
 	return a.result(gt, labels, max(e, 0), opt.threshold())
 }

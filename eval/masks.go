@@ -58,19 +58,21 @@ func MasksFunc(gt *dataset.GroundTruth, src MaskSource, opt Options) (*Result, e
 			return nil, fmt.Errorf("eval: mask of frame %d is %dx%d (%d labels), ground truth %s is %dx%d",
 				lf.Frame, m.Width, m.Height, len(m.Labels), lf.File, lf.Width, lf.Height)
 		}
-		last, lastID := 0, -1
+		last, row := 0, []float64(nil)
 		for k, v := range m.Labels {
-			id := lastID
-			if id < 0 || v != last {
-				var ok bool
-				if id, ok = first[v]; !ok {
+			if row == nil || v != last {
+				id, ok := first[v]
+				if !ok {
 					id = len(values)
 					first[v] = id
 					values = append(values, v)
 				}
-				last, lastID = v, id
+				for len(fa.overlap) <= id {
+					fa.overlap = append(fa.overlap, make([]float64, a.nR))
+				}
+				last, row = v, fa.overlap[id]
 			}
-			a.add(fa, max(lf.Region[k], 0), id, lf.Prob[k])
+			row[max(lf.Region[k], 0)] += lf.Prob[k]
 		}
 		a.coverage += int64(len(m.Labels))
 	}
@@ -81,17 +83,15 @@ func MasksFunc(gt *dataset.GroundTruth, src MaskSource, opt Options) (*Result, e
 	for c, v := range sorted {
 		perm[c] = first[v]
 	}
-	a.grow(len(values))
-	a.overlap = permute(a.overlap, perm)
-	a.clusterSize = permute(a.clusterSize, perm)
+	// Frames are closed only now, with the final cluster order, so that the
+	// sums are added in exactly the order of the track path.
 	for i := range a.frames {
 		fa := &a.frames[i]
 		for len(fa.overlap) < len(values) {
 			fa.overlap = append(fa.overlap, make([]float64, a.nR))
-			fa.clusterSize = append(fa.clusterSize, 0)
 		}
 		fa.overlap = permute(fa.overlap, perm)
-		fa.clusterSize = permute(fa.clusterSize, perm)
+		a.endFrame(fa)
 	}
 	return a.result(gt, sorted, max(e, 0), opt.threshold())
 }
