@@ -1,0 +1,287 @@
+package uncertainty
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/densify/densify/dataset"
+	"github.com/densify/densify/internal/atomicfile"
+	"github.com/densify/densify/internal/fileerr"
+	"github.com/densify/densify/multicut"
+	"github.com/densify/densify/sparse"
+)
+
+// SequenceInput names the files of one sequence for the sparsification.
+type SequenceInput struct {
+	Name   string // label in tables and plots
+	Graph  string // graph instance file
+	Labels string // labels file (predicted clusters)
+	Tracks string // Tracks*.dat with one trajectory per node
+	GT     string // Def.dat or DAVIS annotation folder (dataset.LoadGroundTruth)
+}
+
+// SparsifyOptions configures the sparsification analysis.
+type SparsifyOptions struct {
+	Beta  float64 `json:"beta"`  // cut prior of the costs (likelihood baseline)
+	Step  float64 `json:"step"`  // removal step (fraction)
+	Max   float64 `json:"max"`   // largest removed fraction
+	Seeds int     `json:"seeds"` // random orderings averaged
+}
+
+// SequenceCurves is the sparsification result of one sequence.
+type SequenceCurves struct {
+	Name      string  `json:"name"`
+	Nodes     int     `json:"nodes"`
+	WithGT    int     `json:"with_gt"` // trajectories with a ground-truth label (the ones ranked)
+	Clusters  int     `json:"clusters"`
+	Regions   int     `json:"gt_regions"`
+	Uncertain int     `json:"uncertain"` // nodes with u > 0 among WithGT
+	Curves    []Curve `json:"curves"`
+}
+
+// SparsifySequence computes the proposed, likelihood and random (mean of
+// opt.Seeds seeds 1…Seeds) curves of one labelled instance against the
+// ground truth of its trajectories.
+func SparsifySequence(name string, g *multicut.Graph, labels []int, ts *sparse.TrackSet, gt *dataset.GroundTruth, opt SparsifyOptions) (*SequenceCurves, error) {
+	if len(ts.Tracks) != g.N {
+		return nil, fmt.Errorf("%s: %d trajectories but the graph has %d nodes", name, len(ts.Tracks), g.N)
+	}
+	if opt.Seeds < 1 {
+		return nil, fmt.Errorf("sparsify: seeds = %d, want ≥ 1", opt.Seeds)
+	}
+	fr, err := Fractions(opt.Step, opt.Max)
+	if err != nil {
+		return nil, err
+	}
+	r, err := Compute(g, labels, opt.Beta)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	gtl := GroundTruthLabels(ts, gt)
+	random := make([][]float64, opt.Seeds)
+	for s := range random {
+		random[s] = Random(g.N, int64(s+1))
+	}
+	curves, err := Sparsify(labels, gtl, []Ordering{
+		{Name: "proposed", Scores: [][]float64{r.U}},
+		{Name: "likelihood", Scores: [][]float64{r.ULik}},
+		{Name: "random", Scores: random},
+	}, fr)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	sc := &SequenceCurves{Name: name, Nodes: g.N, Clusters: len(r.Clusters), Curves: curves}
+	regions := map[int]bool{}
+	for v, l := range gtl {
+		if l >= 0 {
+			sc.WithGT++
+			regions[l] = true
+			if r.U[v] > 0 {
+				sc.Uncertain++
+			}
+		}
+	}
+	sc.Regions = len(regions)
+	return sc, nil
+}
+
+// SparsifyFiles loads one sequence's files and runs SparsifySequence.
+func SparsifyFiles(in SequenceInput, opt SparsifyOptions) (*SequenceCurves, error) {
+	g, labels, err := LoadInstance(in.Graph, in.Labels)
+	if err != nil {
+		return nil, err
+	}
+	ts, err := LoadTracks(in.Tracks, g.N)
+	if err != nil {
+		return nil, err
+	}
+	gt, err := dataset.LoadGroundTruth(in.GT)
+	if err != nil {
+		return nil, err
+	}
+	name := in.Name
+	if name == "" {
+		name = strings.TrimSuffix(filepath.Base(in.Tracks), filepath.Ext(in.Tracks))
+	}
+	return SparsifySequence(name, g, labels, ts, gt, opt)
+}
+
+// ReadSequenceList reads a dataset list: one sequence per line,
+//
+//	name graph labels tracks gt
+//
+// separated by white space; '#' starts a comment; relative paths are taken
+// relative to the list's folder.
+func ReadSequenceList(path string) ([]SequenceInput, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	base := filepath.Dir(path)
+	rel := func(p string) string {
+		if filepath.IsAbs(p) {
+			return p
+		}
+		return filepath.Join(base, p)
+	}
+	var out []SequenceInput
+	sc := bufio.NewScanner(f)
+	for line := 1; sc.Scan(); line++ {
+		s := sc.Text()
+		if i := strings.IndexByte(s, '#'); i >= 0 {
+			s = s[:i]
+		}
+		fs := strings.Fields(s)
+		if len(fs) == 0 {
+			continue
+		}
+		if len(fs) != 5 {
+			return nil, fileerr.New(path, line, "want 5 fields (name graph labels tracks gt), got %d", len(fs))
+		}
+		out = append(out, SequenceInput{Name: fs[0], Graph: rel(fs[1]), Labels: rel(fs[2]), Tracks: rel(fs[3]), GT: rel(fs[4])})
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fileerr.New(path, 0, "%v", err)
+	}
+	if len(out) == 0 {
+		return nil, fileerr.New(path, 0, "no sequences listed")
+	}
+	return out, nil
+}
+
+// SparsifySummary is the JSON summary of a sparsification run.
+type SparsifySummary struct {
+	VIUnit    string            `json:"vi_unit"`
+	AUC       string            `json:"auc"`
+	Options   SparsifyOptions   `json:"options"`
+	Sequences []SequenceSummary `json:"sequences"`
+	Mean      *SequenceSummary  `json:"mean,omitempty"` // dataset mode: point-wise mean curves
+}
+
+// SequenceSummary condenses one sequence's curves.
+type SequenceSummary struct {
+	Name     string         `json:"name"`
+	Nodes    int            `json:"nodes,omitempty"`
+	WithGT   int            `json:"with_gt,omitempty"`
+	Clusters int            `json:"clusters,omitempty"`
+	Curves   []CurveSummary `json:"curves"`
+}
+
+// CurveSummary: areas under the curves and their end points; VIFalls is
+// true when VI at the largest removal is below VI with nothing removed.
+type CurveSummary struct {
+	Name    string  `json:"name"`
+	AUCVI   float64 `json:"auc_vi"`
+	AUCRI   float64 `json:"auc_ri"`
+	VIStart float64 `json:"vi_start"`
+	VIEnd   float64 `json:"vi_end"`
+	RIStart float64 `json:"ri_start"`
+	RIEnd   float64 `json:"ri_end"`
+	VIFalls bool    `json:"vi_falls"`
+}
+
+func summarize(cs []Curve) []CurveSummary {
+	out := make([]CurveSummary, len(cs))
+	for i, c := range cs {
+		last := len(c.VI) - 1
+		out[i] = CurveSummary{Name: c.Name, AUCVI: c.AUCVI, AUCRI: c.AUCRI,
+			VIStart: c.VI[0], VIEnd: c.VI[last], RIStart: c.RI[0], RIEnd: c.RI[last], VIFalls: c.VI[last] < c.VI[0]}
+	}
+	return out
+}
+
+// WriteSparsifyOutputs writes, into dir: curves.csv (every sequence and,
+// with several, the "mean" rows), vi.png and ri.png (one sequence: its
+// curves; several: the mean curves, plus <name>/vi.png and <name>/ri.png per
+// sequence) and summary.json. It returns the summary.
+func WriteSparsifyOutputs(dir string, seqs []*SequenceCurves, opt SparsifyOptions) (*SparsifySummary, error) {
+	sum := &SparsifySummary{VIUnit: "nats (natural log)", AUC: "trapezoid rule over the removed fraction 0…max", Options: opt}
+	sets := make([][]Curve, len(seqs))
+	for i, s := range seqs {
+		sets[i] = s.Curves
+		sum.Sequences = append(sum.Sequences, SequenceSummary{Name: s.Name, Nodes: s.Nodes, WithGT: s.WithGT, Clusters: s.Clusters, Curves: summarize(s.Curves)})
+	}
+	var mean []Curve
+	if len(seqs) > 1 {
+		var err error
+		if mean, err = AverageCurves(sets); err != nil {
+			return nil, err
+		}
+		sum.Mean = &SequenceSummary{Name: "mean", Curves: summarize(mean)}
+	}
+	err := atomicfile.Write(filepath.Join(dir, "curves.csv"), func(w io.Writer) error {
+		if _, err := io.WriteString(w, "sequence,ordering,removed,density,vi,ri\n"); err != nil {
+			return err
+		}
+		row := func(name string, cs []Curve) error {
+			for _, c := range cs {
+				for i := range c.Removed {
+					if _, err := fmt.Fprintf(w, "%s,%s,%s,%s,%s,%s\n", name, c.Name, ff(c.Removed[i]), ff(1-c.Removed[i]), ff(c.VI[i]), ff(c.RI[i])); err != nil {
+						return err
+					}
+				}
+			}
+			return nil
+		}
+		for _, s := range seqs {
+			if err := row(s.Name, s.Curves); err != nil {
+				return err
+			}
+		}
+		if mean != nil {
+			return row("mean", mean)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	plotSet := func(sub, title string, cs []Curve) error {
+		for _, m := range []string{"vi", "ri"} {
+			if err := PlotCurves(cs, m, title, filepath.Join(dir, sub, m+".png")); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if len(seqs) == 1 {
+		if err := plotSet("", "sparsification: "+seqs[0].Name, seqs[0].Curves); err != nil {
+			return nil, err
+		}
+	} else {
+		if err := plotSet("", fmt.Sprintf("sparsification: mean of %d sequences", len(seqs)), mean); err != nil {
+			return nil, err
+		}
+		for _, s := range seqs {
+			if err := plotSet(safeName(s.Name), "sparsification: "+s.Name, s.Curves); err != nil {
+				return nil, err
+			}
+		}
+	}
+	data, err := json.MarshalIndent(sum, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	if err := atomicfile.WriteBytes(filepath.Join(dir, "summary.json"), append(data, '\n')); err != nil {
+		return nil, err
+	}
+	return sum, nil
+}
+
+func ff(x float64) string { return strconv.FormatFloat(x, 'g', 8, 64) }
+
+func safeName(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '/' || r == '\\' || r == ' ' {
+			return '_'
+		}
+		return r
+	}, s)
+}
