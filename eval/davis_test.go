@@ -16,6 +16,10 @@ func TestDAVISSelf(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if len(gt.Frames) != 40 {
+		t.Fatalf("car-shadow has %d labelled frames, want 40", len(gt.Frames))
+	}
+	gt.Frames = gt.Frames[:12] // keep the test fast: ReadMaskDir decodes labelled frames only
 	masks, err := ReadMaskDir(ann, gt)
 	if err != nil {
 		t.Fatal(err)

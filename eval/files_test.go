@@ -1,0 +1,103 @@
+package eval
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/densify/densify/dataset"
+	"github.com/densify/densify/sparse"
+)
+
+// Files on disk give the same numbers as the in-memory hand-computed case
+// (TestMoreRegionsThanClusters), through a list with relative paths.
+func TestScoreFilesAndList(t *testing.T) {
+	dir := t.TempDir()
+	gt := gtOf([]int{0, 0xff0000, 0x00ff00}, frame(0, 3, 1, []int{0, 1, 2}, nil))
+	gt.Frames[0].File = "seq_01_gt.ppm"
+	gt.Penalty = [][]float64{{0, 1, 1}, {1, 0, 1}, {1, 1, 0}}
+	gt.TotalFrames = 2
+	def := filepath.Join(dir, "GroundTruth", "seqDef.dat")
+	os.MkdirAll(filepath.Dir(def), 0o755)
+	if err := dataset.WriteDef(def, gt); err != nil {
+		t.Fatal(err)
+	}
+	one := &sparse.TrackSet{Frames: 2, Tracks: []sparse.Track{pt(0, 0, 0, 0), pt(0, 1, 0, 0)}}
+	perfect := &sparse.TrackSet{Frames: 2, Tracks: []sparse.Track{pt(0, 0, 0, 0), pt(1, 1, 0, 0), pt(2, 2, 0, 0)}}
+	for name, ts := range map[string]*sparse.TrackSet{"a.dat": one, "b.dat": perfect} {
+		if err := sparse.WriteTracks(filepath.Join(dir, name), ts); err != nil {
+			t.Fatal(err)
+		}
+	}
+	lgt, err := dataset.LoadGroundTruth(filepath.Join(dir, "GroundTruth"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := ScoreFiles(lgt, filepath.Join(dir, "a.dat"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	near(t, "F", r.F, 10.0/21)
+	rb, _ := ScoreFiles(lgt, filepath.Join(dir, "b.dat"), Options{})
+	near(t, "perfect F", rb.F, 1)
+
+	best, bi := BestOfN([]*Result{r, rb, r})
+	if !reflect.DeepEqual(best, []float64{r.F, 1, 1}) || bi != 1 {
+		t.Errorf("best of n %v %d", best, bi)
+	}
+
+	list := filepath.Join(dir, "list.txt")
+	os.WriteFile(list, []byte("# sequences\nGroundTruth/seqDef.dat a.dat\n\nGroundTruth b.dat other  # comment\n"), 0o644)
+	entries, err := ReadList(list)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != 2 || entries[0].Name != "seq" || entries[1].Name != "other" || entries[0].Target != filepath.Join(dir, "a.dat") {
+		t.Fatalf("entries %+v", entries)
+	}
+	var names []string
+	var results []*Result
+	for _, e := range entries {
+		g, err := dataset.LoadGroundTruth(e.GT)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := ScoreFiles(g, e.Target, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		names, results = append(names, e.Name), append(results, res)
+	}
+	s := Dataset(names, results)
+	near(t, "P", s.Precision, (5.0/6+1)/2)
+	near(t, "R", s.Recall, (1.0/3+1)/2)
+	if s.Objects != 2 || s.Visible != 4 {
+		t.Errorf("objects %d of %d", s.Objects, s.Visible)
+	}
+	var buf bytes.Buffer
+	if err := WriteTable(&buf, s); err != nil || !strings.Contains(buf.String(), "2/4") || !strings.Contains(buf.String(), "other") {
+		t.Errorf("table:\n%s", buf.String())
+	}
+	buf.Reset()
+	if err := WriteReport(&buf, "a.dat", r); err != nil || !strings.Contains(buf.String(), "47.62") {
+		t.Errorf("report:\n%s", buf.String())
+	}
+
+	os.WriteFile(list, []byte("GroundTruth\n"), 0o644)
+	if _, err := ReadList(list); err == nil || !strings.Contains(err.Error(), "list.txt:1") {
+		t.Errorf("bad list: %v", err)
+	}
+}
+
+func TestSequenceName(t *testing.T) {
+	for in, want := range map[string]string{
+		"x/cars1Def.dat": "cars1", "x/cars1/GroundTruth": "cars1", "Annotations/480p/dog/": "dog", "a/b.dat": "b",
+	} {
+		if got := SequenceName(in); got != want {
+			t.Errorf("%s → %s, want %s", in, got, want)
+		}
+	}
+}
