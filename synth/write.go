@@ -1,9 +1,11 @@
 package synth
 
 import (
+	"errors"
 	"fmt"
 	"image/png"
 	"io"
+	"os"
 	"path/filepath"
 	"runtime"
 	"sync"
@@ -100,5 +102,18 @@ func (s *Sequence) Write(root, seq string) error {
 			return err
 		}
 	}
-	return dataset.WriteDef(DefPath(root, seq), s.GroundTruth(seq))
+	if err := dataset.WriteDef(DefPath(root, seq), s.GroundTruth(seq)); err != nil {
+		return err
+	}
+	// Frames of an earlier, longer sequence of the same name would be read
+	// as part of this one: remove them.
+	for f := len(s.Frames); ; f++ {
+		err := os.Remove(filepath.Join(dir, FrameName(seq, f)))
+		if errors.Is(err, os.ErrNotExist) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("remove stale frame: %w", err)
+		}
+	}
 }
