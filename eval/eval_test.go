@@ -332,3 +332,37 @@ func TestMasksEqualTracks(t *testing.T) {
 	}
 	near(t, "density", rm.Density, 100)
 }
+
+// BenchmarkSequence scores 20000 synthetic tracks of 30 frames against 7
+// labelled 640×480 frames with 4 regions (sparse path).
+func BenchmarkSequence(b *testing.B) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	w, h := 640, 480
+	var frames []dataset.LabelledFrame
+	for f := 0; f < 30; f += 5 {
+		reg := make([]int, w*h)
+		for i := range reg {
+			reg[i] = (i % w) * 4 / w
+		}
+		frames = append(frames, frame(f, w, h, reg, nil))
+	}
+	gt := gtOf([]int{0, 1, 2, 3}, frames...)
+	ts := &sparse.TrackSet{Frames: 30}
+	for i := 0; i < 20000; i++ {
+		x, y := rng.Float64()*float64(w), rng.Float64()*float64(h)
+		tr := sparse.Track{Label: int(x) * 4 / w}
+		if rng.IntN(10) == 0 {
+			tr.Label = rng.IntN(6)
+		}
+		for f := 0; f < 30; f++ {
+			tr.Points = append(tr.Points, sparse.Point{X: x + float64(f), Y: y, Frame: f})
+		}
+		ts.Tracks = append(ts.Tracks, tr)
+	}
+	for b.Loop() {
+		if _, err := Sequence(gt, ts, Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(len(ts.Tracks)*b.N)/b.Elapsed().Seconds(), "tracks/s")
+}

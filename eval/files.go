@@ -74,7 +74,13 @@ func ReadList(path string) ([]ListEntry, error) {
 		return nil, err
 	}
 	defer fh.Close()
-	base := filepath.Dir(path)
+	return ParseList(fh, path, filepath.Dir(path))
+}
+
+// ParseList parses a dataset list (see ReadList) read from r; name is used
+// in error messages, base resolves relative paths.
+func ParseList(r io.Reader, name, base string) ([]ListEntry, error) {
+	path := name
 	abs := func(p string) string {
 		if filepath.IsAbs(p) {
 			return p
@@ -82,7 +88,7 @@ func ReadList(path string) ([]ListEntry, error) {
 		return filepath.Join(base, p)
 	}
 	var out []ListEntry
-	sc := bufio.NewScanner(fh)
+	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64*1024), 1<<20)
 	line := 0
 	for sc.Scan() {

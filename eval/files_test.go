@@ -101,3 +101,18 @@ func TestSequenceName(t *testing.T) {
 		}
 	}
 }
+
+func FuzzParseList(f *testing.F) {
+	f.Add("a b\n# c\nd e name\n")
+	f.Add("only\n")
+	f.Add("")
+	f.Fuzz(func(t *testing.T, s string) {
+		entries, err := ParseList(strings.NewReader(s), "list.txt", "/base")
+		if err == nil && len(entries) == 0 {
+			t.Fatal("no entries and no error")
+		}
+		if err != nil && !strings.HasPrefix(err.Error(), "list.txt:") {
+			t.Fatalf("error without file:line: %v", err)
+		}
+	})
+}
