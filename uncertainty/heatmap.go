@@ -18,11 +18,10 @@ import (
 	"github.com/densify/densify/sparse"
 )
 
-// colorLUT maps u ∈ [0,1] to 256 colours of Moreland's smooth blue–red
-// diverging map (blue = certain, light grey = u ½, red = uncertain), so the
-// decision point u = ½ (γ = 0) is the neutral colour.
+// colorLUT maps t ∈ [0,1] to 256 colours of Moreland's extended black-body
+// map (black → blue → red → yellow → white; perceptually ordered).
 var colorLUT = func() [256]color.RGBA {
-	cm := moreland.SmoothBlueRed()
+	cm := moreland.ExtendedBlackBody()
 	cm.SetMin(0)
 	cm.SetMax(1)
 	var lut [256]color.RGBA
@@ -37,9 +36,14 @@ var colorLUT = func() [256]color.RGBA {
 	return lut
 }()
 
-// UncertaintyColor returns the heat-map colour of u (clamped to [0,1]).
+// HeatmapMax is the uncertainty drawn with the top colour. A multicut that is
+// locally optimal for single-node moves has u ≤ ½ everywhere (γ ≥ 0), so the
+// colour scale spans [0, ½]; larger values are clamped.
+const HeatmapMax = 0.5
+
+// UncertaintyColor returns the heat-map colour of u ∈ [0, HeatmapMax] (clamped).
 func UncertaintyColor(u float64) color.RGBA {
-	i := int(u*255 + 0.5)
+	i := int(u/HeatmapMax*255 + 0.5)
 	if i < 0 || u != u {
 		i = 0
 	}
@@ -52,9 +56,9 @@ func UncertaintyColor(u float64) color.RGBA {
 const barWidth = 70 // colour bar strip on the right of every heat map
 
 // Heatmap draws frame f of the sequence: the image as dimmed grey, every
-// trajectory alive in f as a disc of radius 2 coloured by its uncertainty
+// trajectory alive in f as a 3×3 dot coloured by its uncertainty
 // u[i] (most uncertain drawn last, on top), and a colour bar with ticks
-// 0, 0.5, 1 on the right.
+// 0, 0.25, ≥0.5 on the right.
 func Heatmap(img image.Image, ts *sparse.TrackSet, u []float64, f int) (*image.RGBA, error) {
 	if len(u) != len(ts.Tracks) {
 		return nil, fmt.Errorf("heatmap: %d uncertainties for %d trajectories", len(u), len(ts.Tracks))
@@ -82,9 +86,9 @@ func Heatmap(img image.Image, ts *sparse.TrackSet, u []float64, f int) (*image.R
 	for _, i := range idx {
 		c := UncertaintyColor(u[i])
 		cx, cy := int(pts[i].X+0.5), int(pts[i].Y+0.5)
-		for dy := -2; dy <= 2; dy++ {
-			for dx := -2; dx <= 2; dx++ {
-				if dx*dx+dy*dy > 5 {
+		for dy := -1; dy <= 1; dy++ {
+			for dx := -1; dx <= 1; dx++ {
+				if dx*dx+dy*dy > 2 {
 					continue
 				}
 				if x, y := cx+dx, cy+dy; x >= 0 && y >= 0 && x < w && y < h {
@@ -100,7 +104,7 @@ func Heatmap(img image.Image, ts *sparse.TrackSet, u []float64, f int) (*image.R
 	}
 	x0 := w + 10
 	for y := top; y < bottom; y++ {
-		c := UncertaintyColor(1 - float64(y-top)/float64(bottom-top-1))
+		c := UncertaintyColor(HeatmapMax * (1 - float64(y-top)/float64(bottom-top-1)))
 		for x := x0; x < x0+16; x++ {
 			out.SetRGBA(x, y, c)
 		}
@@ -109,12 +113,12 @@ func Heatmap(img image.Image, ts *sparse.TrackSet, u []float64, f int) (*image.R
 	for _, t := range []struct {
 		s string
 		v float64
-	}{{"1", 1}, {"0.5", 0.5}, {"0", 0}} {
+	}{{">=.5", 1}, {".25", 0.5}, {"0", 0}} {
 		y := top + int((1-t.v)*float64(bottom-top-1))
-		for x := x0 + 16; x < x0+20; x++ {
+		for x := x0 + 16; x < x0+19; x++ {
 			out.SetRGBA(x, y, color.RGBA{A: 255})
 		}
-		d.Dot = fixed.P(x0+22, y+4)
+		d.Dot = fixed.P(x0+23, y+4)
 		d.DrawString(t.s)
 	}
 	d.Dot = fixed.P(w+4, h-2)

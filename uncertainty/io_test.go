@@ -58,9 +58,12 @@ func TestHeatmap(t *testing.T) {
 	if hm.Bounds().Dx() != 40+barWidth || hm.Bounds().Dy() != 30 {
 		t.Fatalf("size %v", hm.Bounds())
 	}
-	red, blue := hm.RGBAAt(10, 10), hm.RGBAAt(30, 20)
-	if !(red.R > red.B+80) || !(blue.B > blue.R+80) {
-		t.Errorf("u=1 colour %v should be red, u=0 colour %v blue", red, blue)
+	hot, cold := hm.RGBAAt(10, 10), hm.RGBAAt(30, 20)
+	if int(hot.R)+int(hot.G)+int(hot.B) < 600 || int(cold.R)+int(cold.G)+int(cold.B) > 60 {
+		t.Errorf("u=1 colour %v should be near white, u=0 colour %v near black", hot, cold)
+	}
+	if hot != UncertaintyColor(0.5) || UncertaintyColor(0.25) == UncertaintyColor(0.5) {
+		t.Error("u ≥ 0.5 should saturate the colour scale, 0.25 should not")
 	}
 	if c := hm.RGBAAt(5, 5); c != (color.RGBA{R: 40, G: 40, B: 40, A: 255}) {
 		t.Errorf("pixel of a track not alive in the frame was drawn: %v", c)

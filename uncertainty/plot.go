@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"image/color"
 	"io"
+	"math"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -38,7 +39,10 @@ func PlotCurves(curves []Curve, metric, title, path string) error {
 		return fmt.Errorf("plot: unknown metric %q", metric)
 	}
 	p.Legend.Top = true
+	p.Legend.Left = true
+	p.Legend.XOffs = vg.Points(8)
 	p.Add(plotter.NewGrid())
+	lo, hi := math.Inf(1), math.Inf(-1)
 	for k, c := range curves {
 		pts := make(plotter.XYs, len(c.Removed))
 		for i := range c.Removed {
@@ -48,6 +52,7 @@ func PlotCurves(curves []Curve, metric, title, path string) error {
 			} else {
 				pts[i].Y = c.RI[i]
 			}
+			lo, hi = math.Min(lo, pts[i].Y), math.Max(hi, pts[i].Y)
 		}
 		line, points, err := plotter.NewLinePoints(pts)
 		if err != nil {
@@ -66,6 +71,10 @@ func PlotCurves(curves []Curve, metric, title, path string) error {
 		p.Legend.Add(fmt.Sprintf("%s (AUC %.4f)", c.Name, auc), line, points)
 	}
 	p.X.Min, p.X.Max = 0, 1
+	if hi >= lo { // leave a free band at the top for the legend
+		span := math.Max(hi-lo, 1e-3)
+		p.Y.Min, p.Y.Max = math.Max(0, lo-0.05*span), hi+0.45*span
+	}
 	wt, err := p.WriterTo(6*vg.Inch, 4*vg.Inch, formatOf(path))
 	if err != nil {
 		return err
