@@ -1,0 +1,250 @@
+package unet
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"math"
+	"os"
+	"reflect"
+	"sort"
+
+	"github.com/densify/densify/internal/atomicfile"
+	"github.com/sugarme/gotch"
+)
+
+// Checkpoint file format (one self-describing file, written atomically):
+//
+//	line 1   "densify-unet-checkpoint v1\n"
+//	uint64   little-endian length L of the header
+//	L bytes  header JSON: {"config": Config, "extra": any, "tensors": [{"name", "shape", "crc32"}]}
+//	data     for each header tensor in order: its float32 values, little-endian, row-major
+//
+// The header records the preset/config, so loading a checkpoint into a model of
+// another preset fails with an error naming both; "extra" is free-form JSON for the
+// caller (e.g. the trainer's epoch, step and options). Tensors are every VarStore
+// variable (weights and batch-norm running statistics), sorted by name; crc32 is
+// IEEE over the tensor's bytes and catches corrupted or truncated files.
+const checkpointMagic = "densify-unet-checkpoint v1\n"
+
+// CheckpointHeader is the decoded header of a checkpoint file.
+type CheckpointHeader struct {
+	Config  Config            `json:"config"`
+	Extra   json.RawMessage   `json:"extra,omitempty"`
+	Tensors []CheckpointEntry `json:"tensors"`
+}
+
+// CheckpointEntry describes one stored tensor.
+type CheckpointEntry struct {
+	Name  string  `json:"name"`
+	Shape []int64 `json:"shape"`
+	CRC32 uint32  `json:"crc32"`
+}
+
+func (e CheckpointEntry) numel() int64 {
+	n := int64(1)
+	for _, d := range e.Shape {
+		n *= d
+	}
+	return n
+}
+
+// Save writes all variables of m and extra (any JSON-marshalable value, or nil) to
+// path atomically (no partial file on failure).
+func (m *Model) Save(path string, extra any) error {
+	vars := m.VS.Variables()
+	names := make([]string, 0, len(vars))
+	for n := range vars {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	h := CheckpointHeader{Config: m.Config}
+	if extra != nil {
+		b, err := json.Marshal(extra)
+		if err != nil {
+			return fmt.Errorf("checkpoint %s: extra data: %w", path, err)
+		}
+		h.Extra = b
+	}
+	data := make([][]byte, len(names))
+	for i, n := range names {
+		t := vars[n]
+		shape, err := t.Size()
+		if err != nil {
+			return fmt.Errorf("checkpoint %s: %s: %w", path, n, err)
+		}
+		v, err := Float32s(&t)
+		if err != nil {
+			return fmt.Errorf("checkpoint %s: %s: %w", path, n, err)
+		}
+		b := make([]byte, 4*len(v))
+		for j, f := range v {
+			binary.LittleEndian.PutUint32(b[4*j:], math.Float32bits(f))
+		}
+		data[i] = b
+		h.Tensors = append(h.Tensors, CheckpointEntry{Name: n, Shape: shape, CRC32: crc32.ChecksumIEEE(b)})
+	}
+	hb, err := json.Marshal(h)
+	if err != nil {
+		return fmt.Errorf("checkpoint %s: %w", path, err)
+	}
+	return atomicfile.Write(path, func(w io.Writer) error {
+		if _, err := io.WriteString(w, checkpointMagic); err != nil {
+			return err
+		}
+		if err := binary.Write(w, binary.LittleEndian, uint64(len(hb))); err != nil {
+			return err
+		}
+		if _, err := w.Write(hb); err != nil {
+			return err
+		}
+		for _, b := range data {
+			if _, err := w.Write(b); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// ReadCheckpointHeader reads only the header of a checkpoint.
+func ReadCheckpointHeader(path string) (CheckpointHeader, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return CheckpointHeader{}, err
+	}
+	defer f.Close()
+	h, _, err := readHeader(path, bufio.NewReader(f))
+	return h, err
+}
+
+func readHeader(path string, r *bufio.Reader) (CheckpointHeader, int64, error) {
+	var h CheckpointHeader
+	magic := make([]byte, len(checkpointMagic))
+	if _, err := io.ReadFull(r, magic); err != nil || string(magic) != checkpointMagic {
+		return h, 0, fmt.Errorf("%s: not a densify U-Net checkpoint (expected %q at the start)", path, checkpointMagic[:len(checkpointMagic)-1])
+	}
+	var n uint64
+	if err := binary.Read(r, binary.LittleEndian, &n); err != nil {
+		return h, 0, fmt.Errorf("%s: truncated checkpoint header", path)
+	}
+	if n == 0 || n > 64<<20 {
+		return h, 0, fmt.Errorf("%s: implausible checkpoint header length %d", path, n)
+	}
+	hb := make([]byte, n)
+	if _, err := io.ReadFull(r, hb); err != nil {
+		return h, 0, fmt.Errorf("%s: truncated checkpoint header", path)
+	}
+	dec := json.NewDecoder(bytes.NewReader(hb))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&h); err != nil {
+		return h, 0, fmt.Errorf("%s: checkpoint header: %v", path, err)
+	}
+	if err := h.Config.Validate(); err != nil {
+		return h, 0, fmt.Errorf("%s: checkpoint config: %v", path, err)
+	}
+	var total int64
+	for _, e := range h.Tensors {
+		for _, d := range e.Shape {
+			if d < 0 || d > 1<<31 {
+				return h, 0, fmt.Errorf("%s: tensor %s has implausible shape %v", path, e.Name, e.Shape)
+			}
+		}
+		total += e.numel()
+	}
+	return h, total, nil
+}
+
+// Load reads the checkpoint at path into m, which must have the same configuration
+// (preset name, width, depth, edges, classes) as the model that was saved; otherwise
+// it returns an error naming both presets and leaves m unchanged. It returns the extra
+// data stored by Save.
+func (m *Model) Load(path string) (json.RawMessage, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	r := bufio.NewReaderSize(f, 1<<20)
+	h, _, err := readHeader(path, r)
+	if err != nil {
+		return nil, err
+	}
+	if !sameArchitecture(h.Config, m.Config) {
+		return nil, fmt.Errorf("%s: checkpoint is for preset %v, but the model is %v; use the matching --model preset or retrain", path, h.Config, m.Config)
+	}
+	vars := m.VS.Variables()
+	if len(vars) != len(h.Tensors) {
+		return nil, fmt.Errorf("%s: checkpoint has %d tensors, the model %d", path, len(h.Tensors), len(vars))
+	}
+	values := make([][]float32, len(h.Tensors))
+	for i, e := range h.Tensors {
+		t, ok := vars[e.Name]
+		if !ok {
+			return nil, fmt.Errorf("%s: checkpoint tensor %q is not in the model", path, e.Name)
+		}
+		shape, err := t.Size()
+		if err != nil {
+			return nil, fmt.Errorf("libtorch: %w", err)
+		}
+		if !reflect.DeepEqual(shape, e.Shape) {
+			return nil, fmt.Errorf("%s: tensor %s has shape %v in the checkpoint, %v in the model", path, e.Name, e.Shape, shape)
+		}
+		b := make([]byte, 4*e.numel())
+		if _, err := io.ReadFull(r, b); err != nil {
+			return nil, fmt.Errorf("%s: truncated checkpoint (in tensor %s)", path, e.Name)
+		}
+		if crc32.ChecksumIEEE(b) != e.CRC32 {
+			return nil, fmt.Errorf("%s: tensor %s fails its CRC32 check (corrupted file)", path, e.Name)
+		}
+		v := make([]float32, e.numel())
+		for j := range v {
+			v[j] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*j:]))
+		}
+		values[i] = v
+	}
+	if _, err := r.ReadByte(); !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("%s: unexpected data after the last tensor", path)
+	}
+	err = Run(func(s *Scope) error {
+		return NoGrad(func() error {
+			for i, e := range h.Tensors {
+				src, err := Tensor(s, values[i], e.Shape, m.Device)
+				if err != nil {
+					return err
+				}
+				dst := vars[e.Name]
+				dst.Copy_(src)
+			}
+			return nil
+		})
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return h.Extra, nil
+}
+
+// Open builds a model from the configuration stored in the checkpoint at path and
+// loads its weights onto device. It returns the extra data stored by Save.
+func Open(path string, device gotch.Device) (*Model, json.RawMessage, error) {
+	h, err := ReadCheckpointHeader(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	m, err := New(h.Config, device)
+	if err != nil {
+		return nil, nil, err
+	}
+	extra, err := m.Load(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	return m, extra, nil
+}
+

@@ -1,0 +1,231 @@
+package unet
+
+import (
+	"fmt"
+	"math"
+	"runtime"
+
+	"github.com/sugarme/gotch"
+	"github.com/sugarme/gotch/nn"
+	"github.com/sugarme/gotch/ts"
+)
+
+// Model is the U-Net of Kardoost, Ho, Ochs, Keuper, "Self-supervised sparse to dense
+// motion segmentation", ACCV 2020 (the architecture of Ronneberger et al., MICCAI 2015,
+// with bilinear upsampling):
+//
+//	block(c_in, c_mid, c_out) = ReLU∘BN∘Conv3×3(c_mid→c_out) ∘ ReLU∘BN∘Conv3×3(c_in→c_mid)
+//	encoder: e_0 = block(x); e_l = block(maxpool2×2(e_{l-1})), l = 1..D   (e_D = bottleneck)
+//	decoder: d_D = e_D; d_l = block(cat(e_l, pad(up2(d_{l+1})))), l = D-1..0
+//	output:  logits = Conv1×1(d_0)  (bias), Classes channels
+//
+// With width w and depth D: e_l has w·2^l channels for l < D, e_D has w·2^(D-1); d_l
+// has w·2^(l-1) channels (w for l = 0) and its block's middle width is half its input
+// width. up2 is bilinear ×2 with aligned corners; pad zero-pads on the right/bottom
+// halves (left/top first) up to the skip's size, which matters for odd sizes because
+// max pooling floors (95 → 47 → 94, padded to 95). Convolutions before batch norm have
+// no bias. All tensors are NCHW float32.
+type Model struct {
+	Config Config
+	// VS holds every parameter and batch-norm buffer; build the optimiser from it,
+	// e.g. nn.DefaultAdamConfig().Build(m.VS, lr).
+	VS     *nn.VarStore
+	Device gotch.Device
+
+	enc  []*block // D+1 blocks, the last is the bottleneck
+	dec  []*block // dec[l] produces d_l
+	outW *ts.Tensor
+	outB *ts.Tensor
+}
+
+type block struct {
+	w1, w2 *ts.Tensor
+	bn1    *bnorm
+	bn2    *bnorm
+}
+
+type bnorm struct{ w, b, mean, vari *ts.Tensor }
+
+const (
+	bnMomentum = 0.1
+	bnEps      = 1e-5
+)
+
+// New builds a freshly initialised model on device (see ParseDevice). Initialisation
+// follows PyTorch's defaults (Kaiming-uniform convolutions, BN weight 1, bias 0) and
+// draws from libtorch's generator: call ManualSeed first for reproducible weights.
+func New(cfg Config, device gotch.Device) (m *Model, err error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	defer func() {
+		if r := recover(); r != nil { // gotch's nn constructors panic on failure
+			err = fmt.Errorf("libtorch: building %s: %v", cfg.Name, r)
+		}
+	}()
+	vs := nn.NewVarStore(device)
+	root := vs.Root()
+	m = &Model{Config: cfg, VS: vs, Device: device}
+	w, D := cfg.BaseWidth, cfg.Depth
+	ch := func(l int) int { // channels of e_l
+		if l >= D {
+			l = D - 1
+		}
+		return w << l
+	}
+	in := cfg.InputChannels()
+	for l := 0; l <= D; l++ {
+		out := ch(l)
+		m.enc = append(m.enc, newBlock(root.Sub(fmt.Sprintf("enc%d", l)), in, out, out))
+		in = out
+	}
+	m.dec = make([]*block, D)
+	up := ch(D) // channels of d_{l+1} arriving from below
+	for l := D - 1; l >= 0; l-- {
+		cin := ch(l) + up
+		out := w
+		if l > 0 {
+			out = w << (l - 1)
+		}
+		m.dec[l] = newBlock(root.Sub(fmt.Sprintf("dec%d", l)), cin, cin/2, out)
+		up = out
+	}
+	oc := nn.DefaultConv2DConfig()
+	conv := nn.NewConv2D(root.Sub("out"), int64(w), int64(cfg.Classes), 1, oc)
+	m.outW, m.outB = conv.Ws, conv.Bs
+	return m, nil
+}
+
+func newBlock(p *nn.Path, in, mid, out int) *block {
+	cc := nn.DefaultConv2DConfig()
+	cc.Padding = []int64{1, 1}
+	cc.Bias = false
+	c1 := nn.NewConv2D(p.Sub("conv1"), int64(in), int64(mid), 3, cc)
+	c2 := nn.NewConv2D(p.Sub("conv2"), int64(mid), int64(out), 3, cc)
+	return &block{w1: c1.Ws, w2: c2.Ws, bn1: newBN(p.Sub("bn1"), mid), bn2: newBN(p.Sub("bn2"), out)}
+}
+
+func newBN(p *nn.Path, n int) *bnorm {
+	bc := nn.DefaultBatchNormConfig()
+	bc.WsInit = nn.NewConstInit(1)
+	bc.BsInit = nn.NewConstInit(0)
+	bn := nn.BatchNorm2D(p, int64(n), bc)
+	return &bnorm{w: bn.Ws, b: bn.Bs, mean: bn.RunningMean, vari: bn.RunningVar}
+}
+
+var (
+	unit  = []int64{1, 1}
+	zero2 = []int64{0, 0}
+	pool2 = []int64{2, 2}
+)
+
+func (b *block) forward(s *Scope, x *ts.Tensor, train bool) *ts.Tensor {
+	x = s.T(ts.Conv2d(x, b.w1, nil2(), unit, unit, unit, 1))
+	x = s.T(ts.BatchNorm(x, b.bn1.w, b.bn1.b, b.bn1.mean, b.bn1.vari, train, bnMomentum, bnEps, true))
+	x = s.T(x.Relu(false))
+	x = s.T(ts.Conv2d(x, b.w2, nil2(), unit, unit, unit, 1))
+	x = s.T(ts.BatchNorm(x, b.bn2.w, b.bn2.b, b.bn2.mean, b.bn2.vari, train, bnMomentum, bnEps, true))
+	return s.T(x.Relu(false))
+}
+
+// noBias is an undefined tensor, gotch's way of passing "no bias" (never freed).
+var noBias = ts.NewTensor()
+
+func nil2() *ts.Tensor { return noBias }
+
+// Forward computes the logits [N, Classes, H, W] of rgb, a float32 tensor
+// [N, 3, H, W] with values in [0, 1] on the model's device; the Sobel channel is
+// added here when Config.Edges is set. train selects batch statistics (and updates
+// the running ones) versus the running statistics for inference; wrap inference in
+// NoGrad. Every intermediate, and the result, belongs to s.
+func (m *Model) Forward(s *Scope, rgb *ts.Tensor, train bool) (logits *ts.Tensor, err error) {
+	defer runtime.KeepAlive(rgb)
+	defer runtime.KeepAlive(m)
+	defer Catch(&err)
+	shape, err := rgb.Size()
+	if err != nil {
+		return nil, fmt.Errorf("libtorch: %w", err)
+	}
+	if len(shape) != 4 || shape[1] != 3 {
+		return nil, fmt.Errorf("unet: input must be [N, 3, H, W] RGB, got shape %v", shape)
+	}
+	if min := int64(m.Config.MinSize()); shape[2] < min || shape[3] < min {
+		return nil, fmt.Errorf("unet: input %d×%d (W×H) is smaller than %d×%d, the minimum for depth %d", shape[3], shape[2], min, min, m.Config.Depth)
+	}
+	if dt := rgb.DType(); dt != gotch.Float {
+		return nil, fmt.Errorf("unet: input must be float32, got %v", dt)
+	}
+	x := rgb
+	if m.Config.Edges {
+		e, err := Sobel(s, rgb)
+		if err != nil {
+			return nil, err
+		}
+		x = s.T(ts.Cat([]*ts.Tensor{rgb, e}, 1))
+	}
+	D := m.Config.Depth
+	skips := make([]*ts.Tensor, D)
+	for l := 0; l < D; l++ {
+		x = m.enc[l].forward(s, x, train)
+		skips[l] = x
+		x = s.T(x.MaxPool2d(pool2, pool2, zero2, unit, false, false))
+	}
+	x = m.enc[D].forward(s, x, train)
+	for l := D - 1; l >= 0; l-- {
+		sk := skips[l].MustSize()
+		xs := x.MustSize()
+		x = s.T(x.UpsampleBilinear2d([]int64{2 * xs[2], 2 * xs[3]}, true, nil, nil, false))
+		dy, dx := sk[2]-2*xs[2], sk[3]-2*xs[3]
+		if dy != 0 || dx != 0 {
+			x = s.T(x.ConstantPadNd([]int64{dx / 2, dx - dx/2, dy / 2, dy - dy/2}, false))
+		}
+		x = s.T(ts.Cat([]*ts.Tensor{skips[l], x}, 1))
+		x = m.dec[l].forward(s, x, train)
+	}
+	return s.T(ts.Conv2d(x, m.outW, m.outB, unit, zero2, unit, 1)), nil
+}
+
+// NumParams is the number of trainable scalars.
+func (m *Model) NumParams() int64 {
+	var n int64
+	for _, t := range m.VS.TrainableVariables() {
+		n += int64(t.Numel())
+	}
+	return n
+}
+
+// Sobel returns the Sobel gradient magnitude of the luma of rgb ([N, 3, H, W] in
+// [0, 1]) as [N, 1, H, W] in [0, 1]:
+//
+//	Y = 0.299 R + 0.587 G + 0.114 B (ITU-R BT.601),
+//	G_x = [-1 0 1; -2 0 2; -1 0 1] ⋆ Y,  G_y = G_xᵀ ⋆ Y  (borders replicated),
+//	E = √(G_x² + G_y²) / (4√2),
+//
+// where 4√2 is the largest possible magnitude for Y ∈ [0, 1], so E ∈ [0, 1]. A vertical
+// step from 0 to 1 gives E = 4/(4√2) ≈ 0.7071 on the two columns beside the step.
+// Done in libtorch so that training and prediction share one implementation.
+func Sobel(s *Scope, rgb *ts.Tensor) (edges *ts.Tensor, err error) {
+	defer Catch(&err)
+	dev, err := rgb.Device()
+	if err != nil {
+		return nil, fmt.Errorf("libtorch: %w", err)
+	}
+	luma, err := Tensor(s, []float32{0.299, 0.587, 0.114}, []int64{1, 3, 1, 1}, dev)
+	if err != nil {
+		return nil, err
+	}
+	k, err := Tensor(s, []float32{
+		-1, 0, 1, -2, 0, 2, -1, 0, 1, // G_x
+		-1, -2, -1, 0, 0, 0, 1, 2, 1, // G_y
+	}, []int64{2, 1, 3, 3}, dev)
+	if err != nil {
+		return nil, err
+	}
+	y := s.T(ts.Conv2d(rgb, luma, noBias, unit, zero2, unit, 1))
+	y = s.T(y.ReplicationPad2d([]int64{1, 1, 1, 1}, false))
+	g := s.T(ts.Conv2d(y, k, noBias, unit, zero2, unit, 1))
+	g = s.T(g.Square(false))
+	g = s.T(g.SumDimIntlist([]int64{1}, true, gotch.Float, false))
+	g = s.T(g.Sqrt(false))
+	return s.T(g.MulScalar(s.Float(1/(4*math.Sqrt2)), false)), nil
+}

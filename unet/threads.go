@@ -1,0 +1,38 @@
+package unet
+
+// libtorch's intra-op thread pool. gotch's C API (libtch/torch_api.cpp, linked into
+// every binary that imports gotch) exports at_set_num_threads / at_get_num_threads but
+// gotch has no Go wrapper, so they are declared here and resolved at link time against
+// gotch's libtch object.
+
+/*
+extern void at_set_num_threads(int n_threads);
+extern int at_get_num_threads(void);
+*/
+import "C"
+
+import (
+	"fmt"
+	"runtime"
+
+	_ "github.com/sugarme/gotch/libtch" // provides the C symbols declared above
+)
+
+// SetThreads sets the number of intra-op threads libtorch uses for CPU kernels
+// (at::set_num_threads). Debian's libtorch starts with one; n ≤ 0 means all cores
+// (runtime.NumCPU). The setting is global to the process.
+func SetThreads(n int) error {
+	if n <= 0 {
+		n = runtime.NumCPU()
+	}
+	C.at_set_num_threads(C.int(n))
+	if got := Threads(); got != n {
+		return fmt.Errorf("libtorch kept %d intra-op threads after asking for %d", got, n)
+	}
+	return nil
+}
+
+// Threads reports libtorch's current number of intra-op threads (at::get_num_threads).
+func Threads() int {
+	return int(C.at_get_num_threads())
+}
