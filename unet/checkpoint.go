@@ -247,4 +247,3 @@ func Open(path string, device gotch.Device) (*Model, json.RawMessage, error) {
 	}
 	return m, extra, nil
 }
-

@@ -123,7 +123,7 @@ func (e *TorchError) Error() string {
 
 // Detail is the full message with libtorch's and Go's stack traces.
 func (e *TorchError) Detail() string { return e.Err.Error() }
-func (e *TorchError) Unwrap() error { return e.Err }
+func (e *TorchError) Unwrap() error  { return e.Err }
 
 // Catch recovers a *TorchError panic into *err. Use it as `defer unet.Catch(&err)` in
 // functions that call Scope.T; other panics propagate unchanged.
