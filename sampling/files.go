@@ -1,0 +1,53 @@
+package sampling
+
+import (
+	"fmt"
+	"path/filepath"
+
+	"github.com/densify/densify/dataset"
+	"github.com/densify/densify/sparse"
+)
+
+// PrepareFiles is Prepare on files: the frames folder of a sequence (FBMS or
+// DAVIS naming), a labelled Tracks*.dat and the uncertainty CSV of `densify
+// uncertainty` (empty path: no uncertainty, so no hard examples). The set is
+// written to outDir (replacing an older one only once complete).
+func PrepareFiles(framesDir, tracksPath, uncertaintyPath, outDir string, opt Options) (*Set, error) {
+	frames, err := dataset.ListFrames(framesDir)
+	if err != nil {
+		return nil, err
+	}
+	ts, err := sparse.ReadTracks(tracksPath)
+	if err != nil {
+		return nil, err
+	}
+	if ts.Frames > len(frames) {
+		return nil, fmt.Errorf("%s: tracks cover %d frames but %s has only %d", tracksPath, ts.Frames, framesDir, len(frames))
+	}
+	w, h, err := dataset.CheckSameSize(frames[:ts.Frames])
+	if err != nil {
+		return nil, err
+	}
+	var u []float64
+	if uncertaintyPath != "" {
+		if u, err = ReadUncertaintyCSV(uncertaintyPath, len(ts.Tracks)); err != nil {
+			return nil, err
+		}
+	}
+	set, err := Prepare(Input{Tracks: ts, Uncertainty: u, Width: w, Height: h}, opt)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", tracksPath, err)
+	}
+	abs := func(p string) string {
+		if a, err := filepath.Abs(p); err == nil {
+			return a
+		}
+		return p
+	}
+	src := map[string]string{"frames": abs(framesDir), "tracks": abs(tracksPath)}
+	if uncertaintyPath != "" {
+		src["uncertainty"] = abs(uncertaintyPath)
+	}
+	err = set.Write(outDir, func(f int) string { return abs(frames[f]) }, dataset.ReadImage, src)
+	return set, err
+}
