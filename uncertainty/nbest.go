@@ -24,6 +24,10 @@ type Alternative struct {
 type NBestOptions struct {
 	N    int // labelings to return, the input included (≥ 1)
 	MaxK int // largest moved subset per cluster pair (0: no bound)
+	// OnePerPair keeps at most one alternative per ordered cluster pair (its
+	// lowest-energy k), for more diverse alternatives than the n lowest
+	// energies, which are often tiny variations of one boundary.
+	OnePerPair bool
 }
 
 // NBest returns up to opt.N distinct feasible labelings of g: the input
@@ -90,7 +94,8 @@ func NBest(g *multicut.Graph, labels []int, opt NBestOptions) ([]Alternative, er
 	}
 
 	s := &nbestState{adj: adj, orig: labels, cur: append([]int(nil), labels...),
-		mark: make([]int32, g.N), seen: map[[2]uint64]bool{hashLabels(labels): true}, keep: opt.N - 1}
+		mark: make([]int32, g.N), seen: map[[2]uint64]bool{hashLabels(labels): true}, keep: opt.N - 1,
+		perPair: opt.OnePerPair}
 	for i := 0; i < len(moves); {
 		j := i
 		for j < len(moves) && moves[j].From == moves[i].From && moves[j].To == moves[i].To {
@@ -101,8 +106,14 @@ func NBest(g *multicut.Graph, labels []int, opt NBestOptions) ([]Alternative, er
 		if opt.MaxK > 0 && kmax > opt.MaxK {
 			kmax = opt.MaxK
 		}
+		s.pairBest = nil
 		for k := 1; k <= kmax; k++ {
 			s.candidate(pair[:k], members[pair[0].From], maxLabel, e0)
+		}
+		if s.pairBest != nil && s.wouldKeep(s.pairBest.Energy) {
+			if hsh := hashLabels(s.pairBest.Labels); !s.seen[hsh] {
+				s.insert(*s.pairBest, hsh)
+			}
 		}
 		i = j
 	}
@@ -126,6 +137,9 @@ type nbestState struct {
 	seen    map[[2]uint64]bool // hashes of the kept labelings and the input
 	best    []Alternative      // sorted by energy, at most keep
 	keep    int
+	// perPair: only the best candidate of each cluster pair competes
+	perPair  bool
+	pairBest *Alternative
 }
 
 // candidate evaluates moving the nodes of S (all from cluster A to B).
@@ -192,22 +206,38 @@ func (s *nbestState) candidate(S []Move, membersA []int, maxLabel int, e0 float6
 		}
 	}
 	e := e0 + delta
-	if len(s.best) < s.keep || e < s.best[len(s.best)-1].Energy {
-		if hsh := hashLabels(s.cur); !s.seen[hsh] {
-			alt := Alternative{Labels: append([]int(nil), s.cur...), Energy: e, From: A, To: B, Moved: len(S), Split: split}
-			pos := sort.Search(len(s.best), func(i int) bool { return s.best[i].Energy > e })
-			s.best = append(s.best, Alternative{})
-			copy(s.best[pos+1:], s.best[pos:])
-			s.best[pos] = alt
-			s.seen[hsh] = true
-			if len(s.best) > s.keep {
-				delete(s.seen, hashLabels(s.best[len(s.best)-1].Labels))
-				s.best = s.best[:s.keep]
+	if s.perPair {
+		// keep the pair's lowest-energy candidate; it enters the global list later
+		if s.pairBest == nil || e < s.pairBest.Energy {
+			if hsh := hashLabels(s.cur); !s.seen[hsh] {
+				s.pairBest = &Alternative{Labels: append([]int(nil), s.cur...), Energy: e, From: A, To: B, Moved: len(S), Split: split}
 			}
+		}
+	} else if s.wouldKeep(e) {
+		if hsh := hashLabels(s.cur); !s.seen[hsh] {
+			s.insert(Alternative{Labels: append([]int(nil), s.cur...), Energy: e, From: A, To: B, Moved: len(S), Split: split}, hsh)
 		}
 	}
 	for _, v := range s.changed {
 		s.cur[v] = s.orig[v]
+	}
+}
+
+func (s *nbestState) wouldKeep(e float64) bool {
+	return len(s.best) < s.keep || e < s.best[len(s.best)-1].Energy
+}
+
+// insert puts alt (hash hsh, not yet seen) into the sorted list, evicting
+// the worst when the list is full.
+func (s *nbestState) insert(alt Alternative, hsh [2]uint64) {
+	pos := sort.Search(len(s.best), func(i int) bool { return s.best[i].Energy > alt.Energy })
+	s.best = append(s.best, Alternative{})
+	copy(s.best[pos+1:], s.best[pos:])
+	s.best[pos] = alt
+	s.seen[hsh] = true
+	if len(s.best) > s.keep {
+		delete(s.seen, hashLabels(s.best[len(s.best)-1].Labels))
+		s.best = s.best[:s.keep]
 	}
 }
 

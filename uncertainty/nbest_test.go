@@ -135,6 +135,23 @@ func TestNBestRandomProperties(t *testing.T) {
 		if len(alts) > 1 {
 			nontrivial++
 		}
+		// one per pair: distinct pairs, each the pair's best, never better than the unrestricted list
+		pp, err := NBest(g, input, NBestOptions{N: 6, OnePerPair: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkAlternatives(t, g, input, pp)
+		pairs := map[[2]int]bool{}
+		for _, a := range pp[1:] {
+			if pairs[[2]int{a.From, a.To}] {
+				t.Fatalf("trial %d: pair %d→%d listed twice with OnePerPair", trial, a.From, a.To)
+			}
+			pairs[[2]int{a.From, a.To}] = true
+		}
+		full, _ := NBest(g, input, NBestOptions{N: 6})
+		if len(pp) > 1 && len(full) > 1 && pp[1].Energy < full[1].Energy-1e-9 {
+			t.Fatalf("trial %d: one-per-pair best %v below the unrestricted best %v", trial, pp[1].Energy, full[1].Energy)
+		}
 	}
 	if nontrivial < 30 {
 		t.Errorf("only %d of 60 instances produced alternatives", nontrivial)

@@ -31,6 +31,7 @@ best_of_n_f for n = 1 … N.`,
 		var opt uncertainty.NBestOptions
 		opt.N, _ = f.GetInt("n")
 		opt.MaxK, _ = f.GetInt("max-k")
+		opt.OnePerPair, _ = f.GetBool("one-per-pair")
 		if graph == "" || labelsPath == "" || out == "" {
 			return fmt.Errorf("nbest needs --graph, --labels and --out")
 		}
@@ -83,5 +84,6 @@ func init() {
 	f.String("out", "", "output folder")
 	f.Int("n", 10, "number of labelings, the input included")
 	f.Int("max-k", 50, "largest number of nodes moved together per cluster pair (0: no bound)")
+	f.Bool("one-per-pair", false, "at most one alternative per ordered cluster pair (more diverse alternatives)")
 	rootCmd.AddCommand(nbestCmd)
 }
