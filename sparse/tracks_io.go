@@ -47,12 +47,13 @@ const maxPrealloc = 1 << 16
 // tokenReader splits a stream into whitespace-separated tokens and remembers
 // the 1-based line of each token.
 type tokenReader struct {
-	r    *bufio.Reader
-	name string
-	line int    // line of the current buffer
-	buf  []byte // rest of the current line
-	eof  bool
-	last int // line of the last token returned (or of EOF)
+	r     *bufio.Reader
+	name  string
+	line  int    // line of the current buffer
+	buf   []byte // rest of the current line
+	line0 []byte // storage of the current line, reused
+	eof   bool
+	last  int // line of the last token returned (or of EOF)
 }
 
 func newTokenReader(r io.Reader, name string) *tokenReader {
@@ -64,16 +65,17 @@ func (t *tokenReader) readLine() (bool, error) {
 	if t.eof {
 		return false, nil
 	}
-	t.buf = t.buf[:0]
+	t.line0 = t.line0[:0]
+	defer func() { t.buf = t.line0 }()
 	for {
 		chunk, err := t.r.ReadSlice('\n')
-		t.buf = append(t.buf, chunk...)
+		t.line0 = append(t.line0, chunk...)
 		if err == bufio.ErrBufferFull {
 			continue
 		}
 		if err == io.EOF {
 			t.eof = true
-			if len(t.buf) == 0 {
+			if len(t.line0) == 0 {
 				return false, nil
 			}
 			t.line++
@@ -91,8 +93,9 @@ func isSpace(c byte) bool {
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'
 }
 
-// next returns the next token; ok is false at the end of input.
-func (t *tokenReader) next() (tok string, ok bool, err error) {
+// next returns the next token (valid until the next call); ok is false at
+// the end of input.
+func (t *tokenReader) next() (tok []byte, ok bool, err error) {
 	for {
 		i := 0
 		for i < len(t.buf) && isSpace(t.buf[i]) {
@@ -103,14 +106,14 @@ func (t *tokenReader) next() (tok string, ok bool, err error) {
 			for j < len(t.buf) && !isSpace(t.buf[j]) {
 				j++
 			}
-			tok = string(t.buf[i:j])
+			tok = t.buf[i:j]
 			t.buf = t.buf[j:]
 			t.last = t.line
 			return tok, true, nil
 		}
 		more, err := t.readLine()
 		if err != nil {
-			return "", false, err
+			return nil, false, err
 		}
 		if !more {
 			t.last = t.line
@@ -118,7 +121,7 @@ func (t *tokenReader) next() (tok string, ok bool, err error) {
 				t.last = 1
 			}
 			t.buf = nil
-			return "", false, nil
+			return nil, false, nil
 		}
 	}
 }
@@ -128,30 +131,40 @@ func (t *tokenReader) errf(format string, args ...any) error {
 }
 
 // need returns the next token or an error naming what was expected.
-func (t *tokenReader) need(what string) (string, error) {
+func (t *tokenReader) need(what string) ([]byte, error) {
 	tok, ok, err := t.next()
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	if !ok {
-		return "", t.errf("unexpected end of file, expected %s", what)
+		return nil, t.errf("unexpected end of file, expected %s", what)
 	}
 	return tok, nil
 }
 
-func (t *tokenReader) int(what string, min, max int) (int, error) {
-	tok, err := t.need(what)
+// int reads an integer in [min, max]; track ≥ 0 appends " of track N" to
+// what in messages (formatted only on error: this runs twice per track).
+func (t *tokenReader) int(what string, track, min, max int) (int, error) {
+	tok, ok, err := t.next()
 	if err != nil {
 		return 0, err
 	}
-	v, err := strconv.ParseInt(tok, 10, 64)
+	if ok {
+		if v, err := strconv.ParseInt(string(tok), 10, 64); err == nil && v >= int64(min) && v <= int64(max) {
+			return int(v), nil
+		}
+	}
+	if track >= 0 {
+		what = fmt.Sprintf("%s of track %d", what, track)
+	}
+	if !ok {
+		return 0, t.errf("unexpected end of file, expected %s", what)
+	}
+	v, err := strconv.ParseInt(string(tok), 10, 64)
 	if err != nil {
 		return 0, t.errf("%s: %q is not an integer", what, tok)
 	}
-	if v < int64(min) || v > int64(max) {
-		return 0, t.errf("%s %d out of range [%d, %d]", what, v, min, max)
-	}
-	return int(v), nil
+	return 0, t.errf("%s %d out of range [%d, %d]", what, v, min, max)
 }
 
 func (t *tokenReader) float(what string) (float64, error) {
@@ -159,7 +172,7 @@ func (t *tokenReader) float(what string) (float64, error) {
 	if err != nil {
 		return 0, err
 	}
-	v, err := strconv.ParseFloat(tok, 64)
+	v, err := strconv.ParseFloat(string(tok), 64)
 	if err != nil && !errors.Is(err, strconv.ErrRange) {
 		return 0, t.errf("%s: %q is not a number", what, tok)
 	}
@@ -172,21 +185,21 @@ func (t *tokenReader) float(what string) (float64, error) {
 // ParseTracks reads an FBMS trajectory file from r; name is used in errors.
 func ParseTracks(r io.Reader, name string) (*TrackSet, error) {
 	t := newTokenReader(r, name)
-	frames, err := t.int("number of frames", 0, math.MaxInt32)
+	frames, err := t.int("number of frames", -1, 0, math.MaxInt32)
 	if err != nil {
 		return nil, err
 	}
-	n, err := t.int("number of tracks", 0, math.MaxInt32)
+	n, err := t.int("number of tracks", -1, 0, math.MaxInt32)
 	if err != nil {
 		return nil, err
 	}
 	ts := &TrackSet{Frames: frames, Tracks: make([]Track, 0, min(n, maxPrealloc))}
 	for i := 0; i < n; i++ {
-		label, err := t.int(fmt.Sprintf("label of track %d", i), math.MinInt32, math.MaxInt32)
+		label, err := t.int("label", i, math.MinInt32, math.MaxInt32)
 		if err != nil {
 			return nil, err
 		}
-		size, err := t.int(fmt.Sprintf("number of points of track %d", i), 1, math.MaxInt32)
+		size, err := t.int("number of points", i, 1, math.MaxInt32)
 		if err != nil {
 			return nil, err
 		}

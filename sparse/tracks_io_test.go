@@ -185,3 +185,31 @@ func FuzzParseTracks(f *testing.F) {
 		}
 	})
 }
+
+func BenchmarkParseTracks(b *testing.B) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	ts := &TrackSet{Frames: 50}
+	points := 0
+	for range 5000 {
+		start := rng.IntN(40)
+		tr := Track{Label: rng.IntN(5)}
+		for f := start; f < start+10; f++ {
+			tr.Points = append(tr.Points, Point{X: rng.Float64() * 854, Y: rng.Float64() * 480, Frame: f})
+		}
+		points += len(tr.Points)
+		ts.Tracks = append(ts.Tracks, tr)
+	}
+	var buf bytes.Buffer
+	if err := EncodeTracks(&buf, ts); err != nil {
+		b.Fatal(err)
+	}
+	data := buf.Bytes()
+	b.SetBytes(int64(len(data)))
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := ParseTracks(bytes.NewReader(data), "bench.dat"); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(points)*float64(b.N)/b.Elapsed().Seconds(), "points/s")
+}
