@@ -95,7 +95,7 @@ func NBest(g *multicut.Graph, labels []int, opt NBestOptions) ([]Alternative, er
 
 	s := &nbestState{adj: adj, orig: labels, cur: append([]int(nil), labels...),
 		mark: make([]int32, g.N), seen: map[[2]uint64]bool{hashLabels(labels): true}, keep: opt.N - 1,
-		perPair: opt.OnePerPair}
+		perPair: opt.OnePerPair, vis: make([]int32, g.N)}
 	for i := 0; i < len(moves); {
 		j := i
 		for j < len(moves) && moves[j].From == moves[i].From && moves[j].To == moves[i].To {
@@ -137,6 +137,8 @@ type nbestState struct {
 	seen    map[[2]uint64]bool // hashes of the kept labelings and the input
 	best    []Alternative      // sorted by energy, at most keep
 	keep    int
+	vis     []int32 // search marks of stillConnected
+	vstamp  int32
 	// perPair: only the best candidate of each cluster pair competes
 	perPair  bool
 	pairBest *Alternative
@@ -152,11 +154,20 @@ func (s *nbestState) candidate(S []Move, membersA []int, maxLabel int, e0 float6
 		s.mark[m.V] = s.stamp
 		s.changed = append(s.changed, m.V)
 	}
-	// components of A \ S through E; all but the first get fresh labels
+	// components of A \ S through E; all but the first get fresh labels.
+	// Shortcut: A was connected, so every node of A \ S reaches, inside
+	// A \ S, one of the A-neighbours of S; if a search from one of them
+	// reaches all of them, A \ S is connected and nothing is relabelled.
 	split := 0
 	comp := 0
+	if s.stillConnected(S, A) {
+		comp = len(membersA) // skip the component labelling
+	}
 	seenStamp := -s.stamp // visited marker distinct from "changed"
 	for _, r := range membersA {
+		if comp >= len(membersA) {
+			break
+		}
 		if s.cur[r] != A || s.mark[r] == seenStamp {
 			continue
 		}
@@ -221,6 +232,53 @@ func (s *nbestState) candidate(S []Move, membersA []int, maxLabel int, e0 float6
 	for _, v := range s.changed {
 		s.cur[v] = s.orig[v]
 	}
+}
+
+// stillConnected reports whether A \ S (S already moved in s.cur) is
+// connected through E, by a breadth-first search from one A-neighbour of S
+// that stops as soon as all A-neighbours of S are reached.
+func (s *nbestState) stillConnected(S []Move, A int) bool {
+	s.vstamp += 2
+	target, visited := s.vstamp, s.vstamp+1
+	targets := 0
+	s.queue = s.queue[:0]
+	for _, m := range S {
+		for _, h := range s.adj.Half[s.adj.Off[m.V]:s.adj.Off[m.V+1]] {
+			u := int(h.To)
+			if !h.Lifted && s.cur[u] == A && s.vis[u] != target {
+				s.vis[u] = target
+				targets++
+				if len(s.queue) == 0 {
+					s.queue = append(s.queue, u)
+				}
+			}
+		}
+	}
+	if targets <= 1 {
+		return true // A \ S is empty (A merged into B) or hangs on one node
+	}
+	found := 0
+	root := s.queue[0]
+	s.vis[root] = visited
+	found++
+	for q := 0; q < len(s.queue); q++ {
+		v := s.queue[q]
+		for _, h := range s.adj.Half[s.adj.Off[v]:s.adj.Off[v+1]] {
+			u := int(h.To)
+			if h.Lifted || s.cur[u] != A || s.vis[u] == visited {
+				continue
+			}
+			if s.vis[u] == target {
+				found++
+				if found == targets {
+					return true
+				}
+			}
+			s.vis[u] = visited
+			s.queue = append(s.queue, u)
+		}
+	}
+	return false
 }
 
 func (s *nbestState) wouldKeep(e float64) bool {

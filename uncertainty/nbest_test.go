@@ -161,6 +161,12 @@ func TestNBestRandomProperties(t *testing.T) {
 // The incremental energy of every candidate equals the exact recomputation.
 func TestNBestIncrementalEnergy(t *testing.T) {
 	rng := rand.New(rand.NewSource(6))
+	splits := 0
+	defer func() {
+		if splits == 0 {
+			t.Error("no candidate split its source cluster: the component relabelling went untested")
+		}
+	}()
 	for trial := 0; trial < 40; trial++ {
 		g, _ := randomInstance(rng, 10, 20, 1)
 		input := randomFeasible(rng, g)
@@ -174,7 +180,7 @@ func TestNBestIncrementalEnergy(t *testing.T) {
 		}
 		e0 := multicut.Energy(g, input)
 		s := &nbestState{adj: adj, orig: input, cur: append([]int(nil), input...),
-			mark: make([]int32, g.N), seen: map[[2]uint64]bool{}, keep: 1 << 20}
+			mark: make([]int32, g.N), vis: make([]int32, g.N), seen: map[[2]uint64]bool{}, keep: 1 << 20}
 		for i := range moves {
 			// move node alone, and together with the next move of the same pair
 			S := moves[i : i+1]
@@ -184,6 +190,9 @@ func TestNBestIncrementalEnergy(t *testing.T) {
 			s.candidate(S, members[S[0].From], maxLabel, e0)
 		}
 		for _, a := range s.best {
+			if a.Split > 0 {
+				splits++
+			}
 			if e := multicut.Energy(g, a.Labels); math.Abs(e-a.Energy) > 1e-9 {
 				t.Fatalf("trial %d: incremental energy %v, exact %v (%+v)", trial, a.Energy, e, a)
 			}
