@@ -1,0 +1,200 @@
+// Package video is the OpenCV adapter of densify (cgo): it reads frames,
+// computes dense optical flow (Farnebäck through gocv, DIS through a small C++
+// shim, since gocv v0.31 does not wrap cv::DISOpticalFlow) and feeds the pure
+// Go point tracker of package sparse (Brox & Malik ECCV 2010; Sundaram, Brox,
+// Keutzer ECCV 2010).
+package video
+
+/*
+#cgo pkg-config: opencv4
+#cgo CXXFLAGS: --std=c++11
+#include <stdlib.h>
+#include "shim.h"
+*/
+import "C"
+
+import (
+	"fmt"
+	"image"
+	"image/draw"
+	"strings"
+	"unsafe"
+
+	"github.com/densify/densify/sparse"
+	"gocv.io/x/gocv"
+)
+
+// Method names a dense optical flow algorithm.
+type Method string
+
+const (
+	// Farneback is Farnebäck's polynomial-expansion flow (SCIA 2003),
+	// cv::calcOpticalFlowFarneback.
+	Farneback Method = "farneback"
+	// DIS is dense inverse search flow (Kroeger et al., ECCV 2016),
+	// cv::DISOpticalFlow with variational refinement.
+	DIS Method = "dis"
+)
+
+// DefaultMethod is the flow used when none is given (chosen on DAVIS; see
+// the package README in the report: longer, denser tracks).
+const DefaultMethod = DIS
+
+// Methods lists the accepted method names.
+var Methods = []Method{Farneback, DIS}
+
+// ParseMethod validates a method name (case-insensitive).
+func ParseMethod(s string) (Method, error) {
+	m := Method(strings.ToLower(strings.TrimSpace(s)))
+	for _, k := range Methods {
+		if m == k {
+			return m, nil
+		}
+	}
+	return "", fmt.Errorf("unknown flow method %q (want farneback or dis)", s)
+}
+
+// FarnebackParams are the arguments of cv::calcOpticalFlowFarneback.
+type FarnebackParams struct {
+	PyrScale   float64 // image scale between pyramid levels (< 1)
+	Levels     int     // pyramid levels
+	WinSize    int     // averaging window (px)
+	Iterations int     // iterations per level
+	PolyN      int     // pixel neighbourhood of the polynomial expansion (5 or 7)
+	PolySigma  float64 // Gaussian σ of the expansion (1.1 for 5, 1.5 for 7)
+	Gaussian   bool    // Gaussian instead of box window
+}
+
+// DefaultFarneback are parameters for 854×480 video (tuned on DAVIS by the
+// forward–backward consistency of the resulting tracks).
+var DefaultFarneback = FarnebackParams{PyrScale: 0.5, Levels: 5, WinSize: 15, Iterations: 3, PolyN: 5, PolySigma: 1.1, Gaussian: true}
+
+// DISParams configure cv::DISOpticalFlow; negative fields keep the preset's value.
+type DISParams struct {
+	Preset                              int // 0 ultrafast, 1 fast, 2 medium
+	FinestScale, PatchSize, PatchStride int
+	GDIterations, VRIterations          int
+	VRAlpha, VRDelta, VRGamma           float64
+}
+
+// DefaultDIS is the MEDIUM preset (finest scale 1, patch 8, stride 3, 25
+// gradient-descent and 5 variational iterations).
+var DefaultDIS = DISParams{Preset: 2, FinestScale: -1, PatchSize: -1, PatchStride: -1,
+	GDIterations: -1, VRIterations: -1, VRAlpha: -1, VRDelta: -1, VRGamma: -1}
+
+// SetNumThreads sets OpenCV's internal thread count (cv::setNumThreads;
+// 0 disables its parallel loops, negative restores the default).
+func SetNumThreads(n int) { C.densify_set_num_threads(C.int(n)) }
+
+// NumThreads returns cv::getNumThreads.
+func NumThreads() int { return int(C.densify_get_num_threads()) }
+
+// ToGray converts any image to 8-bit grey with OpenCV's luma weights
+// (0.299 R + 0.587 G + 0.114 B, as cv::cvtColor). A YCbCr image (JPEG)
+// yields its Y plane directly. The result's bounds start at (0, 0).
+func ToGray(img image.Image) *image.Gray {
+	b := img.Bounds()
+	switch m := img.(type) {
+	case *image.Gray:
+		if b.Min == (image.Point{}) && m.Stride == b.Dx() {
+			return m
+		}
+	case *image.YCbCr:
+		g := image.NewGray(image.Rect(0, 0, b.Dx(), b.Dy()))
+		for y := 0; y < b.Dy(); y++ {
+			o := m.YOffset(b.Min.X, b.Min.Y+y)
+			copy(g.Pix[y*g.Stride:(y+1)*g.Stride], m.Y[o:o+b.Dx()])
+		}
+		return g
+	}
+	g := image.NewGray(image.Rect(0, 0, b.Dx(), b.Dy()))
+	if _, ok := img.(*image.Gray); ok {
+		draw.Draw(g, g.Bounds(), img, b.Min, draw.Src)
+		return g
+	}
+	for y := 0; y < b.Dy(); y++ {
+		for x := 0; x < b.Dx(); x++ {
+			r, gg, bb, _ := img.At(b.Min.X+x, b.Min.Y+y).RGBA()
+			l := (299*r + 587*gg + 114*bb + 500) / 1000 // 16-bit
+			g.Pix[y*g.Stride+x] = uint8(l >> 8)
+		}
+	}
+	return g
+}
+
+// Flow computes the dense flow from prev to next (same size) with the
+// method's default parameters.
+func Flow(prev, next image.Image, method Method) (*sparse.FlowField, error) {
+	a, b := ToGray(prev), ToGray(next)
+	if a.Bounds().Size() != b.Bounds().Size() {
+		return nil, fmt.Errorf("flow: frames differ in size: %v and %v", a.Bounds().Size(), b.Bounds().Size())
+	}
+	switch method {
+	case Farneback:
+		return FarnebackFlow(a, b, DefaultFarneback)
+	case DIS:
+		return DISFlow(a, b, DefaultDIS)
+	}
+	return nil, fmt.Errorf("unknown flow method %q", method)
+}
+
+// FarnebackFlow runs cv::calcOpticalFlowFarneback on two grey frames of
+// equal size whose bounds start at (0, 0) with Stride = width.
+func FarnebackFlow(prev, next *image.Gray, p FarnebackParams) (*sparse.FlowField, error) {
+	w, h := prev.Bounds().Dx(), prev.Bounds().Dy()
+	a, err := gocv.NewMatFromBytes(h, w, gocv.MatTypeCV8UC1, prev.Pix[:w*h])
+	if err != nil {
+		return nil, fmt.Errorf("flow: %w", err)
+	}
+	defer a.Close()
+	b, err := gocv.NewMatFromBytes(h, w, gocv.MatTypeCV8UC1, next.Pix[:w*h])
+	if err != nil {
+		return nil, fmt.Errorf("flow: %w", err)
+	}
+	defer b.Close()
+	flow := gocv.NewMat()
+	defer flow.Close()
+	flags := 0
+	if p.Gaussian {
+		flags = gocv.OptflowFarnebackGaussian
+	}
+	gocv.CalcOpticalFlowFarneback(a, b, &flow, p.PyrScale, p.Levels, p.WinSize, p.Iterations, p.PolyN, p.PolySigma, flags)
+	if flow.Rows() != h || flow.Cols() != w || flow.Type() != gocv.MatTypeCV32FC2 {
+		return nil, fmt.Errorf("flow: Farneback returned a %dx%d matrix of type %v", flow.Cols(), flow.Rows(), flow.Type())
+	}
+	data, err := flow.DataPtrFloat32()
+	if err != nil {
+		return nil, fmt.Errorf("flow: %w", err)
+	}
+	return deinterleave(data, w, h), nil
+}
+
+// DISFlow runs cv::DISOpticalFlow on two grey frames of equal size whose
+// bounds start at (0, 0) with Stride = width.
+func DISFlow(prev, next *image.Gray, p DISParams) (*sparse.FlowField, error) {
+	w, h := prev.Bounds().Dx(), prev.Bounds().Dy()
+	if w < 1 || h < 1 {
+		return nil, fmt.Errorf("flow: empty frame")
+	}
+	out := make([]float32, 2*w*h)
+	cp := C.densify_dis_params{
+		preset: C.int(p.Preset), finest_scale: C.int(p.FinestScale), patch_size: C.int(p.PatchSize),
+		patch_stride: C.int(p.PatchStride), gd_iterations: C.int(p.GDIterations), vr_iterations: C.int(p.VRIterations),
+		vr_alpha: C.float(p.VRAlpha), vr_delta: C.float(p.VRDelta), vr_gamma: C.float(p.VRGamma),
+	}
+	var msg [512]C.char
+	rc := C.densify_dis_flow((*C.uchar)(unsafe.Pointer(&prev.Pix[0])), (*C.uchar)(unsafe.Pointer(&next.Pix[0])),
+		C.int(w), C.int(h), cp, (*C.float)(unsafe.Pointer(&out[0])), &msg[0], C.int(len(msg)))
+	if rc != 0 {
+		return nil, fmt.Errorf("flow: DIS: %s", C.GoString(&msg[0]))
+	}
+	return deinterleave(out, w, h), nil
+}
+
+func deinterleave(data []float32, w, h int) *sparse.FlowField {
+	f := sparse.NewFlowField(w, h)
+	for i := 0; i < w*h; i++ {
+		f.U[i], f.V[i] = data[2*i], data[2*i+1]
+	}
+	return f
+}
