@@ -116,7 +116,7 @@ func GeneratePlanted(o GenerateOptions) (*Graph, []int) {
 		u := r.IntN(n)
 		cand = cand[:0]
 		near(u, 4*rad, func(v int, d float64) {
-			if d >= rad && !have[key(u, v)] {
+			if d >= rad {
 				cand = append(cand, v)
 			}
 		})
@@ -124,6 +124,9 @@ func GeneratePlanted(o GenerateOptions) (*Graph, []int) {
 			continue
 		}
 		v := cand[r.IntN(len(cand))]
+		if have[key(u, v)] {
+			continue
+		}
 		have[key(u, v)] = true
 		g.Edges = append(g.Edges, Edge{U: u, V: v, Cost: cost(u, v, 1), Lifted: true})
 	}

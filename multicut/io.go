@@ -110,7 +110,7 @@ func ParseGraph(r io.Reader, name string) (*Graph, error) {
 			return nil, fileerr.New(name, lr.line, "extra line after the %d edges announced in the header", m)
 		}
 		if len(f) != 4 {
-			return nil, fileerr.New(name, lr.line, "edge line must be 'u v cost lifted', got %d fields", len(f))
+			return nil, fileerr.New(name, lr.line, "edge line must be 'u v cost lifted' (4 fields), got %d fields", len(f))
 		}
 		u, err := strconv.Atoi(f[0])
 		if err != nil {
