@@ -20,8 +20,8 @@ type TrackStats struct {
 	// ObjectCoverage (when ground truth is given) is the fraction of
 	// (labelled frame, grid cell) pairs holding a pixel of a non-background
 	// region (region index ≥ 1) that also hold a trajectory point; NaN
-	// without ground truth.
-	ObjectCoverage float64 `json:"object_coverage"`
+	// without ground truth (hence not in JSON: encode it yourself).
+	ObjectCoverage float64 `json:"-"`
 }
 
 // occupancy marks, per frame, the grid cells holding a track point.
