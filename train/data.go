@@ -1,0 +1,282 @@
+package train
+
+import (
+	"fmt"
+	"image"
+	"math"
+	"path/filepath"
+
+	"github.com/densify/densify/dataset"
+	"github.com/densify/densify/sampling"
+)
+
+// sample is one training frame at training resolution (after the input scale).
+type sample struct {
+	set, frame int    // index of the set in the list, frame number in its manifest
+	W, H       int    // training resolution
+	RGB        []byte // 3·W·H, planar R, G, B (bytes keep a long sequence small)
+	Labels     []int16
+	Weights    []float32 // 0 where unlabelled; hard factor removed when Config.Uniform
+	Hard       []uint8
+	SumW       float64 // Σ weights
+}
+
+// dataset is every training frame of one model.
+type trainData struct {
+	Mode     string // "binary" or "multi"
+	Classes  int    // output channels: 1 (binary) or K
+	Samples  []*sample
+	Labelled int // labelled pixels at training resolution over all frames
+	Hard     int
+}
+
+// loadSets reads the prepared sets (sampling.Set.Write layout) and builds the
+// training samples at scale.
+func loadSets(dirs []string, scale float64, uniform bool) (*trainData, error) {
+	d := &trainData{}
+	for si, dir := range dirs {
+		m, err := sampling.ReadManifest(dir)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", dir, err)
+		}
+		switch m.Mode {
+		case "binary", "multi":
+		default:
+			return nil, fmt.Errorf("%s: unknown mode %q in manifest.json (binary or multi)", dir, m.Mode)
+		}
+		if d.Mode == "" {
+			d.Mode = m.Mode
+		} else if d.Mode != m.Mode {
+			return nil, fmt.Errorf("%s: %s set cannot be trained jointly with %s sets", dir, m.Mode, d.Mode)
+		}
+		classes := 1
+		if m.Mode == "multi" {
+			classes = m.Classes
+		}
+		d.Classes = max(d.Classes, classes)
+		factor := m.Options.Factor
+		if factor <= 0 {
+			factor = 1
+		}
+		for _, mf := range m.Frames {
+			s, err := loadFrame(dir, m, mf, scale, uniform, factor)
+			if err != nil {
+				return nil, err
+			}
+			s.set = si
+			if s.SumW == 0 {
+				continue // a frame without labelled pixel contributes nothing
+			}
+			for i, l := range s.Labels {
+				if l >= 0 {
+					d.Labelled++
+					if s.Hard[i] == 1 {
+						d.Hard++
+					}
+				}
+			}
+			d.Samples = append(d.Samples, s)
+		}
+	}
+	if len(d.Samples) == 0 {
+		return nil, fmt.Errorf("%v: the prepared set has no labelled pixel with a positive weight: nothing to train on", dirs)
+	}
+	return d, nil
+}
+
+func loadFrame(dir string, m *sampling.Manifest, mf sampling.ManifestFrame, scale float64, uniform bool, factor float64) (*sample, error) {
+	W, H := m.Width, m.Height
+	read := func(rel string) (*sampling.Array, string, error) {
+		p := filepath.Join(dir, rel)
+		a, err := sampling.ReadNPY(p)
+		if err != nil {
+			return nil, p, err
+		}
+		if len(a.Shape) != 2 || a.Shape[0] != H || a.Shape[1] != W {
+			return nil, p, fmt.Errorf("%s: array of shape %v, but the manifest says frames are %dx%d (shape [%d %d])", p, a.Shape, W, H, H, W)
+		}
+		return a, p, nil
+	}
+	la, lp, err := read(mf.Labels)
+	if err != nil {
+		return nil, err
+	}
+	wa, wp, err := read(mf.Weights)
+	if err != nil {
+		return nil, err
+	}
+	ha, hp, err := read(mf.Hard)
+	if err != nil {
+		return nil, err
+	}
+	if la.Int16 == nil {
+		return nil, fmt.Errorf("%s: labels must be int16", lp)
+	}
+	if wa.F32 == nil {
+		return nil, fmt.Errorf("%s: weights must be float32", wp)
+	}
+	if ha.U8 == nil {
+		return nil, fmt.Errorf("%s: hard mask must be uint8", hp)
+	}
+	classes := m.Classes
+	if m.Mode == "binary" {
+		classes = 2
+	}
+	weights := make([]float32, W*H)
+	for i, l := range la.Int16 {
+		w := wa.F32[i]
+		if l < 0 {
+			continue
+		}
+		if int(l) >= classes {
+			return nil, fmt.Errorf("%s: pixel (%d,%d) has class %d, but the set has %d classes", lp, i%W, i/W, l, classes)
+		}
+		if math.IsNaN(float64(w)) || math.IsInf(float64(w), 0) || w < 0 {
+			return nil, fmt.Errorf("%s: pixel (%d,%d) has weight %v, want a finite value ≥ 0", wp, i%W, i/W, w)
+		}
+		if uniform && ha.U8[i] == 1 {
+			w = float32(float64(w) / factor)
+		}
+		weights[i] = w
+	}
+	img, err := dataset.ReadImage(mf.Image)
+	if err != nil {
+		return nil, fmt.Errorf("%s: frame %d: %w", dir, mf.Frame, err)
+	}
+	if b := img.Bounds(); b.Dx() != W || b.Dy() != H {
+		return nil, fmt.Errorf("%s: frame is %dx%d but the labels of %s are %dx%d", mf.Image, b.Dx(), b.Dy(), lp, W, H)
+	}
+	w2, h2 := scaledSize(W, H, scale)
+	s := &sample{frame: mf.Frame, W: w2, H: h2}
+	s.RGB = resizeRGB(img, w2, h2)
+	s.Labels, s.Weights, s.Hard = scaleLabels(la.Int16, weights, ha.U8, W, H, w2, h2)
+	for _, w := range s.Weights {
+		s.SumW += float64(w)
+	}
+	return s, nil
+}
+
+// scaledSize is the training resolution of a W×H frame at scale s:
+// round(W·s) × round(H·s), at least 1.
+func scaledSize(W, H int, s float64) (int, int) {
+	if s == 1 {
+		return W, H
+	}
+	return max(1, int(math.Round(float64(W)*s))), max(1, int(math.Round(float64(H)*s)))
+}
+
+// resizeRGB resamples img to w×h by bilinear interpolation with pixel centres
+// aligned (source coordinate x_s = (x + ½)·W/w − ½, clamped to the image), the
+// convention of libtorch's upsample_bilinear2d with align_corners = false. At
+// scale ½ this is the exact mean of each 2×2 block. The result is planar RGB.
+func resizeRGB(img image.Image, w, h int) []byte {
+	b := img.Bounds()
+	W, H := b.Dx(), b.Dy()
+	src := make([]float32, 3*W*H)
+	for y := 0; y < H; y++ {
+		for x := 0; x < W; x++ {
+			r, g, bl, _ := img.At(b.Min.X+x, b.Min.Y+y).RGBA()
+			src[y*W+x] = float32(r >> 8)
+			src[W*H+y*W+x] = float32(g >> 8)
+			src[2*W*H+y*W+x] = float32(bl >> 8)
+		}
+	}
+	out := make([]byte, 3*w*h)
+	if w == W && h == H {
+		for i, v := range src {
+			out[i] = byte(v)
+		}
+		return out
+	}
+	coord := func(o, n, N int) (int, int, float32) {
+		s := (float64(o)+0.5)*float64(N)/float64(n) - 0.5
+		s = math.Max(0, math.Min(s, float64(N-1)))
+		i0 := int(s)
+		i1 := min(i0+1, N-1)
+		return i0, i1, float32(s - float64(i0))
+	}
+	for y := 0; y < h; y++ {
+		y0, y1, fy := coord(y, h, H)
+		for x := 0; x < w; x++ {
+			x0, x1, fx := coord(x, w, W)
+			for c := 0; c < 3; c++ {
+				p := src[c*W*H:]
+				v := (1-fy)*((1-fx)*p[y0*W+x0]+fx*p[y0*W+x1]) + fy*((1-fx)*p[y1*W+x0]+fx*p[y1*W+x1])
+				out[c*w*h+y*w+x] = byte(math.Round(float64(v)))
+			}
+		}
+	}
+	return out
+}
+
+// scaleLabels maps sparse labels and weights from W×H to w×h. Every labelled
+// pixel (x, y) goes to the pixel (⌊(x+½)·w/W⌋, ⌊(y+½)·h/H⌋) that contains its
+// centre, so no label vanishes by falling between sample points (nearest
+// neighbour sampling of a sparse map would drop most of them). When several
+// labelled pixels land on one pixel, the one with the largest weight wins (its
+// label, weight and hard flag; ties keep the first in raster order): a hard
+// example is never hidden behind an easy one. Upscaling (w > W) keeps the
+// labels sparse, one target pixel per source pixel.
+func scaleLabels(labels []int16, weights []float32, hard []uint8, W, H, w, h int) ([]int16, []float32, []uint8) {
+	if w == W && h == H {
+		return labels, weights, hard
+	}
+	ol := make([]int16, w*h)
+	ow := make([]float32, w*h)
+	oh := make([]uint8, w*h)
+	for i := range ol {
+		ol[i] = sampling.Unlabelled
+	}
+	for y := 0; y < H; y++ {
+		ty := min(h-1, int((float64(y)+0.5)*float64(h)/float64(H)))
+		for x := 0; x < W; x++ {
+			i := y*W + x
+			if labels[i] < 0 || weights[i] <= 0 {
+				continue
+			}
+			tx := min(w-1, int((float64(x)+0.5)*float64(w)/float64(W)))
+			j := ty*w + tx
+			if ol[j] < 0 || weights[i] > ow[j] {
+				ol[j], ow[j], oh[j] = labels[i], weights[i], hard[i]
+			}
+		}
+	}
+	return ol, ow, oh
+}
+
+// batch is the input of one optimisation step: N samples of one size, flipped
+// or not, as flat tensors' data.
+type batch struct {
+	N, W, H int
+	RGB     []float32 // N·3·H·W in [0, 1]
+	Target  []float32 // N·H·W: class index (0 for unlabelled pixels, whose weight is 0)
+	Weight  []float32 // N·H·W
+	SumW    float64
+}
+
+// makeBatch stacks samples (all of one size), mirroring those with flip[i].
+func makeBatch(ss []*sample, flip []bool) *batch {
+	W, H := ss[0].W, ss[0].H
+	b := &batch{N: len(ss), W: W, H: H,
+		RGB: make([]float32, len(ss)*3*W*H), Target: make([]float32, len(ss)*W*H), Weight: make([]float32, len(ss)*W*H)}
+	for n, s := range ss {
+		for y := 0; y < H; y++ {
+			for x := 0; x < W; x++ {
+				sx := x
+				if flip[n] {
+					sx = W - 1 - x
+				}
+				si, di := y*W+sx, n*W*H+y*W+x
+				for c := 0; c < 3; c++ {
+					b.RGB[(n*3+c)*W*H+y*W+x] = float32(s.RGB[c*W*H+si]) / 255
+				}
+				if l := s.Labels[si]; l >= 0 {
+					b.Target[di] = float32(l)
+					b.Weight[di] = s.Weights[si]
+				}
+			}
+		}
+		b.SumW += s.SumW
+	}
+	return b
+}

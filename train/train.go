@@ -1,0 +1,594 @@
+// Package train trains the densification U-Net (package unet) on prepared
+// sparse training sets (package sampling) and predicts dense masks with it:
+// Kardoost, Ho, Ochs, Keuper, "Self-supervised sparse to dense motion
+// segmentation", ACCV 2020, with the hard-example weights of Kardoost &
+// Keuper, UAI 2021, Sec. 4.3.
+//
+// Training minimises the weighted loss of weightedLoss (labelled pixels only,
+// Σ w ℓ / Σ w) with Adam (adam.go). One model is trained per sequence (ACCV'20)
+// unless Config.Joint asks for one model over all sets.
+//
+// Files written to the output folder of one model:
+//
+//	model.ckpt                 the latest complete epoch (unet checkpoint format)
+//	epochs/epoch-NNN.ckpt      the model after epoch NNN (1-based)
+//	epochs/last.adam           Adam moments and step count after the last complete epoch
+//	train_log.csv              epoch,step,loss,seconds (one row per optimisation step)
+//	train.json                 Summary
+//
+// Every file is written atomically; a killed run resumes (Config.Resume) from
+// the last complete epoch and continues exactly as an uninterrupted run: the
+// weights, batch-norm statistics and Adam moments are restored, and the data
+// order and flips of epoch e come from a generator seeded with (Seed, e) only.
+// Every output of one run is a pure function of the inputs, the Config and
+// libtorch's CPU kernels at the chosen thread count.
+package train
+
+import (
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"time"
+
+	"github.com/densify/densify/internal/atomicfile"
+	"github.com/densify/densify/unet"
+	"github.com/schollz/progressbar/v3"
+	"github.com/sugarme/gotch"
+	"github.com/sugarme/gotch/ts"
+)
+
+// Config controls a training run; DefaultConfig gives the defaults.
+type Config struct {
+	// Preset names the architecture in models/ ("unet-cpu", "unet-paper");
+	// Model, when set, is used instead (tests, custom widths). The number of
+	// output channels always comes from the data: 1 for binary sets, K for
+	// multi-label sets with K classes.
+	Preset string
+	Model  *unet.Config
+	// Edges overrides the preset's Sobel edge channel when not nil.
+	Edges *bool
+	// Epochs is the number of passes over all labelled frames.
+	Epochs int
+	// LR is Adam's learning rate.
+	LR float64
+	// Batch is the number of frames per step (frames of different sizes never
+	// share a batch).
+	Batch int
+	// Scale resizes frames before training (0 = auto: 0.5 on CPU, 1 on CUDA).
+	Scale float64
+	// Uniform uses the class-balance weights without the hard-example factor
+	// (the ablation baseline): w/Factor at hard pixels.
+	Uniform bool
+	// NoFlip disables random horizontal flips.
+	NoFlip bool
+	// Seed drives weight initialisation, data order and flips.
+	Seed int64
+	// Threads is libtorch's intra-op thread count (≤ 0: all cores).
+	Threads int
+	// Device is "cpu", "cuda" or "auto".
+	Device string
+	// Resume continues from the last complete epoch in the output folder.
+	Resume bool
+	// Joint trains one model over all sets instead of one per set.
+	Joint bool
+	// OnStep, if not nil, is called after every optimisation step (the
+	// pipeline's hook; tests use it to interrupt a run).
+	OnStep func(epoch, step int, loss float64)
+}
+
+// DefaultConfig: unet-cpu, 15 epochs (ACCV'20), Adam with lr 1e-3, batch 2,
+// automatic scale, seed 1, CPU, all cores.
+func DefaultConfig() Config {
+	return Config{Preset: "unet-cpu", Epochs: 15, LR: 1e-3, Batch: 2, Seed: 1, Device: "cpu"}
+}
+
+// Options is the part of the configuration that determines the result; it is
+// stored in every checkpoint and must match when resuming.
+type Options struct {
+	Model   unet.Config `json:"model"`
+	Sets    []string    `json:"sets"`
+	Mode    string      `json:"mode"`
+	LR      float64     `json:"lr"`
+	Batch   int         `json:"batch"`
+	Scale   float64     `json:"scale"`
+	Uniform bool        `json:"uniform"`
+	Flip    bool        `json:"flip"`
+	Seed    int64       `json:"seed"`
+}
+
+// CheckpointInfo is the "extra" record of the checkpoints written by Run.
+type CheckpointInfo struct {
+	Epoch   int     `json:"epoch"` // complete epochs
+	Step    int     `json:"step"`  // optimisation steps so far
+	Seconds float64 `json:"seconds"`
+	Options Options `json:"options"`
+}
+
+// Summary describes a finished training (train.json).
+type Summary struct {
+	Out        string     `json:"out"`
+	Checkpoint string     `json:"checkpoint"`
+	Options    Options    `json:"options"`
+	Params     int64      `json:"params"`
+	Device     string     `json:"device"`
+	Threads    int        `json:"threads"`
+	Epochs     int        `json:"epochs"`
+	Steps      int        `json:"steps"`
+	Frames     int        `json:"frames"`
+	Labelled   int        `json:"labelled_pixels"`
+	Hard       int        `json:"hard_pixels"`
+	Width      int        `json:"train_width"`
+	Height     int        `json:"train_height"`
+	FinalLoss  float64    `json:"final_loss"` // mean loss of the last epoch
+	EpochLoss  []float64  `json:"epoch_loss"`
+	Seconds    float64    `json:"seconds"`
+	ResumedAt  int        `json:"resumed_at_epoch,omitempty"`
+	Models     []*Summary `json:"models,omitempty"` // one per set when not Joint
+}
+
+func (c *Config) validate() error {
+	switch {
+	case c.Epochs < 1:
+		return fmt.Errorf("train: epochs must be ≥ 1, got %d", c.Epochs)
+	case !(c.LR > 0) || math.IsInf(c.LR, 0):
+		return fmt.Errorf("train: learning rate must be positive, got %v", c.LR)
+	case c.Batch < 1:
+		return fmt.Errorf("train: batch size must be ≥ 1, got %d", c.Batch)
+	case c.Scale < 0 || c.Scale > 4 || math.IsNaN(c.Scale):
+		return fmt.Errorf("train: scale must be in (0, 4] (0 = auto), got %v", c.Scale)
+	}
+	return nil
+}
+
+// Run trains on the prepared sets and writes to out: one model in out when
+// cfg.Joint or a single set is given, otherwise one model per set in
+// out/<set folder name>. Progress goes to progress (nil: none). ctx cancels
+// between steps; completed epochs stay on disk for Resume.
+func Run(ctx context.Context, cfg Config, sets []string, out string, progress io.Writer) (*Summary, error) {
+	if len(sets) == 0 {
+		return nil, errors.New("train: no training set given")
+	}
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	if progress == nil {
+		progress = io.Discard
+	}
+	if err := unet.SetThreads(cfg.Threads); err != nil {
+		return nil, err
+	}
+	if cfg.Joint || len(sets) == 1 {
+		return trainOne(ctx, cfg, sets, out, progress)
+	}
+	top := &Summary{Out: out}
+	seen := map[string]bool{}
+	for _, set := range sets {
+		name := filepath.Base(filepath.Clean(set))
+		if seen[name] {
+			return nil, fmt.Errorf("train: two sets are named %q; their models would share %s", name, filepath.Join(out, name))
+		}
+		seen[name] = true
+		fmt.Fprintf(progress, "training %s\n", name)
+		s, err := trainOne(ctx, cfg, []string{set}, filepath.Join(out, name), progress)
+		if err != nil {
+			return nil, err
+		}
+		top.Models = append(top.Models, s)
+		top.Seconds += s.Seconds
+		top.Steps += s.Steps
+		top.Frames += s.Frames
+		top.Options.Sets = append(top.Options.Sets, set)
+	}
+	top.Epochs = cfg.Epochs
+	if err := writeJSON(filepath.Join(out, "train.json"), top); err != nil {
+		return nil, err
+	}
+	return top, nil
+}
+
+func writeJSON(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	return atomicfile.WriteBytes(path, append(b, '\n'))
+}
+
+func absAll(paths []string) []string {
+	out := make([]string, len(paths))
+	for i, p := range paths {
+		if a, err := filepath.Abs(p); err == nil {
+			out[i] = a
+		} else {
+			out[i] = p
+		}
+	}
+	return out
+}
+
+// modelConfig resolves the architecture for data with the given output channels.
+func modelConfig(cfg Config, classes int) (unet.Config, error) {
+	var mc unet.Config
+	if cfg.Model != nil {
+		mc = *cfg.Model
+	} else {
+		name := cfg.Preset
+		if name == "" {
+			name = "unet-cpu"
+		}
+		var err error
+		if mc, err = unet.Preset(name); err != nil {
+			return mc, err
+		}
+	}
+	if cfg.Edges != nil {
+		mc.Edges = *cfg.Edges
+	}
+	mc.Classes = classes
+	return mc, mc.Validate()
+}
+
+type logRow struct {
+	Epoch, Step int
+	Loss        float64
+	Seconds     float64
+}
+
+func trainOne(ctx context.Context, cfg Config, sets []string, out string, progress io.Writer) (*Summary, error) {
+	dev, err := unet.ParseDevice(cfg.Device)
+	if err != nil {
+		return nil, err
+	}
+	scale := cfg.Scale
+	if scale == 0 {
+		scale = 0.5
+		if dev.IsCuda() {
+			scale = 1
+		}
+	}
+	data, err := loadSets(sets, scale, cfg.Uniform)
+	if err != nil {
+		return nil, err
+	}
+	mc, err := modelConfig(cfg, data.Classes)
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range data.Samples {
+		if min(s.W, s.H) < mc.MinSize() {
+			return nil, fmt.Errorf("train: frames are %dx%d at scale %g, smaller than the %d px that depth %d needs; use a larger --scale", s.W, s.H, scale, mc.MinSize(), mc.Depth)
+		}
+	}
+	opts := Options{Model: mc, Sets: absAll(sets), Mode: data.Mode, LR: cfg.LR, Batch: cfg.Batch, Scale: scale,
+		Uniform: cfg.Uniform, Flip: !cfg.NoFlip, Seed: cfg.Seed}
+
+	unet.ManualSeed(cfg.Seed)
+	model, err := newModel(mc, dev)
+	if err != nil {
+		return nil, err
+	}
+	opt, err := newAdam(model, cfg.LR)
+	if err != nil {
+		return nil, err
+	}
+	defer opt.Close()
+
+	epochDir := filepath.Join(out, "epochs")
+	adamPath := filepath.Join(epochDir, "last.adam")
+	start, step, seconds := 0, 0, 0.0
+	var rows []logRow
+	if cfg.Resume {
+		info, ok, err := resume(model, opt, epochDir, adamPath, opts)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			start, step, seconds = info.Epoch, info.Step, info.Seconds
+			if rows, err = readLog(filepath.Join(out, "train_log.csv"), start); err != nil {
+				return nil, err
+			}
+			fmt.Fprintf(progress, "resuming %s after epoch %d (step %d)\n", out, start, step)
+		}
+	}
+	if err := os.MkdirAll(epochDir, 0o755); err != nil {
+		return nil, err
+	}
+
+	perEpoch := len(epochBatches(data.Samples, cfg.Batch, cfg.Seed, 0, false))
+	bar := progressbar.NewOptions(perEpoch*(cfg.Epochs-start),
+		progressbar.OptionSetWriter(progress), progressbar.OptionShowCount(), progressbar.OptionSetWidth(30),
+		progressbar.OptionThrottle(200*time.Millisecond), progressbar.OptionSetPredictTime(true),
+		progressbar.OptionSetDescription(fmt.Sprintf("epoch %d/%d", start+1, cfg.Epochs)))
+	sum := &Summary{Out: out, Checkpoint: filepath.Join(out, "model.ckpt"), Options: opts, Params: model.NumParams(),
+		Device: deviceName(dev), Threads: unet.Threads(), Epochs: cfg.Epochs, Frames: len(data.Samples),
+		Labelled: data.Labelled, Hard: data.Hard, Width: data.Samples[0].W, Height: data.Samples[0].H, ResumedAt: start}
+	// Epoch losses of resumed epochs come from the log.
+	for e := 1; e <= start; e++ {
+		sum.EpochLoss = append(sum.EpochLoss, meanLoss(rows, e))
+	}
+	began := time.Now()
+	for epoch := start; epoch < cfg.Epochs; epoch++ {
+		batches := epochBatches(data.Samples, cfg.Batch, cfg.Seed, epoch, !cfg.NoFlip)
+		var total float64
+		for _, bt := range batches {
+			if err := ctx.Err(); err != nil {
+				return nil, fmt.Errorf("train: interrupted in epoch %d (%v); epochs 1..%d are saved in %s, continue with --resume", epoch+1, err, epoch, out)
+			}
+			loss, err := trainStep(model, opt, makeBatch(bt.samples, bt.flip), data.Classes)
+			if err != nil {
+				return nil, fmt.Errorf("train: epoch %d, step %d: %w", epoch+1, step+1, err)
+			}
+			if math.IsNaN(loss) || math.IsInf(loss, 0) {
+				return nil, fmt.Errorf("train: loss became %v in epoch %d, step %d; lower --lr", loss, epoch+1, step+1)
+			}
+			step++
+			total += loss
+			rows = append(rows, logRow{epoch + 1, step, loss, seconds + time.Since(began).Seconds()})
+			bar.Describe(fmt.Sprintf("epoch %d/%d loss %.4f", epoch+1, cfg.Epochs, loss))
+			_ = bar.Add(1)
+			if cfg.OnStep != nil {
+				cfg.OnStep(epoch+1, step, loss)
+			}
+		}
+		sum.EpochLoss = append(sum.EpochLoss, total/float64(len(batches)))
+		info := CheckpointInfo{Epoch: epoch + 1, Step: step, Seconds: seconds + time.Since(began).Seconds(), Options: opts}
+		if err := saveEpoch(model, opt, out, epochDir, adamPath, info, rows); err != nil {
+			return nil, err
+		}
+	}
+	_ = bar.Finish()
+	fmt.Fprintln(progress)
+	sum.Steps = step
+	sum.Seconds = seconds + time.Since(began).Seconds()
+	sum.FinalLoss = sum.EpochLoss[len(sum.EpochLoss)-1]
+	if err := writeJSON(filepath.Join(out, "train.json"), sum); err != nil {
+		return nil, err
+	}
+	return sum, nil
+}
+
+func meanLoss(rows []logRow, epoch int) float64 {
+	var s float64
+	n := 0
+	for _, r := range rows {
+		if r.Epoch == epoch {
+			s += r.Loss
+			n++
+		}
+	}
+	if n == 0 {
+		return math.NaN()
+	}
+	return s / float64(n)
+}
+
+func epochCkpt(dir string, epoch int) string {
+	return filepath.Join(dir, fmt.Sprintf("epoch-%03d.ckpt", epoch))
+}
+
+// saveEpoch writes, in this order, the epoch's checkpoint, the optimiser state
+// (which names the epoch: it is what resume trusts), model.ckpt and the log.
+func saveEpoch(model *unet.Model, opt *adam, out, epochDir, adamPath string, info CheckpointInfo, rows []logRow) error {
+	if err := model.Save(epochCkpt(epochDir, info.Epoch), info); err != nil {
+		return err
+	}
+	if err := opt.save(adamPath, info); err != nil {
+		return err
+	}
+	if err := model.Save(filepath.Join(out, "model.ckpt"), info); err != nil {
+		return err
+	}
+	return atomicfile.Write(filepath.Join(out, "train_log.csv"), func(w io.Writer) error {
+		cw := csv.NewWriter(w)
+		_ = cw.Write([]string{"epoch", "step", "loss", "seconds"})
+		for _, r := range rows {
+			_ = cw.Write([]string{strconv.Itoa(r.Epoch), strconv.Itoa(r.Step),
+				strconv.FormatFloat(r.Loss, 'g', -1, 64), strconv.FormatFloat(r.Seconds, 'f', 3, 64)})
+		}
+		cw.Flush()
+		return cw.Error()
+	})
+}
+
+// resume restores the state after the last complete epoch. ok is false when
+// the folder holds no saved epoch (a fresh start).
+func resume(model *unet.Model, opt *adam, epochDir, adamPath string, want Options) (info CheckpointInfo, ok bool, err error) {
+	if _, err := os.Stat(adamPath); errors.Is(err, os.ErrNotExist) {
+		return info, false, nil
+	}
+	if h, err := unet.ReadCheckpointHeader(filepath.Join(filepath.Dir(epochDir), "model.ckpt")); err == nil && !sameArch(h.Config, want.Model) {
+		return info, false, fmt.Errorf("resume: %s holds a model of preset %v, but this run asks for %v; use the same --preset or another --out", filepath.Dir(epochDir), h.Config, want.Model)
+	}
+	extra, err := opt.load(adamPath)
+	if err != nil {
+		return info, false, err
+	}
+	if err := json.Unmarshal(extra, &info); err != nil {
+		return info, false, fmt.Errorf("%s: %v", adamPath, err)
+	}
+	ck := epochCkpt(epochDir, info.Epoch)
+	mextra, err := model.Load(ck)
+	if err != nil {
+		return info, false, fmt.Errorf("resume: %w", err)
+	}
+	var minfo CheckpointInfo
+	if err := json.Unmarshal(mextra, &minfo); err != nil {
+		return info, false, fmt.Errorf("%s: %v", ck, err)
+	}
+	if minfo.Epoch != info.Epoch || minfo.Step != info.Step {
+		return info, false, fmt.Errorf("%s is epoch %d step %d, but %s is epoch %d step %d", ck, minfo.Epoch, minfo.Step, adamPath, info.Epoch, info.Step)
+	}
+	a, _ := json.Marshal(info.Options)
+	b, _ := json.Marshal(want)
+	if string(a) != string(b) {
+		return info, false, fmt.Errorf("resume: %s was trained with %s, but this run asks for %s; use the same options or another --out", ck, a, b)
+	}
+	return info, true, nil
+}
+
+// readLog reads the rows of train_log.csv up to epoch (a missing file: none).
+func readLog(path string, epoch int) ([]logRow, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	recs, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", path, err)
+	}
+	var rows []logRow
+	for i, r := range recs {
+		if i == 0 {
+			continue
+		}
+		if len(r) != 4 {
+			return nil, fmt.Errorf("%s:%d: want 4 fields", path, i+1)
+		}
+		e, err1 := strconv.Atoi(r[0])
+		s, err2 := strconv.Atoi(r[1])
+		l, err3 := strconv.ParseFloat(r[2], 64)
+		t, err4 := strconv.ParseFloat(r[3], 64)
+		if err := errors.Join(err1, err2, err3, err4); err != nil {
+			return nil, fmt.Errorf("%s:%d: %v", path, i+1, err)
+		}
+		if e <= epoch {
+			rows = append(rows, logRow{e, s, l, t})
+		}
+	}
+	return rows, nil
+}
+
+type batchPlan struct {
+	samples []*sample
+	flip    []bool
+}
+
+// epochBatches orders the samples of epoch e (0-based) with a generator
+// seeded by (seed, e) alone, draws a flip per sample, and groups consecutive
+// samples of one size into batches of at most size n.
+func epochBatches(samples []*sample, n int, seed int64, e int, flip bool) []batchPlan {
+	rng := rand.New(rand.NewPCG(uint64(seed), uint64(e)))
+	perm := rng.Perm(len(samples))
+	type key struct{ w, h int }
+	open := map[key]*batchPlan{}
+	var order []key
+	var out []batchPlan
+	for _, i := range perm {
+		s := samples[i]
+		f := flip && rng.IntN(2) == 1
+		k := key{s.W, s.H}
+		b := open[k]
+		if b == nil {
+			b = &batchPlan{}
+			open[k] = b
+			order = append(order, k)
+		}
+		b.samples = append(b.samples, s)
+		b.flip = append(b.flip, f)
+		if len(b.samples) == n {
+			out = append(out, *b)
+			delete(open, k)
+		}
+	}
+	for _, k := range order {
+		if b := open[k]; b != nil {
+			out = append(out, *b)
+			delete(open, k)
+		}
+	}
+	return out
+}
+
+// trainStep runs forward, the weighted loss, backward and one Adam update.
+func trainStep(model *unet.Model, opt *adam, b *batch, classes int) (float64, error) {
+	if err := opt.zeroGrad(); err != nil {
+		return 0, err
+	}
+	var loss float64
+	err := unet.Run(func(s *unet.Scope) error {
+		// Grad mode is thread-local; see newModel for why it may be off here.
+		if _, err := ts.GradSetEnabled(true); err != nil {
+			return fmt.Errorf("libtorch: %w", err)
+		}
+		x, y, w, err := batchTensors(s, b, model.Device)
+		if err != nil {
+			return err
+		}
+		logits, err := model.Forward(s, x, true)
+		if err != nil {
+			return err
+		}
+		l, err := weightedLoss(s, logits, y, w, b.SumW, classes)
+		if err != nil {
+			return err
+		}
+		check(l.Backward())
+		v, err := unet.Float32s(l)
+		if err != nil {
+			return err
+		}
+		loss = float64(v[0])
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	return loss, opt.step()
+}
+
+func batchTensors(s *unet.Scope, b *batch, dev gotch.Device) (x, y, w *ts.Tensor, err error) {
+	N, H, W := int64(b.N), int64(b.H), int64(b.W)
+	if x, err = unet.Tensor(s, b.RGB, []int64{N, 3, H, W}, dev); err != nil {
+		return
+	}
+	if y, err = unet.Tensor(s, b.Target, []int64{N, 1, H, W}, dev); err != nil {
+		return
+	}
+	w, err = unet.Tensor(s, b.Weight, []int64{N, 1, H, W}, dev)
+	return
+}
+
+func sameArch(a, b unet.Config) bool {
+	a.Description, b.Description = "", ""
+	return a == b
+}
+
+func deviceName(d gotch.Device) string {
+	if d.IsCuda() {
+		return "cuda"
+	}
+	return "cpu"
+}
+
+// newModel is unet.New on a locked OS thread. gotch's parameter initialisers
+// run inside ts.NoGrad, which switches libtorch's thread-local grad mode off
+// and back on without pinning the goroutine: when the goroutine migrates in
+// between, the first OS thread is left with gradients disabled, and a later
+// training step scheduled there fails with "element 0 of tensors does not
+// require grad" (seen in this package's tests on the 4th model of a process).
+// trainStep also re-enables grad mode on its locked thread as a second guard.
+func newModel(cfg unet.Config, dev gotch.Device) (*unet.Model, error) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	return unet.New(cfg, dev)
+}
+
+// openModel is unet.Open on a locked OS thread (see newModel).
+func openModel(path string, dev gotch.Device) (*unet.Model, json.RawMessage, error) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	return unet.Open(path, dev)
+}
