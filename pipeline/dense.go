@@ -1,0 +1,272 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"image"
+	"image/color"
+	"image/draw"
+	"image/png"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"github.com/densify/densify/dataset"
+	"github.com/densify/densify/eval"
+	"github.com/densify/densify/internal/atomicfile"
+)
+
+// Densifier trains the dense segmentation network on prepared sets and
+// predicts masks. DefaultDensifier is the libtorch U-Net of package train;
+// tests use a cheap stand-in.
+type Densifier interface {
+	// Name identifies the implementation (recorded in stamps).
+	Name() string
+	// Train trains one model on the prepared sets into req.Out (resuming
+	// from the checkpoints there when req.Resume).
+	Train(ctx context.Context, req TrainRequest) (*TrainResult, error)
+	// Predict writes one mask PNG per frame into req.Out, named 00000.png
+	// (0-based frame index) or after the frame file, at the frames' size:
+	// 0/255 for a binary model, the class index for a multi-label one.
+	Predict(ctx context.Context, req PredictRequest) error
+}
+
+// TrainRequest asks for one trained model.
+type TrainRequest struct {
+	Sets     []string // prepared training-set folders
+	Out      string   // model folder
+	Uniform  bool     // ignore the uncertainty weights (VariantUniform)
+	Resume   bool     // continue from the checkpoints in Out
+	Options  TrainOptions
+	Progress io.Writer
+}
+
+// TrainResult describes a trained model.
+type TrainResult struct {
+	Checkpoint string  `json:"checkpoint"` // checkpoint file to predict with
+	Epochs     int     `json:"epochs"`
+	FinalLoss  float64 `json:"final_loss"`
+}
+
+// PredictRequest asks for the dense masks of a frame list.
+type PredictRequest struct {
+	Checkpoint string
+	Frames     []string
+	Out        string
+	Options    TrainOptions
+	Progress   io.Writer
+}
+
+// DefaultDensifier is used when Options.Densifier is nil. It is set by the
+// file that binds the libtorch trainer (nil when none is linked).
+var DefaultDensifier Densifier
+
+func (o *Options) densifier() (Densifier, error) {
+	if o.Densifier != nil {
+		return o.Densifier, nil
+	}
+	if DefaultDensifier == nil {
+		return nil, fmt.Errorf("no densifier: the U-Net trainer is not linked into this build")
+	}
+	return DefaultDensifier, nil
+}
+
+// DenseResult is the outcome of one variant on one sequence.
+type DenseResult struct {
+	Variant    Variant      `json:"variant"`
+	Train      *TrainResult `json:"train,omitempty"`
+	Masks      string       `json:"masks"`             // relative to the sequence folder
+	Preview    string       `json:"preview,omitempty"` // overlay preview PNG, relative
+	Scores     *Scores      `json:"scores,omitempty"`  // nil without ground truth
+	TrainSecs  float64      `json:"train_seconds"`
+	PredictSec float64      `json:"predict_seconds"`
+}
+
+type trainParams struct {
+	Densifier string       `json:"densifier"`
+	Uniform   bool         `json:"uniform"`
+	Options   TrainOptions `json:"options"`
+}
+
+// dense trains, predicts and scores one variant.
+func (p *seqRun) dense(v Variant) error {
+	d, err := p.opt.densifier()
+	if err != nil {
+		return err
+	}
+	dr := &DenseResult{Variant: v, Masks: "masks-" + string(v)}
+	p.res.Dense[v] = dr
+	model := p.lay.Model(v)
+	tp := trainParams{Densifier: d.Name(), Uniform: v == VariantUniform, Options: p.opt.Train}
+	st := stage{name: "train-" + string(v), params: tp, inputs: []string{p.lay.Prepared()}, outputs: []string{model}}
+	var tr TrainResult
+	s, err := p.runStage(st, &tr, func(why string) (any, error) {
+		resume := false
+		if _, err := os.Stat(model); err == nil {
+			if why == "no stamp" {
+				resume = true // a killed training: continue from its checkpoints
+			} else if err := os.RemoveAll(model); err != nil {
+				return nil, err
+			}
+		}
+		res, err := d.Train(p.ctx, TrainRequest{Sets: []string{p.lay.Prepared()}, Out: model, Uniform: tp.Uniform,
+			Resume: resume, Options: p.opt.Train, Progress: p.opt.progress()})
+		if err != nil {
+			return nil, err
+		}
+		if rel, err := filepath.Rel(p.dir, res.Checkpoint); err == nil && filepath.IsAbs(res.Checkpoint) {
+			res.Checkpoint = rel
+		}
+		return res, nil
+	})
+	if err != nil {
+		return err
+	}
+	dr.Train, dr.TrainSecs = &tr, s.Seconds
+	ckpt := tr.Checkpoint
+	if !filepath.IsAbs(ckpt) {
+		ckpt = filepath.Join(p.dir, ckpt)
+	}
+	if err := p.checkCtx(); err != nil {
+		return err
+	}
+	masks := p.lay.Masks(v)
+	preview := filepath.Join(p.dir, "preview-"+string(v)+".png")
+	pst := stage{name: "predict-" + string(v), params: tp, inputs: []string{ckpt, p.seq.FramesDir},
+		outputs: []string{masks, preview}}
+	s, err = p.runStage(pst, nil, func(string) (any, error) {
+		tmp := masks + ".tmp"
+		if err := os.RemoveAll(tmp); err != nil {
+			return nil, err
+		}
+		if err := os.MkdirAll(tmp, 0o755); err != nil {
+			return nil, err
+		}
+		if err := d.Predict(p.ctx, PredictRequest{Checkpoint: ckpt, Frames: p.frames, Out: tmp, Options: p.opt.Train,
+			Progress: p.opt.progress()}); err != nil {
+			return nil, err
+		}
+		if err := replaceDir(tmp, masks); err != nil {
+			return nil, err
+		}
+		return nil, writePreview(preview, p.frames, masks)
+	})
+	if err != nil {
+		return err
+	}
+	dr.PredictSec = s.Seconds
+	dr.Preview = filepath.Base(preview)
+	if p.gt == nil {
+		return nil
+	}
+	est := stage{name: "eval-dense-" + string(v), params: p.opt.Eval, inputs: []string{masks, p.seq.GTPath},
+		outputs: []string{p.lay.DenseEval(v)}}
+	var sc Scores
+	_, err = p.runStage(est, &sc, func(string) (any, error) {
+		m, err := eval.ReadMaskDir(masks, p.gt)
+		if err != nil {
+			return nil, err
+		}
+		r, err := eval.Masks(p.gt, m, p.opt.Eval)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", masks, err)
+		}
+		if err := writeJSON(p.lay.DenseEval(v), r); err != nil {
+			return nil, err
+		}
+		return scoresOf(r), nil
+	})
+	if err == nil {
+		dr.Scores = &sc
+	}
+	return err
+}
+
+// maskFiles lists the mask PNGs of a folder by frame number.
+func maskFiles(dir string) (map[int]string, error) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	out := map[int]string{}
+	for _, e := range ents {
+		if e.IsDir() || filepath.Ext(e.Name()) != ".png" {
+			continue
+		}
+		if f, ok := eval.MaskFrame(e.Name()); ok {
+			out[f] = filepath.Join(dir, e.Name())
+		}
+	}
+	return out, nil
+}
+
+// previewWidth is the width of one panel of the overlay preview.
+const previewWidth = 320
+
+// writePreview draws up to three frames (first, middle, last with a mask)
+// side by side, the mask's foreground (label ≠ 0) tinted red, each panel
+// scaled to previewWidth (nearest neighbour).
+func writePreview(path string, frames []string, masksDir string) error {
+	masks, err := maskFiles(masksDir)
+	if err != nil {
+		return err
+	}
+	var keys []int
+	for f := range masks {
+		if f >= 0 && f < len(frames) {
+			keys = append(keys, f)
+		}
+	}
+	if len(keys) == 0 {
+		return fmt.Errorf("%s: no mask PNG of a frame", masksDir)
+	}
+	sort.Ints(keys)
+	pick := []int{keys[0], keys[len(keys)/2], keys[len(keys)-1]}
+	if len(keys) < 3 {
+		pick = keys
+	}
+	var panels []*image.RGBA
+	for _, f := range pick {
+		img, err := dataset.ReadImage(frames[f])
+		if err != nil {
+			return err
+		}
+		m, err := eval.ReadMask(masks[f])
+		if err != nil {
+			return err
+		}
+		panels = append(panels, overlay(img, m))
+	}
+	ph := panels[0].Bounds().Dy()
+	out := image.NewRGBA(image.Rect(0, 0, previewWidth*len(panels), ph))
+	draw.Draw(out, out.Bounds(), image.NewUniform(color.Black), image.Point{}, draw.Src)
+	for i, pn := range panels {
+		draw.Draw(out, pn.Bounds().Add(image.Pt(i*previewWidth, 0)), pn, image.Point{}, draw.Src)
+	}
+	return atomicfile.Write(path, func(w io.Writer) error { return png.Encode(w, out) })
+}
+
+// overlay scales img to previewWidth and tints pixels whose mask label is
+// non-zero (mask sampled at the same position; sizes may differ).
+func overlay(img image.Image, m *eval.LabelImage) *image.RGBA {
+	b := img.Bounds()
+	w := previewWidth
+	h := max(1, b.Dy()*w/max(1, b.Dx()))
+	out := image.NewRGBA(image.Rect(0, 0, w, h))
+	for y := 0; y < h; y++ {
+		for x := 0; x < w; x++ {
+			sx, sy := b.Min.X+x*b.Dx()/w, b.Min.Y+y*b.Dy()/h
+			r, g, bl, _ := img.At(sx, sy).RGBA()
+			c := color.RGBA{uint8(r >> 8), uint8(g >> 8), uint8(bl >> 8), 255}
+			mx, my := x*m.Width/w, y*m.Height/h
+			if m.Labels[my*m.Width+mx] != 0 {
+				c.R = uint8((int(c.R) + 255) / 2)
+				c.G = uint8(int(c.G) / 2)
+				c.B = uint8(int(c.B) / 2)
+			}
+			out.SetRGBA(x, y, c)
+		}
+	}
+	return out
+}

@@ -1,0 +1,55 @@
+package pipeline
+
+import (
+	"fmt"
+	"path/filepath"
+)
+
+// Layout names the files of one sequence's work folder <work>/<seq>:
+//
+//	tracks.dat                         trajectories (tracker output, unlabelled)
+//	segment/graph.txt                  multicut instance (node i = track i)
+//	segment/labels.txt                 cluster id per node
+//	segment/<seq>Tracks<N>.dat         labelled trajectories (FBMS format)
+//	segment/segment.json               energy, clusters, graph statistics
+//	uncertainty/uncertainty.csv        per-trajectory γ, u, likelihood baseline
+//	uncertainty/clusters.csv           per-cluster μ_A
+//	uncertainty/heatmaps/heat_NNNNN.png
+//	uncertainty/sparsify/{curves.csv,vi.png,ri.png,summary.json}   (with ground truth)
+//	prepared/                          training set (manifest.json, frames/*.npy, previews/)
+//	model-<variant>/                   U-Net checkpoints and training log
+//	masks-<variant>/                   dense masks (and previews)
+//	eval/sparse.json                   FBMS P/R/F of the labelled trajectories (with ground truth)
+//	eval/dense-<variant>.json          FBMS P/R/F and IoU of the dense masks (with ground truth)
+//	.stamps/<stage>.json               completion stamps (see Stamp)
+type Layout struct {
+	Dir  string // <work>/<seq>
+	Name string
+}
+
+func (l Layout) path(p ...string) string { return filepath.Join(append([]string{l.Dir}, p...)...) }
+
+func (l Layout) Tracks() string      { return l.path("tracks.dat") }
+func (l Layout) SegmentDir() string  { return l.path("segment") }
+func (l Layout) Graph() string       { return l.path("segment", "graph.txt") }
+func (l Layout) Labels() string      { return l.path("segment", "labels.txt") }
+func (l Layout) SegmentJSON() string { return l.path("segment", "segment.json") }
+
+// LabelledTracks is the FBMS-named labelled Tracks file (frames = the track
+// set's length).
+func (l Layout) LabelledTracks(frames int) string {
+	return l.path("segment", fmt.Sprintf("%sTracks%d.dat", l.Name, frames))
+}
+
+func (l Layout) UncertaintyDir() string { return l.path("uncertainty") }
+func (l Layout) UncertaintyCSV() string { return l.path("uncertainty", "uncertainty.csv") }
+func (l Layout) ClustersCSV() string    { return l.path("uncertainty", "clusters.csv") }
+func (l Layout) Heatmaps() string       { return l.path("uncertainty", "heatmaps") }
+func (l Layout) SparsifyDir() string    { return l.path("uncertainty", "sparsify") }
+func (l Layout) Prepared() string       { return l.path("prepared") }
+func (l Layout) Model(v Variant) string { return l.path("model-" + string(v)) }
+func (l Layout) Masks(v Variant) string { return l.path("masks-" + string(v)) }
+func (l Layout) SparseEval() string     { return l.path("eval", "sparse.json") }
+func (l Layout) DenseEval(v Variant) string {
+	return l.path("eval", "dense-"+string(v)+".json")
+}

@@ -1,0 +1,131 @@
+// Package pipeline orchestrates the whole densify chain for one sequence or
+// a dataset:
+//
+//	track → segment → uncertainty (+ sparsification, heat maps) → prepare
+//	→ train → predict → eval (sparse and dense)
+//
+// Every stage reads and writes files in a per-sequence work folder (see
+// Layout), records a stamp (.stamps/<stage>.json: parameters, seconds,
+// summary) once all its outputs are written, and is skipped when its stamp
+// and outputs exist, its parameters are unchanged and nothing it reads is
+// newer than the stamp. A killed run therefore resumes where it stopped;
+// Options.Force redoes everything. Every file is written atomically
+// (internal/atomicfile, or a temporary folder renamed into place).
+//
+// The stages call the packages that implement them: video (tracking, cgo),
+// sparse (graph, costs, multicut via sparse.Segment), uncertainty (seed
+// Eqs. 10–14, sparsification), sampling (ACCV'20 training data with UAI'21
+// hard examples), the U-Net trainer (a Densifier, libtorch by default) and
+// eval (FBMS MoSegEval protocol). The package itself has no cgo.
+package pipeline
+
+import (
+	"io"
+	"os"
+
+	"github.com/densify/densify/eval"
+	"github.com/densify/densify/sampling"
+	"github.com/densify/densify/sparse"
+	"github.com/densify/densify/uncertainty"
+	"github.com/densify/densify/video"
+)
+
+// Variant names a training variant: VariantWeighted uses the prepared loss
+// weights (class balance × hard-example factor), VariantUniform ignores the
+// uncertainty weights (the ablation baseline, seed Table 1 "w/o").
+type Variant string
+
+const (
+	VariantWeighted Variant = "weighted"
+	VariantUniform  Variant = "uniform"
+)
+
+// Options holds the knobs of every stage.
+type Options struct {
+	// Dataset selection.
+	Split     string   // FBMS59 "Trainingset"/"Testset" (DAVIS: "train"/"val"); "" = all
+	Sequences []string // keep only these sequence names; nil = all
+
+	// TracksFor, when set and returning a non-empty path, gives a Tracks
+	// file used instead of running the tracker for that sequence (the
+	// tracking stage copies it to tracks.dat).
+	TracksFor func(seq string) string
+
+	// Track.
+	Tracker sparse.TrackerOptions
+	Flow    video.Method
+
+	// Segment: graph (K, radius, lifted edges, β), cost model, solver.
+	Segment sparse.SegmentOptions
+
+	// Uncertainty: heat maps of every HeatmapEvery-th frame (labelled frames
+	// when there is ground truth); sparsification curves when there is.
+	HeatmapEvery int
+	Sparsify     uncertainty.SparsifyOptions
+
+	// Prepare.
+	Prepare sampling.Options
+
+	// Train / predict: the densifier (nil = the libtorch U-Net of package
+	// train, see DefaultDensifier) and its settings.
+	Densifier Densifier
+	Train     TrainOptions
+
+	// Eval of sparse tracks and dense masks.
+	Eval eval.Options
+
+	// Force redoes every stage even when its outputs are up to date.
+	Force bool
+	// Log receives one line per stage (nil = os.Stderr).
+	Log io.Writer
+	// Progress receives progress output of long stages (nil = os.Stderr).
+	Progress io.Writer
+}
+
+// TrainOptions are the densification settings shared by train and predict.
+// Zero values mean the trainer's defaults.
+type TrainOptions struct {
+	Preset     string  `json:"preset"`      // U-Net preset (models/): unet-cpu, unet-paper
+	Epochs     int     `json:"epochs"`      // training epochs
+	LR         float64 `json:"lr"`          // Adam learning rate
+	BatchSize  int     `json:"batch_size"`  // frames per step
+	Scale      float64 `json:"scale"`       // input scale (e.g. 0.5 on CPU)
+	Seed       int64   `json:"seed"`        // random seed (same seed, same masks on CPU)
+	Threads    int     `json:"threads"`     // intra-op threads (0 = all cores)
+	Device     string  `json:"device"`      // "cpu", "cuda" or "" (auto)
+	Flip       bool    `json:"flip"`        // random horizontal flips
+	MaxFrames  int     `json:"max_frames"`  // train on at most this many frames (0 = all), evenly spaced
+	Threshold  float64 `json:"threshold"`   // foreground probability threshold of binary masks
+	Overlays   bool    `json:"overlays"`    // write overlay previews
+	ProbMaps   bool    `json:"prob_maps"`   // write probability maps
+	ExtraFlags string  `json:"extra_flags"` // free text recorded in the stamp (affects freshness)
+}
+
+// DefaultOptions are the defaults of `densify run`: the defaults of every
+// stage's own command.
+func DefaultOptions() Options {
+	return Options{
+		Tracker:      sparse.DefaultTrackerOptions(),
+		Flow:         video.DefaultMethod,
+		Segment:      sparse.DefaultSegmentOptions(),
+		HeatmapEvery: 10,
+		Sparsify:     uncertainty.SparsifyOptions{Beta: 0.5, Step: 0.05, Max: 0.9, Seeds: 10},
+		Prepare:      sampling.DefaultOptions(),
+		Train: TrainOptions{Preset: "unet-cpu", Epochs: 15, LR: 1e-3, BatchSize: 1, Scale: 0.5, Seed: 1,
+			Flip: true, Threshold: 0.5, Overlays: true},
+	}
+}
+
+func (o *Options) log() io.Writer {
+	if o.Log != nil {
+		return o.Log
+	}
+	return os.Stderr
+}
+
+func (o *Options) progress() io.Writer {
+	if o.Progress != nil {
+		return o.Progress
+	}
+	return os.Stderr
+}

@@ -1,0 +1,377 @@
+package pipeline
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/densify/densify/sparse"
+	"github.com/densify/densify/synth"
+)
+
+// tinySequence writes a small synthetic sequence (FBMS layout, ground truth
+// every 4 frames) and its ground-truth trajectories; it returns the root
+// folder holding the sequence and the tracks path.
+func tinySequence(t *testing.T) (root, tracks string) {
+	t.Helper()
+	root = t.TempDir()
+	p := synth.DefaultParams()
+	p.Width, p.Height, p.Frames, p.Objects, p.GTEvery = 96, 72, 8, 1, 4
+	s, err := synth.Generate(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Write(root, "tiny"); err != nil {
+		t.Fatal(err)
+	}
+	tracks = filepath.Join(t.TempDir(), "tinyTracks8_gt.dat")
+	if err := sparse.WriteTracks(tracks, s.GroundTruthTracks(4)); err != nil {
+		t.Fatal(err)
+	}
+	return root, tracks
+}
+
+func testOptions(tracks string, d Densifier, log *bytes.Buffer) Options {
+	opt := DefaultOptions()
+	opt.TracksFor = func(string) string { return tracks }
+	opt.Densifier = d
+	opt.Log, opt.Progress = log, log
+	opt.Sparsify.Seeds = 2
+	opt.HeatmapEvery = 4
+	opt.Prepare.MinSegment = 3
+	return opt
+}
+
+func stageMap(rep *Report) map[string]StageStatus {
+	m := map[string]StageStatus{}
+	for _, s := range rep.Sequences[0].Stages {
+		m[s.Stage] = s
+	}
+	return m
+}
+
+func ran(t *testing.T, rep *Report, want map[string]bool) {
+	t.Helper()
+	got := stageMap(rep)
+	for name, run := range want {
+		s, ok := got[name]
+		if !ok {
+			t.Errorf("stage %s missing (have %v)", name, got)
+			continue
+		}
+		if s.Skipped == run {
+			t.Errorf("stage %s: skipped = %v, want %v (%s)", name, s.Skipped, !run, s.Reason)
+		}
+	}
+}
+
+var allStages = []string{"track", "segment", "uncertainty", "eval-sparse", "prepare",
+	"train-weighted", "predict-weighted", "eval-dense-weighted"}
+
+func all(run bool) map[string]bool {
+	m := map[string]bool{}
+	for _, s := range allStages {
+		m[s] = run
+	}
+	return m
+}
+
+func TestRunStagesSkipAndRerun(t *testing.T) {
+	root, tracks := tinySequence(t)
+	work := t.TempDir()
+	var log bytes.Buffer
+	fd := &fakeDensifier{}
+	opt := testOptions(tracks, fd, &log)
+	ctx := context.Background()
+
+	rep, err := Run(ctx, filepath.Join(root, "tiny"), work, opt)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, log.String())
+	}
+	ran(t, rep, all(true))
+	s := rep.Sequences[0]
+	if s.Trajectories == 0 || s.Clusters < 2 || s.Sparse == nil || s.Dense[VariantWeighted].Scores == nil {
+		t.Fatalf("incomplete result: %+v", s)
+	}
+	// Ground-truth trajectories segmented by the multicut: the sparse
+	// segmentation finds the object.
+	if s.Sparse.F < 0.6 {
+		t.Errorf("sparse F = %.3f on ground-truth trajectories, want ≥ 0.6", s.Sparse.F)
+	}
+	lay := Layout{Dir: filepath.Join(work, "tiny"), Name: "tiny"}
+	for _, p := range []string{lay.Tracks(), lay.Graph(), lay.Labels(), lay.LabelledTracks(8), lay.SegmentJSON(),
+		lay.UncertaintyCSV(), lay.ClustersCSV(), filepath.Join(lay.Heatmaps(), "heat_00000.png"),
+		filepath.Join(lay.SparsifyDir(), "vi.png"), filepath.Join(lay.Prepared(), "manifest.json"),
+		filepath.Join(lay.Masks(VariantWeighted), "00007.png"), lay.SparseEval(), lay.DenseEval(VariantWeighted),
+		filepath.Join(lay.Dir, "preview-weighted.png"), filepath.Join(work, "report.md"), filepath.Join(work, "report.json")} {
+		if _, err := os.Stat(p); err != nil {
+			t.Errorf("missing output: %v", err)
+		}
+	}
+	segInfo, _ := os.Stat(lay.Graph())
+
+	// Second run: everything up to date, nothing rewritten, same scores.
+	rep2, err := Run(ctx, filepath.Join(root, "tiny"), work, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ran(t, rep2, all(false))
+	if st, _ := os.Stat(lay.Graph()); !st.ModTime().Equal(segInfo.ModTime()) {
+		t.Error("graph.txt rewritten by an up-to-date run")
+	}
+	if *rep2.Sequences[0].Sparse != *s.Sparse || *rep2.Sequences[0].Dense[VariantWeighted].Scores != *s.Dense[VariantWeighted].Scores {
+		t.Error("skipped stages report other scores than the run that made them")
+	}
+	if len(fd.trains) != 1 {
+		t.Errorf("trained %d times, want 1", len(fd.trains))
+	}
+
+	// A changed segmentation parameter reruns segment and everything after
+	// it, not the tracking.
+	opt.Segment.Graph.Beta = 0.4
+	rep3, err := Run(ctx, filepath.Join(root, "tiny"), work, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := all(true)
+	want["track"] = false
+	ran(t, rep3, want)
+
+	// A newer input (the tracks file) reruns from the tracking on.
+	future := time.Now().Add(time.Hour)
+	if err := os.Chtimes(tracks, future, future); err != nil {
+		t.Fatal(err)
+	}
+	rep4, err := Run(ctx, filepath.Join(root, "tiny"), work, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ran(t, rep4, all(true))
+	// restore a past time so that the next run is up to date again
+	past := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(tracks, past, past); err != nil {
+		t.Fatal(err)
+	}
+
+	// Force reruns everything.
+	opt.Force = true
+	rep5, err := Run(ctx, filepath.Join(root, "tiny"), work, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ran(t, rep5, all(true))
+}
+
+func TestRunResumesAfterFailure(t *testing.T) {
+	root, tracks := tinySequence(t)
+	work := t.TempDir()
+	var log bytes.Buffer
+	fd := &fakeDensifier{failTrain: errors.New("killed")}
+	opt := testOptions(tracks, fd, &log)
+	_, err := Run(context.Background(), root, work, opt)
+	if err == nil || !strings.Contains(err.Error(), "killed") || !strings.Contains(err.Error(), "1 of 1 sequences failed") {
+		t.Fatalf("err = %v, want the training failure", err)
+	}
+	// the report names the failure
+	md, rerr := os.ReadFile(filepath.Join(work, "report.md"))
+	if rerr != nil || !strings.Contains(string(md), "**Failed:**") {
+		t.Errorf("report does not show the failure: %v\n%s", rerr, md)
+	}
+	if _, err := os.Stat(stampPath(filepath.Join(work, "tiny"), "train-weighted")); err == nil {
+		t.Error("failed stage left a stamp")
+	}
+	fd.failTrain = nil
+	rep, err := Run(context.Background(), root, work, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := all(true)
+	for _, s := range []string{"track", "segment", "uncertainty", "eval-sparse", "prepare"} {
+		want[s] = false
+	}
+	ran(t, rep, want)
+	// the killed training's folder is resumed, not thrown away
+	if n := len(fd.trains); n != 2 || !fd.trains[1].Resume || fd.trains[0].Resume {
+		t.Errorf("train requests: %+v, want a fresh start then a resume", fd.trains)
+	}
+}
+
+func TestAblateSharesUpstream(t *testing.T) {
+	root, tracks := tinySequence(t)
+	work := t.TempDir()
+	var log bytes.Buffer
+	fd := &fakeDensifier{}
+	opt := testOptions(tracks, fd, &log)
+	a, rep, err := Ablate(context.Background(), root, work, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(fd.trains) != 2 || fd.trains[0].Uniform == fd.trains[1].Uniform ||
+		fd.trains[0].Sets[0] != fd.trains[1].Sets[0] || fd.trains[0].Options != fd.trains[1].Options {
+		t.Errorf("train requests differ beyond the variant: %+v", fd.trains)
+	}
+	n := 0
+	for _, s := range rep.Sequences[0].Stages {
+		if s.Stage == "prepare" {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("prepare ran %d times, want 1", n)
+	}
+	if len(a.Rows) != 1 || a.Rows[0].Uniform == nil || a.Rows[0].Weighted == nil {
+		t.Fatalf("ablation rows %+v", a.Rows)
+	}
+	for _, f := range []string{"ablation.md", "ablation.csv"} {
+		if _, err := os.Stat(filepath.Join(work, f)); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+func TestPrepareDataset(t *testing.T) {
+	root, tracks := tinySequence(t)
+	work := t.TempDir()
+	var log bytes.Buffer
+	opt := testOptions(tracks, nil, &log)
+	dirs, seqs, err := PrepareDataset(root, work, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(dirs) != 1 || len(seqs) != 1 || seqs[0].Name != "tiny" || dirs[0] != filepath.Join(work, "tiny", "prepared") {
+		t.Fatalf("dirs %v seqs %+v", dirs, seqs)
+	}
+	if _, err := os.Stat(filepath.Join(dirs[0], "manifest.json")); err != nil {
+		t.Fatal(err)
+	}
+	// without a densifier the dense stages fail with a clear message
+	opt.Densifier = nil
+	saved := DefaultDensifier
+	DefaultDensifier = nil
+	defer func() { DefaultDensifier = saved }()
+	if _, err := Run(context.Background(), root, work, opt); err == nil || !strings.Contains(err.Error(), "no densifier") {
+		t.Errorf("err = %v", err)
+	}
+}
+
+func TestBadInput(t *testing.T) {
+	empty := t.TempDir()
+	os.WriteFile(filepath.Join(empty, "notes.txt"), []byte("x"), 0o644)
+	opt := DefaultOptions()
+	opt.Log = &bytes.Buffer{}
+	for _, c := range []struct {
+		root, want string
+		mod        func(*Options)
+	}{
+		{empty, "no sequences found", nil},
+		{filepath.Join(empty, "missing"), "not a folder", nil},
+	} {
+		o := opt
+		if c.mod != nil {
+			c.mod(&o)
+		}
+		_, err := Run(context.Background(), c.root, t.TempDir(), o)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: err = %v, want %q", c.root, err, c.want)
+		}
+		if _, _, err := PrepareDataset(c.root, t.TempDir(), o); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("PrepareDataset %s: err = %v, want %q", c.root, err, c.want)
+		}
+	}
+	root, _ := tinySequence(t)
+	o := opt
+	o.Sequences = []string{"nope"}
+	if _, err := SelectSequences(root, o); err == nil || !strings.Contains(err.Error(), `no sequence "nope"`) {
+		t.Errorf("err = %v", err)
+	}
+	o = opt
+	o.Split = "Testset"
+	if _, err := SelectSequences(root, o); err == nil || !strings.Contains(err.Error(), `no split "Testset"`) {
+		t.Errorf("err = %v", err)
+	}
+}
+
+func TestAblationTable(t *testing.T) {
+	rows := []AblationRow{
+		{Sequence: "a", Uniform: &Scores{Precision: 0.8, Recall: 0.6, F: 0.6858, IoU: 0.5}, Weighted: &Scores{Precision: 0.9, Recall: 0.7, F: 0.7876, IoU: 0.6}},
+		{Sequence: "b", Uniform: &Scores{Precision: 0.5, Recall: 0.5, F: 0.5, IoU: 0.4}, Weighted: &Scores{Precision: 0.6, Recall: 0.4, F: 0.48, IoU: 0.3}},
+		{Sequence: "c", Uniform: &Scores{Precision: 0.1, Recall: 0.1, F: 0.1}}, // weighted missing: not in the mean
+	}
+	a := NewAblation(rows)
+	var md, csv bytes.Buffer
+	if err := a.Markdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.CSV(&csv); err != nil {
+		t.Fatal(err)
+	}
+	wantMD := `| sequence | P (uniform) | R (uniform) | F (uniform) | P (weighted) | R (weighted) | F (weighted) | ΔF |
+|---|---:|---:|---:|---:|---:|---:|---:|
+| a | 80.00 | 60.00 | 68.58 | 90.00 | 70.00 | 78.76 | +10.18 |
+| b | 50.00 | 50.00 | 50.00 | 60.00 | 40.00 | 48.00 | -2.00 |
+| c | 10.00 | 10.00 | 10.00 | – | – | – | – |
+| **mean** | 65.00 | 55.00 | 59.29 | 75.00 | 55.00 | 63.38 | +4.09 |
+`
+	if md.String() != wantMD {
+		t.Errorf("markdown:\n%s\nwant:\n%s", md.String(), wantMD)
+	}
+	wantCSV := `sequence,variant,precision,recall,f,iou
+a,uniform,0.800000,0.600000,0.685800,0.500000
+a,weighted,0.900000,0.700000,0.787600,0.600000
+b,uniform,0.500000,0.500000,0.500000,0.400000
+b,weighted,0.600000,0.400000,0.480000,0.300000
+c,uniform,0.100000,0.100000,0.100000,0.000000
+mean,uniform,0.650000,0.550000,0.592900,0.450000
+mean,weighted,0.750000,0.550000,0.633800,0.450000
+`
+	if csv.String() != wantCSV {
+		t.Errorf("csv:\n%s\nwant:\n%s", csv.String(), wantCSV)
+	}
+}
+
+func TestReportMarkdown(t *testing.T) {
+	falls := true
+	r := &Report{Root: "data", Work: "out", Variants: []Variant{VariantWeighted}, Seconds: 12.5,
+		Sequences: []*SequenceResult{
+			{Name: "s1", Frames: 10, Trajectories: 300, Clusters: 3, TrackFrames: 10,
+				Sparse:      &Scores{Precision: 0.9, Recall: 0.8, F: 0.847},
+				Uncertainty: &UncertaintyInfo{Nodes: 300, MeanU: 0.01, AUCVI: map[string]float64{"proposed": 0.1, "likelihood": 0.2, "random": 0.3}, VIFalls: &falls, Heatmaps: []string{"uncertainty/heatmaps/heat_00000.png"}},
+				Dense: map[Variant]*DenseResult{VariantWeighted: {Masks: "masks-weighted", Preview: "preview-weighted.png",
+					Scores: &Scores{Precision: 0.7, Recall: 0.6, F: 0.646, IoU: 0.5}}},
+				Stages: []StageStatus{{Stage: "track", Seconds: 2}, {Stage: "segment", Seconds: 0.5, Skipped: true}}},
+			{Name: "s2", Trajectories: 100, Clusters: 2, Sparse: &Scores{Precision: 0.5, Recall: 0.4, F: 0.444},
+				Dense: map[Variant]*DenseResult{VariantWeighted: {Masks: "masks-weighted", Scores: &Scores{Precision: 0.3, Recall: 0.2, F: 0.24, IoU: 0.1}}},
+				Error: "s2: predict-weighted: boom"},
+		}}
+	r.summarise()
+	var b bytes.Buffer
+	if err := r.Markdown(&b); err != nil {
+		t.Fatal(err)
+	}
+	md := b.String()
+	for _, want := range []string{
+		"| sequence | trajectories | clusters | sparse P | sparse R | sparse F | dense P (weighted) | dense R (weighted) | dense F (weighted) | IoU (weighted) | time (s) |",
+		"| s1 | 300 | 3 | 90.00 | 80.00 | 84.70 | 70.00 | 60.00 | 64.60 | 50.00 | 2.5 |",
+		"| s2 (failed) | 100 | 2 | 50.00 | 40.00 | 44.40 | 30.00 | 20.00 | 24.00 | 10.00 | 0.0 |",
+		"| **mean** | | | 70.00 | 60.00 | 64.55 | 50.00 | 40.00 | 44.30 | 30.00 | |",
+		"[sparsification curve (VI)](s1/uncertainty/sparsify/vi.png)",
+		"[uncertainty heat map](s1/uncertainty/heatmaps/heat_00000.png)",
+		"![weighted masks](s1/preview-weighted.png)",
+		"(VI falls as uncertain trajectories go: true)",
+		"**Failed:** s2: predict-weighted: boom",
+		"| segment | 0.5 | skipped (up to date) |",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("report lacks %q:\n%s", want, md)
+		}
+	}
+	if r.Sparse.Count != 2 || fmt.Sprintf("%.4f", r.Sparse.F) != "0.6455" {
+		t.Errorf("sparse mean %+v", r.Sparse)
+	}
+}

@@ -1,0 +1,285 @@
+package pipeline
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"path"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/densify/densify/internal/atomicfile"
+)
+
+// SequenceResult is one sequence's row of the report.
+type SequenceResult struct {
+	Name         string  `json:"name"`
+	Split        string  `json:"split,omitempty"`
+	FramesDir    string  `json:"frames_dir"`
+	GT           string  `json:"ground_truth,omitempty"`
+	Frames       int     `json:"frames"`
+	TrackFrames  int     `json:"track_frames"`
+	Trajectories int     `json:"trajectories"`
+	Clusters     int     `json:"clusters"`
+	Edges        int     `json:"edges"`
+	LiftedEdges  int     `json:"lifted_edges"`
+	Energy       float64 `json:"energy"`
+	// Sparse is the FBMS score of the labelled trajectories (nil without
+	// ground truth).
+	Sparse      *Scores                  `json:"sparse,omitempty"`
+	Uncertainty *UncertaintyInfo         `json:"uncertainty,omitempty"`
+	Prepared    *PrepareInfo             `json:"prepared,omitempty"`
+	Dense       map[Variant]*DenseResult `json:"dense,omitempty"`
+	Stages      []StageStatus            `json:"stages"`
+	Error       string                   `json:"error,omitempty"`
+}
+
+// Seconds is the summed time of the stages (as recorded when they ran).
+func (r *SequenceResult) Seconds() float64 {
+	t := 0.0
+	for _, s := range r.Stages {
+		t += s.Seconds
+	}
+	return t
+}
+
+// Mean holds means over the sequences with scores.
+type Mean struct {
+	Count     int     `json:"count"`
+	Precision float64 `json:"precision"`
+	Recall    float64 `json:"recall"`
+	F         float64 `json:"f"` // mean of the per-sequence F
+	IoU       float64 `json:"iou"`
+}
+
+func (m *Mean) add(s *Scores) {
+	m.Count++
+	m.Precision += s.Precision
+	m.Recall += s.Recall
+	m.F += s.F
+	m.IoU += s.IoU
+}
+
+func (m *Mean) done() {
+	if m.Count > 0 {
+		n := float64(m.Count)
+		m.Precision /= n
+		m.Recall /= n
+		m.F /= n
+		m.IoU /= n
+	}
+}
+
+// Report is the outcome of Run (report.json; report.md is its Markdown).
+type Report struct {
+	Root      string            `json:"root"`
+	Work      string            `json:"work"`
+	Variants  []Variant         `json:"variants"`
+	Options   map[string]any    `json:"options"`
+	Started   time.Time         `json:"started"`
+	Seconds   float64           `json:"seconds"`
+	Sequences []*SequenceResult `json:"sequences"`
+	Sparse    *Mean             `json:"sparse_mean,omitempty"`
+	Dense     map[Variant]*Mean `json:"dense_mean,omitempty"`
+}
+
+// reportOptions records the settings that matter for the numbers.
+func reportOptions(o Options) map[string]any {
+	return map[string]any{
+		"tracker": o.Tracker, "flow": o.Flow, "segment": o.Segment, "heatmap_every": o.HeatmapEvery,
+		"sparsify": o.Sparsify, "prepare": o.Prepare, "train": o.Train, "eval": o.Eval,
+	}
+}
+
+func (r *Report) summarise() {
+	sp := &Mean{}
+	r.Dense = map[Variant]*Mean{}
+	for _, s := range r.Sequences {
+		if s.Sparse != nil {
+			sp.add(s.Sparse)
+		}
+		for v, d := range s.Dense {
+			if d.Scores == nil {
+				continue
+			}
+			if r.Dense[v] == nil {
+				r.Dense[v] = &Mean{}
+			}
+			r.Dense[v].add(d.Scores)
+		}
+	}
+	sp.done()
+	if sp.Count > 0 {
+		r.Sparse = sp
+	}
+	for _, m := range r.Dense {
+		m.done()
+	}
+	if len(r.Dense) == 0 {
+		r.Dense = nil
+	}
+}
+
+// Write stores report.json and report.md in dir.
+func (r *Report) Write(dir string) error {
+	data, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := atomicfile.WriteBytes(filepath.Join(dir, "report.json"), append(data, '\n')); err != nil {
+		return err
+	}
+	return atomicfile.Write(filepath.Join(dir, "report.md"), r.Markdown)
+}
+
+func pct(v float64) string { return fmt.Sprintf("%.2f", 100*v) }
+
+func opt3(s *Scores, f func(*Scores) float64) string {
+	if s == nil {
+		return "–"
+	}
+	return pct(f(s))
+}
+
+// link formats a Markdown link to a file of a sequence folder (relative to
+// the report, with forward slashes).
+func link(text string, parts ...string) string {
+	return fmt.Sprintf("[%s](%s)", text, path.Join(parts...))
+}
+
+// Markdown writes the report: a table with one row per sequence (sparse
+// P/R/F, trajectories, clusters, dense P/R/F/IoU per variant, time), the
+// means, then per sequence the stage timings and links to plots and previews.
+// Scores are in percent.
+func (r *Report) Markdown(w io.Writer) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# densify run\n\nInput `%s`, work folder `%s`, %d sequence(s), %.1f s.\n\n", r.Root, r.Work, len(r.Sequences), r.Seconds)
+	fmt.Fprintf(&b, "Scores in percent (FBMS MoSegEval protocol; IoU = foreground Jaccard over all labelled frames).\n\n")
+	head := "| sequence | trajectories | clusters | sparse P | sparse R | sparse F |"
+	sep := "|---|---:|---:|---:|---:|---:|"
+	for _, v := range r.Variants {
+		head += fmt.Sprintf(" dense P (%s) | dense R (%s) | dense F (%s) | IoU (%s) |", v, v, v, v)
+		sep += "---:|---:|---:|---:|"
+	}
+	head += " time (s) |"
+	sep += "---:|"
+	b.WriteString(head + "\n" + sep + "\n")
+	for _, s := range r.Sequences {
+		name := s.Name
+		if s.Error != "" {
+			name += " (failed)"
+		}
+		fmt.Fprintf(&b, "| %s | %d | %d | %s | %s | %s |", name, s.Trajectories, s.Clusters,
+			opt3(s.Sparse, func(x *Scores) float64 { return x.Precision }),
+			opt3(s.Sparse, func(x *Scores) float64 { return x.Recall }),
+			opt3(s.Sparse, func(x *Scores) float64 { return x.F }))
+		for _, v := range r.Variants {
+			var sc *Scores
+			if d := s.Dense[v]; d != nil {
+				sc = d.Scores
+			}
+			fmt.Fprintf(&b, " %s | %s | %s | %s |",
+				opt3(sc, func(x *Scores) float64 { return x.Precision }),
+				opt3(sc, func(x *Scores) float64 { return x.Recall }),
+				opt3(sc, func(x *Scores) float64 { return x.F }),
+				opt3(sc, func(x *Scores) float64 { return x.IoU }))
+		}
+		fmt.Fprintf(&b, " %.1f |\n", s.Seconds())
+	}
+	if len(r.Sequences) > 1 && (r.Sparse != nil || r.Dense != nil) {
+		mean := func(m *Mean) *Scores {
+			if m == nil {
+				return nil
+			}
+			return &Scores{Precision: m.Precision, Recall: m.Recall, F: m.F, IoU: m.IoU}
+		}
+		sp := mean(r.Sparse)
+		fmt.Fprintf(&b, "| **mean** | | | %s | %s | %s |",
+			opt3(sp, func(x *Scores) float64 { return x.Precision }),
+			opt3(sp, func(x *Scores) float64 { return x.Recall }),
+			opt3(sp, func(x *Scores) float64 { return x.F }))
+		for _, v := range r.Variants {
+			sc := mean(r.Dense[v])
+			fmt.Fprintf(&b, " %s | %s | %s | %s |",
+				opt3(sc, func(x *Scores) float64 { return x.Precision }),
+				opt3(sc, func(x *Scores) float64 { return x.Recall }),
+				opt3(sc, func(x *Scores) float64 { return x.F }),
+				opt3(sc, func(x *Scores) float64 { return x.IoU }))
+		}
+		b.WriteString(" |\n")
+	}
+	for _, s := range r.Sequences {
+		fmt.Fprintf(&b, "\n## %s\n\n", s.Name)
+		if s.Error != "" {
+			fmt.Fprintf(&b, "**Failed:** %s\n\n", s.Error)
+		}
+		fmt.Fprintf(&b, "%d frames (%s), %d trajectories over %d frames, %d clusters, energy %.3f, %d edges (+%d lifted).\n",
+			s.Frames, s.FramesDir, s.Trajectories, s.TrackFrames, s.Clusters, s.Energy, s.Edges, s.LiftedEdges)
+		if u := s.Uncertainty; u != nil {
+			fmt.Fprintf(&b, "Uncertainty: mean u %.4f, %d of %d trajectories can move, %d with u > 0.5.", u.MeanU, u.Boundary, u.Nodes, u.Improving)
+			if u.AUCVI != nil {
+				fmt.Fprintf(&b, " Area under the VI sparsification curve: proposed %.4f, likelihood %.4f, random %.4f",
+					u.AUCVI["proposed"], u.AUCVI["likelihood"], u.AUCVI["random"])
+				if u.VIFalls != nil {
+					fmt.Fprintf(&b, " (VI falls as uncertain trajectories go: %v)", *u.VIFalls)
+				}
+				b.WriteString(".")
+			}
+			b.WriteString("\n")
+		}
+		if pr := s.Prepared; pr != nil {
+			fmt.Fprintf(&b, "Training set: %d frames %d×%d, %d classes, labelled pixels per class %v, %d hard-example pixels (%d trajectories).\n",
+				pr.Frames, pr.Width, pr.Height, pr.Classes, pr.ClassCounts, pr.HardPixels, pr.HardTracks)
+		}
+		b.WriteString("\n")
+		var links []string
+		if s.Uncertainty != nil && s.Uncertainty.AUCVI != nil {
+			links = append(links, link("sparsification curve (VI)", s.Name, "uncertainty", "sparsify", "vi.png"),
+				link("(RI)", s.Name, "uncertainty", "sparsify", "ri.png"))
+		}
+		if s.Uncertainty != nil && len(s.Uncertainty.Heatmaps) > 0 {
+			links = append(links, link("uncertainty heat map", s.Name, filepath.ToSlash(s.Uncertainty.Heatmaps[0])),
+				link("all heat maps", s.Name, "uncertainty", "heatmaps"))
+		}
+		if s.Prepared != nil {
+			links = append(links, link("training set", s.Name, "prepared", "manifest.json"))
+		}
+		if s.Sparse != nil {
+			links = append(links, link("sparse eval", s.Name, "eval", "sparse.json"))
+		}
+		for _, v := range r.Variants {
+			d := s.Dense[v]
+			if d == nil {
+				continue
+			}
+			links = append(links, link("masks ("+string(v)+")", s.Name, d.Masks))
+			if d.Preview != "" {
+				links = append(links, link("overlay preview ("+string(v)+")", s.Name, d.Preview))
+			}
+			if d.Scores != nil {
+				links = append(links, link("dense eval ("+string(v)+")", s.Name, "eval", "dense-"+string(v)+".json"))
+			}
+		}
+		if len(links) > 0 {
+			b.WriteString(strings.Join(links, " · ") + "\n\n")
+		}
+		for _, v := range r.Variants {
+			if d := s.Dense[v]; d != nil && d.Preview != "" {
+				fmt.Fprintf(&b, "![%s masks](%s)\n\n", v, path.Join(s.Name, d.Preview))
+			}
+		}
+		if len(s.Stages) > 0 {
+			b.WriteString("| stage | seconds | |\n|---|---:|---|\n")
+			for _, st := range s.Stages {
+				note := "ran"
+				if st.Skipped {
+					note = "skipped (up to date)"
+				}
+				fmt.Fprintf(&b, "| %s | %.1f | %s |\n", st.Stage, st.Seconds, note)
+			}
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}

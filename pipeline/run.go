@@ -1,0 +1,170 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/densify/densify/dataset"
+)
+
+// SelectSequences discovers the sequences under root (dataset.FindSequences:
+// an FBMS59 root, a DAVIS 2016 root, a folder of FBMS-layout sequences or a
+// single sequence) and keeps those of opt.Split and opt.Sequences. Asking
+// for a split or name that does not exist is an error.
+func SelectSequences(root string, opt Options) ([]dataset.SequenceInfo, error) {
+	all, err := dataset.FindSequences(root)
+	if err != nil {
+		return nil, err
+	}
+	var out []dataset.SequenceInfo
+	splits := map[string]bool{}
+	for _, s := range all {
+		splits[s.Split] = true
+		if opt.Split != "" && s.Split != opt.Split {
+			continue
+		}
+		if opt.Sequences != nil && !slices.Contains(opt.Sequences, s.Name) {
+			continue
+		}
+		out = append(out, s)
+	}
+	for _, n := range opt.Sequences {
+		if !slices.ContainsFunc(all, func(s dataset.SequenceInfo) bool { return s.Name == n }) {
+			return nil, fmt.Errorf("%s: no sequence %q", root, n)
+		}
+	}
+	if opt.Split != "" && !splits[opt.Split] {
+		var have []string
+		for s := range splits {
+			if s != "" {
+				have = append(have, s)
+			}
+		}
+		slices.Sort(have)
+		return nil, fmt.Errorf("%s: no split %q (have: %s)", root, opt.Split, strings.Join(have, ", "))
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s: no sequence left after selecting split %q and names %v", root, opt.Split, opt.Sequences)
+	}
+	seen := map[string]string{}
+	for _, s := range out {
+		if prev, dup := seen[s.Name]; dup {
+			return nil, fmt.Errorf("%s: two sequences named %s (%s and %s); choose a split", root, s.Name, prev, s.FramesDir)
+		}
+		seen[s.Name] = s.FramesDir
+	}
+	return out, nil
+}
+
+func checkWork(work string) error {
+	if work == "" {
+		return errors.New("no work folder given")
+	}
+	return os.MkdirAll(work, 0o755)
+}
+
+// PrepareDataset runs the missing upstream stages (track → segment →
+// uncertainty → sparse eval → prepare) for every selected sequence of root
+// and returns the prepared training-set folders, in sequence order, with
+// their sequences. It stops at the first failing sequence.
+func PrepareDataset(root, work string, opt Options) (setDirs []string, seqs []dataset.SequenceInfo, err error) {
+	return prepareDataset(context.Background(), root, work, &opt)
+}
+
+func prepareDataset(ctx context.Context, root, work string, opt *Options) ([]string, []dataset.SequenceInfo, error) {
+	if err := checkWork(work); err != nil {
+		return nil, nil, err
+	}
+	seqs, err := SelectSequences(root, *opt)
+	if err != nil {
+		return nil, nil, err
+	}
+	var dirs []string
+	for _, s := range seqs {
+		p, err := newSeqRun(ctx, s, work, opt)
+		if err != nil {
+			return nil, nil, err
+		}
+		if err := p.upstream(); err != nil {
+			return nil, nil, err
+		}
+		dirs = append(dirs, p.lay.Prepared())
+	}
+	return dirs, seqs, nil
+}
+
+// Run runs the whole chain for every selected sequence of root (a sequence
+// folder or a dataset root) in work, training and scoring the given
+// variants (default: VariantWeighted), and writes work/report.md and
+// work/report.json. A failing sequence is reported and the others go on;
+// the returned error then names the failures (the report is still written).
+func Run(ctx context.Context, root, work string, opt Options, variants ...Variant) (*Report, error) {
+	if len(variants) == 0 {
+		variants = []Variant{VariantWeighted}
+	}
+	if err := checkWork(work); err != nil {
+		return nil, err
+	}
+	seqs, err := SelectSequences(root, opt)
+	if err != nil {
+		return nil, err
+	}
+	t0 := time.Now()
+	rep := &Report{Root: root, Work: work, Variants: variants, Options: reportOptions(opt), Started: t0.UTC()}
+	var failed []string
+	for i, s := range seqs {
+		fmt.Fprintf(opt.log(), "== sequence %d/%d: %s\n", i+1, len(seqs), s.Name)
+		res, err := runSequence(ctx, s, work, &opt, variants)
+		if res == nil {
+			res = &SequenceResult{Name: s.Name, Split: s.Split, FramesDir: s.FramesDir}
+		}
+		if err != nil {
+			res.Error = err.Error()
+			failed = append(failed, err.Error())
+			fmt.Fprintf(opt.log(), "%s: failed: %v\n", s.Name, err)
+			if ctx != nil && ctx.Err() != nil {
+				rep.Sequences = append(rep.Sequences, res)
+				break
+			}
+		}
+		rep.Sequences = append(rep.Sequences, res)
+	}
+	rep.Seconds = time.Since(t0).Seconds()
+	rep.summarise()
+	if err := rep.Write(work); err != nil {
+		return rep, err
+	}
+	fmt.Fprintf(opt.log(), "report: %s\n", filepath.Join(work, "report.md"))
+	if len(failed) > 0 {
+		return rep, fmt.Errorf("%d of %d sequences failed (see %s): %s", len(failed), len(seqs),
+			filepath.Join(work, "report.md"), strings.Join(failed, "; "))
+	}
+	return rep, nil
+}
+
+func runSequence(ctx context.Context, s dataset.SequenceInfo, work string, opt *Options, variants []Variant) (*SequenceResult, error) {
+	p, err := newSeqRun(ctx, s, work, opt)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { p.res.Stages = p.status }()
+	if err := p.upstream(); err != nil {
+		return p.res, err
+	}
+	for _, v := range variants {
+		if err := p.checkCtx(); err != nil {
+			return p.res, err
+		}
+		if err := p.dense(v); err != nil {
+			return p.res, err
+		}
+	}
+	p.res.Stages = p.status
+	return p.res, nil
+}

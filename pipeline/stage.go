@@ -1,0 +1,204 @@
+package pipeline
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/densify/densify/internal/atomicfile"
+)
+
+// Stamp records a finished stage in <sequence>/.stamps/<stage>.json. It is
+// written after every output of the stage, so its presence means the stage
+// completed; its modification time is the stage's completion time.
+type Stamp struct {
+	Stage    string          `json:"stage"`
+	Params   json.RawMessage `json:"params"`
+	Seconds  float64         `json:"seconds"`
+	Finished time.Time       `json:"finished"`
+	Outputs  []string        `json:"outputs"`
+	Info     json.RawMessage `json:"info,omitempty"` // stage summary (counts, scores)
+}
+
+// stage describes one run of a stage: its parameters, the paths it reads and
+// the paths it writes (files or folders).
+type stage struct {
+	name    string
+	params  any
+	inputs  []string
+	outputs []string
+}
+
+// StageStatus says why a stage runs or is skipped.
+type StageStatus struct {
+	Stage   string  `json:"stage"`
+	Skipped bool    `json:"skipped"`
+	Reason  string  `json:"reason"`
+	Seconds float64 `json:"seconds"` // of this run, or of the stamped run when skipped
+}
+
+// latest returns the newest modification time of path; for a folder, of the
+// folder and every file below it. Missing paths are an error.
+func latest(path string) (time.Time, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return time.Time{}, err
+	}
+	t := st.ModTime()
+	if !st.IsDir() {
+		return t, nil
+	}
+	err = filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		if info.ModTime().After(t) {
+			t = info.ModTime()
+		}
+		return nil
+	})
+	return t, err
+}
+
+func stampPath(seqDir, name string) string {
+	return filepath.Join(seqDir, ".stamps", name+".json")
+}
+
+// readStamp returns the stamp of a stage, or nil when there is none (or it
+// cannot be read: the stage then simply runs again).
+func readStamp(seqDir, name string) (*Stamp, time.Time) {
+	p := stampPath(seqDir, name)
+	data, err := os.ReadFile(p)
+	if err != nil {
+		return nil, time.Time{}
+	}
+	st, err := os.Stat(p)
+	if err != nil {
+		return nil, time.Time{}
+	}
+	var s Stamp
+	if json.Unmarshal(data, &s) != nil {
+		return nil, time.Time{}
+	}
+	return &s, st.ModTime()
+}
+
+// freshness decides whether st must run: it is up to date when its stamp
+// exists, records the same parameters, every output exists, and no input
+// (file, or any file in an input folder) was modified after the stamp.
+func freshness(seqDir string, st stage, force bool) (bool, string, *Stamp) {
+	if force {
+		return false, "forced", nil
+	}
+	s, when := readStamp(seqDir, st.name)
+	if s == nil {
+		return false, "no stamp", nil
+	}
+	want, err := json.Marshal(st.params)
+	if err != nil {
+		return false, "parameters: " + err.Error(), nil
+	}
+	if !bytes.Equal(compactJSON(s.Params), compactJSON(want)) {
+		return false, "parameters changed", nil
+	}
+	for _, o := range st.outputs {
+		if _, err := os.Stat(o); err != nil {
+			return false, "missing " + o, nil
+		}
+	}
+	for _, in := range st.inputs {
+		t, err := latest(in)
+		if err != nil {
+			return false, "input " + in + ": " + err.Error(), nil
+		}
+		if t.After(when) {
+			return false, "newer input " + in, nil
+		}
+	}
+	return true, "up to date", s
+}
+
+func compactJSON(b []byte) []byte {
+	var buf bytes.Buffer
+	if json.Compact(&buf, b) != nil {
+		return b
+	}
+	return buf.Bytes()
+}
+
+// writeStamp records st as finished (after its outputs).
+func writeStamp(seqDir string, st stage, secs float64, info any) error {
+	params, err := json.Marshal(st.params)
+	if err != nil {
+		return err
+	}
+	s := Stamp{Stage: st.name, Params: params, Seconds: secs, Finished: time.Now().UTC(), Outputs: st.outputs}
+	if info != nil {
+		if s.Info, err = json.Marshal(info); err != nil {
+			return err
+		}
+	}
+	data, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(stampPath(seqDir, st.name)), 0o755); err != nil {
+		return err
+	}
+	return atomicfile.WriteBytes(stampPath(seqDir, st.name), append(data, '\n'))
+}
+
+// runStage runs do unless st is up to date (do gets the reason). do returns the stage's
+// summary (stored in the stamp). A skipped stage returns the stamped summary
+// decoded into info (when info is non-nil).
+func (p *seqRun) runStage(st stage, info any, do func(why string) (any, error)) (StageStatus, error) {
+	ok, why, old := freshness(p.dir, st, p.opt.Force)
+	if ok {
+		if info != nil && len(old.Info) > 0 {
+			if err := json.Unmarshal(old.Info, info); err != nil {
+				return StageStatus{}, fmt.Errorf("%s: %w", stampPath(p.dir, st.name), err)
+			}
+		}
+		fmt.Fprintf(p.opt.log(), "%s: %-12s skipped (%s, took %.1fs)\n", p.name, st.name, why, old.Seconds)
+		s := StageStatus{Stage: st.name, Skipped: true, Reason: why, Seconds: old.Seconds}
+		p.status = append(p.status, s)
+		return s, nil
+	}
+	fmt.Fprintf(p.opt.log(), "%s: %-12s running (%s)\n", p.name, st.name, why)
+	// A stale stamp must not survive a failed rerun.
+	if err := os.Remove(stampPath(p.dir, st.name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return StageStatus{}, err
+	}
+	t0 := time.Now()
+	res, err := do(why)
+	if err != nil {
+		return StageStatus{}, fmt.Errorf("%s: %s: %w", p.name, st.name, err)
+	}
+	secs := time.Since(t0).Seconds()
+	if err := writeStamp(p.dir, st, secs, res); err != nil {
+		return StageStatus{}, err
+	}
+	if info != nil && res != nil {
+		// round-trip so that callers see the same value as when skipped
+		b, err := json.Marshal(res)
+		if err == nil {
+			err = json.Unmarshal(b, info)
+		}
+		if err != nil {
+			return StageStatus{}, err
+		}
+	}
+	fmt.Fprintf(p.opt.log(), "%s: %-12s done in %.1fs\n", p.name, st.name, secs)
+	s := StageStatus{Stage: st.name, Reason: why, Seconds: secs}
+	p.status = append(p.status, s)
+	return s, nil
+}

@@ -1,0 +1,452 @@
+package pipeline
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"image"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/densify/densify/dataset"
+	"github.com/densify/densify/eval"
+	"github.com/densify/densify/internal/atomicfile"
+	"github.com/densify/densify/multicut"
+	"github.com/densify/densify/sampling"
+	"github.com/densify/densify/sparse"
+	"github.com/densify/densify/uncertainty"
+	"github.com/densify/densify/video"
+)
+
+// seqRun is the state of one sequence's run.
+type seqRun struct {
+	ctx    context.Context
+	seq    dataset.SequenceInfo
+	name   string
+	dir    string
+	lay    Layout
+	opt    *Options
+	status []StageStatus
+
+	frames []string             // frame paths
+	gt     *dataset.GroundTruth // nil without ground truth
+	res    *SequenceResult
+}
+
+func newSeqRun(ctx context.Context, seq dataset.SequenceInfo, work string, opt *Options) (*seqRun, error) {
+	dir := filepath.Join(work, seq.Name)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	frames, err := dataset.ListFrames(seq.FramesDir)
+	if err != nil {
+		return nil, err
+	}
+	if len(frames) < 2 {
+		return nil, fmt.Errorf("%s: %d frames, need at least 2", seq.FramesDir, len(frames))
+	}
+	p := &seqRun{ctx: ctx, seq: seq, name: seq.Name, dir: dir, lay: Layout{Dir: dir, Name: seq.Name}, opt: opt, frames: frames,
+		res: &SequenceResult{Name: seq.Name, Split: seq.Split, Frames: len(frames), FramesDir: seq.FramesDir, GT: seq.GTPath,
+			Dense: map[Variant]*DenseResult{}}}
+	if seq.GTPath != "" {
+		if p.gt, err = dataset.LoadGroundTruth(seq.GTPath); err != nil {
+			return nil, err
+		}
+	}
+	return p, nil
+}
+
+// inputsWithGT appends the ground-truth path when there is one.
+func (p *seqRun) inputsWithGT(in ...string) []string {
+	if p.seq.GTPath != "" {
+		in = append(in, p.seq.GTPath)
+	}
+	return in
+}
+
+func (p *seqRun) checkCtx() error {
+	if p.ctx == nil {
+		return nil
+	}
+	return p.ctx.Err()
+}
+
+// TrackInfo summarises the tracking stage.
+type TrackInfo struct {
+	Tracks int    `json:"tracks"`
+	Frames int    `json:"frames"`
+	Source string `json:"source"` // "tracker (<flow>)" or the copied file
+}
+
+func (p *seqRun) track() error {
+	src := ""
+	if p.opt.TracksFor != nil {
+		src = p.opt.TracksFor(p.name)
+	}
+	type params struct {
+		Tracker sparse.TrackerOptions `json:"tracker,omitempty"`
+		Flow    video.Method          `json:"flow,omitempty"`
+		From    string                `json:"from,omitempty"`
+	}
+	st := stage{name: "track", outputs: []string{p.lay.Tracks()}}
+	if src != "" {
+		st.params = params{From: src}
+		st.inputs = []string{src}
+	} else {
+		st.params = params{Tracker: p.opt.Tracker, Flow: p.opt.Flow}
+		st.inputs = []string{p.seq.FramesDir}
+	}
+	var info TrackInfo
+	_, err := p.runStage(st, &info, func(string) (any, error) {
+		var ts *sparse.TrackSet
+		var err error
+		if src != "" {
+			if ts, err = sparse.ReadTracks(src); err != nil {
+				return nil, err
+			}
+			if ts.Frames > len(p.frames) {
+				return nil, fmt.Errorf("%s: %d frames but %s has %d", src, ts.Frames, p.seq.FramesDir, len(p.frames))
+			}
+		} else {
+			if ts, err = video.TrackSequence(p.frames, p.opt.Tracker, p.opt.Flow, p.progressFunc("track")); err != nil {
+				return nil, err
+			}
+			src = fmt.Sprintf("tracker (%s)", p.opt.Flow)
+		}
+		if len(ts.Tracks) == 0 {
+			return nil, fmt.Errorf("no trajectories in %s", p.seq.FramesDir)
+		}
+		if err := sparse.WriteTracks(p.lay.Tracks(), ts); err != nil {
+			return nil, err
+		}
+		return TrackInfo{Tracks: len(ts.Tracks), Frames: ts.Frames, Source: src}, nil
+	})
+	p.res.Trajectories = info.Tracks
+	p.res.TrackFrames = info.Frames
+	return err
+}
+
+// progressFunc prints coarse progress (every 10 %) of a long stage.
+func (p *seqRun) progressFunc(what string) func(done, total int) {
+	last := -1
+	w := p.opt.progress()
+	return func(done, total int) {
+		pct := 100 * done / max(total, 1)
+		if pct/10 != last/10 || done == total {
+			last = pct
+			fmt.Fprintf(w, "%s: %s %d/%d (%d%%)\n", p.name, what, done, total, pct)
+		}
+	}
+}
+
+// SegmentInfo summarises the segmentation stage (also segment/segment.json).
+type SegmentInfo struct {
+	Tracks       string             `json:"tracks"`
+	Solver       string             `json:"solver"`
+	Beta         float64            `json:"beta"`
+	Graph        sparse.GraphParams `json:"graph_params"`
+	Nodes        int                `json:"nodes"`
+	Edges        int                `json:"edges"`
+	LiftedEdges  int                `json:"lifted_edges"`
+	Energy       float64            `json:"energy"`
+	SolverEnergy float64            `json:"solver_energy"`
+	Clusters     int                `json:"clusters"`
+	MergedSmall  int                `json:"merged_small_clusters"`
+	ClusterSizes []int              `json:"cluster_sizes"`
+	GraphSeconds float64            `json:"graph_seconds"`
+	SolveSeconds float64            `json:"solve_seconds"`
+	OutputTracks string             `json:"output_tracks"`
+}
+
+func (p *seqRun) segment() error {
+	out := p.lay.LabelledTracks(p.res.TrackFrames)
+	st := stage{name: "segment", params: p.opt.Segment,
+		inputs:  []string{p.lay.Tracks(), p.seq.FramesDir},
+		outputs: []string{p.lay.Graph(), p.lay.Labels(), out, p.lay.SegmentJSON()}}
+	var info SegmentInfo
+	_, err := p.runStage(st, &info, func(string) (any, error) {
+		ts, err := sparse.ReadTracks(p.lay.Tracks())
+		if err != nil {
+			return nil, err
+		}
+		imgs := make([]image.Image, ts.Frames)
+		for i := range imgs {
+			if imgs[i], err = dataset.ReadImage(p.frames[i]); err != nil {
+				return nil, err
+			}
+		}
+		res, err := sparse.Segment(ts, imgs, p.opt.Segment)
+		if err != nil {
+			return nil, err
+		}
+		sizes := make([]int, res.Clusters)
+		for _, l := range res.Labels {
+			sizes[l]++
+		}
+		info := SegmentInfo{Tracks: p.lay.Tracks(), Solver: res.SolverName, Beta: p.opt.Segment.Graph.Beta, Graph: p.opt.Segment.Graph,
+			Nodes: res.Graph.N, Edges: res.Stats.Edges, LiftedEdges: res.Stats.LiftedEdges, Energy: res.Energy,
+			SolverEnergy: res.SolverEnergy, Clusters: res.Clusters, MergedSmall: res.MergedSmall, ClusterSizes: sizes,
+			GraphSeconds: res.GraphSeconds, SolveSeconds: res.SolveSeconds, OutputTracks: out}
+		if err := sparse.WriteTracks(out, sparse.Labelled(ts, res.Labels)); err != nil {
+			return nil, err
+		}
+		if err := multicut.WriteGraph(p.lay.Graph(), res.Graph); err != nil {
+			return nil, err
+		}
+		if err := multicut.WriteLabels(p.lay.Labels(), res.Labels); err != nil {
+			return nil, err
+		}
+		if err := writeJSON(p.lay.SegmentJSON(), info); err != nil {
+			return nil, err
+		}
+		return info, nil
+	})
+	p.res.Clusters = info.Clusters
+	p.res.Energy = info.Energy
+	p.res.Edges = info.Edges
+	p.res.LiftedEdges = info.LiftedEdges
+	return err
+}
+
+// UncertaintyInfo summarises the uncertainty stage.
+type UncertaintyInfo struct {
+	Nodes     int      `json:"nodes"`
+	Clusters  int      `json:"clusters"`
+	Boundary  int      `json:"boundary"`  // nodes with γ < ∞
+	Improving int      `json:"improving"` // nodes with u > 0.5
+	MeanU     float64  `json:"mean_u"`
+	Heatmaps  []string `json:"heatmaps"` // relative to the sequence folder
+	// Areas under the VI sparsification curves (with ground truth).
+	AUCVI map[string]float64 `json:"auc_vi,omitempty"`
+	// VIFalls: VI at the largest removed fraction is below VI at 0 for the
+	// proposed ordering (the seed's claim).
+	VIFalls *bool `json:"vi_falls,omitempty"`
+}
+
+func (p *seqRun) uncertainty() error {
+	type params struct {
+		Beta         float64                      `json:"beta"`
+		HeatmapEvery int                          `json:"heatmap_every"`
+		Sparsify     *uncertainty.SparsifyOptions `json:"sparsify,omitempty"`
+	}
+	pr := params{Beta: p.opt.Segment.Graph.Beta, HeatmapEvery: p.opt.HeatmapEvery}
+	tracks := p.lay.LabelledTracks(p.res.TrackFrames)
+	outs := []string{p.lay.UncertaintyCSV(), p.lay.ClustersCSV(), p.lay.Heatmaps()}
+	if p.gt != nil {
+		so := p.opt.Sparsify
+		so.Beta = pr.Beta
+		pr.Sparsify = &so
+		outs = append(outs, filepath.Join(p.lay.SparsifyDir(), "summary.json"))
+	}
+	st := stage{name: "uncertainty", params: pr,
+		inputs:  p.inputsWithGT(p.lay.Graph(), p.lay.Labels(), tracks, p.seq.FramesDir),
+		outputs: outs}
+	var info UncertaintyInfo
+	_, err := p.runStage(st, &info, func(string) (any, error) {
+		g, labels, err := uncertainty.LoadInstance(p.lay.Graph(), p.lay.Labels())
+		if err != nil {
+			return nil, err
+		}
+		r, err := uncertainty.Compute(g, labels, pr.Beta)
+		if err != nil {
+			return nil, err
+		}
+		ts, err := uncertainty.LoadTracks(tracks, g.N)
+		if err != nil {
+			return nil, err
+		}
+		info := UncertaintyInfo{Nodes: g.N, Clusters: len(r.Clusters)}
+		for v, u := range r.U {
+			info.MeanU += u
+			if !math.IsInf(r.Gamma[v], 1) {
+				info.Boundary++
+			}
+			if u > 0.5 {
+				info.Improving++
+			}
+		}
+		if g.N > 0 {
+			info.MeanU /= float64(g.N)
+		}
+		if err := uncertainty.WriteCSV(p.lay.UncertaintyCSV(), r); err != nil {
+			return nil, err
+		}
+		if err := uncertainty.WriteClusters(p.lay.ClustersCSV(), r); err != nil {
+			return nil, err
+		}
+		// heat maps into a fresh folder renamed into place
+		tmp := p.lay.Heatmaps() + ".tmp"
+		if err := os.RemoveAll(tmp); err != nil {
+			return nil, err
+		}
+		if err := os.MkdirAll(tmp, 0o755); err != nil {
+			return nil, err
+		}
+		hf := uncertainty.HeatmapFrames(ts.Frames, p.gt, p.opt.HeatmapEvery, false)
+		written, err := uncertainty.WriteHeatmaps(p.seq.FramesDir, tmp, ts, r.U, hf)
+		if err != nil {
+			return nil, err
+		}
+		if err := replaceDir(tmp, p.lay.Heatmaps()); err != nil {
+			return nil, err
+		}
+		for _, w := range written {
+			info.Heatmaps = append(info.Heatmaps, filepath.Join("uncertainty", "heatmaps", filepath.Base(w)))
+		}
+		if pr.Sparsify != nil {
+			sc, err := uncertainty.SparsifySequence(p.name, g, labels, ts, p.gt, *pr.Sparsify)
+			if err != nil {
+				return nil, err
+			}
+			sum, err := uncertainty.WriteSparsifyOutputs(p.lay.SparsifyDir(), []*uncertainty.SequenceCurves{sc}, *pr.Sparsify)
+			if err != nil {
+				return nil, err
+			}
+			info.AUCVI = map[string]float64{}
+			for _, c := range sum.Sequences[0].Curves {
+				info.AUCVI[c.Name] = c.AUCVI
+				if c.Name == "proposed" {
+					falls := c.VIFalls
+					info.VIFalls = &falls
+				}
+			}
+		}
+		return info, nil
+	})
+	p.res.Uncertainty = &info
+	return err
+}
+
+// replaceDir moves the complete folder tmp to dst, replacing dst.
+func replaceDir(tmp, dst string) error {
+	old := dst + ".old"
+	if err := os.RemoveAll(old); err != nil {
+		return err
+	}
+	if err := os.Rename(dst, old); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	if err := os.Rename(tmp, dst); err != nil {
+		return err
+	}
+	return os.RemoveAll(old)
+}
+
+// Scores are the FBMS numbers of one evaluation (fractions in [0,1]).
+type Scores struct {
+	Precision float64 `json:"precision"`
+	Recall    float64 `json:"recall"`
+	F         float64 `json:"f"`
+	IoU       float64 `json:"iou"`
+	JMean     float64 `json:"j_mean"`
+	Objects   int     `json:"objects"`
+	Visible   int     `json:"visible"`
+	Density   float64 `json:"density"` // percent
+}
+
+func scoresOf(r *eval.Result) *Scores {
+	return &Scores{Precision: r.Precision, Recall: r.Recall, F: r.F, IoU: r.IoU, JMean: r.JMean,
+		Objects: r.Objects, Visible: r.Visible, Density: r.Density}
+}
+
+func (p *seqRun) sparseEval() error {
+	if p.gt == nil {
+		return nil
+	}
+	tracks := p.lay.LabelledTracks(p.res.TrackFrames)
+	st := stage{name: "eval-sparse", params: p.opt.Eval, inputs: []string{tracks, p.seq.GTPath},
+		outputs: []string{p.lay.SparseEval()}}
+	var sc Scores
+	_, err := p.runStage(st, &sc, func(string) (any, error) {
+		ts, err := sparse.ReadTracks(tracks)
+		if err != nil {
+			return nil, err
+		}
+		r, err := eval.Sequence(p.gt, ts, p.opt.Eval)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", tracks, err)
+		}
+		if err := writeJSON(p.lay.SparseEval(), r); err != nil {
+			return nil, err
+		}
+		return scoresOf(r), nil
+	})
+	if err == nil {
+		p.res.Sparse = &sc
+	}
+	return err
+}
+
+// PrepareInfo summarises the prepared training set.
+type PrepareInfo struct {
+	Frames       int   `json:"frames"`
+	Width        int   `json:"width"`
+	Height       int   `json:"height"`
+	Classes      int   `json:"classes"`
+	ClassCounts  []int `json:"class_counts"`
+	HardPixels   int   `json:"hard_pixels"`
+	HardTracks   int   `json:"hard_trajectories"`
+	BorderPoints int   `json:"border_points"`
+}
+
+func (p *seqRun) prepare() error {
+	tracks := p.lay.LabelledTracks(p.res.TrackFrames)
+	st := stage{name: "prepare", params: p.opt.Prepare,
+		inputs:  []string{tracks, p.lay.UncertaintyCSV(), p.seq.FramesDir},
+		outputs: []string{filepath.Join(p.lay.Prepared(), "manifest.json")}}
+	var info PrepareInfo
+	_, err := p.runStage(st, &info, func(string) (any, error) {
+		set, err := sampling.PrepareFiles(p.seq.FramesDir, tracks, p.lay.UncertaintyCSV(), p.lay.Prepared(), p.opt.Prepare)
+		if err != nil {
+			return nil, err
+		}
+		info := PrepareInfo{Frames: len(set.Frames), Width: set.Width, Height: set.Height, Classes: set.Classes,
+			ClassCounts: make([]int, set.Classes)}
+		for _, fr := range set.Frames {
+			info.HardPixels += fr.NHard
+			info.BorderPoints += fr.NBorder
+			for c, n := range fr.Counts {
+				if c < len(info.ClassCounts) {
+					info.ClassCounts[c] += n
+				}
+			}
+		}
+		for _, s := range set.Segments {
+			info.HardTracks += s.HardTracks
+		}
+		return info, nil
+	})
+	p.res.Prepared = &info
+	return err
+}
+
+// upstream runs track → segment → uncertainty → sparse eval → prepare.
+func (p *seqRun) upstream() error {
+	for _, f := range []func() error{p.track, p.segment, p.uncertainty, p.sparseEval, p.prepare} {
+		if err := p.checkCtx(); err != nil {
+			return err
+		}
+		if err := f(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func writeJSON(path string, v any) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	return atomicfile.Write(path, func(w io.Writer) error {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(v)
+	})
+}
+
+// since returns seconds since t0 (for info structs).
+func since(t0 time.Time) float64 { return time.Since(t0).Seconds() }
