@@ -390,3 +390,48 @@ func (c *Calibration) Table() string {
 	s += fmt.Sprintf("n=%d cut_rate=%.4f brier=%.4f log_loss=%.4f ece=%.4f auc=%.4f\n", c.N, c.CutRate, c.Brier, c.LogLoss, c.ECE, c.AUC)
 	return s
 }
+
+// HeldOutCalibration estimates out-of-sample calibration by leave-one-
+// sequence-out: for every sequence (PairSample.Seq) a model is fitted on the
+// other sequences and predicts its pairs; the pooled predictions are
+// calibrated. It returns per-sequence calibrations too. Needs ≥ 2 sequences.
+func HeldOutCalibration(samples []PairSample, opt FitOptions) (*Calibration, map[string]*Calibration, error) {
+	var seqs []string
+	seen := map[string]bool{}
+	for _, s := range samples {
+		if !seen[s.Seq] {
+			seen[s.Seq] = true
+			seqs = append(seqs, s.Seq)
+		}
+	}
+	if len(seqs) < 2 {
+		return nil, nil, fmt.Errorf("held-out calibration needs ≥ 2 sequences, got %d", len(seqs))
+	}
+	var allP []float64
+	var allY []bool
+	per := map[string]*Calibration{}
+	for _, q := range seqs {
+		var train []PairSample
+		for _, s := range samples {
+			if s.Seq != q {
+				train = append(train, s)
+			}
+		}
+		m, _, err := FitCosts(train, opt)
+		if err != nil {
+			return nil, nil, fmt.Errorf("held out %s: %v", q, err)
+		}
+		var p []float64
+		var y []bool
+		for _, s := range samples {
+			if s.Seq == q {
+				p = append(p, m.CutProb(s.Features))
+				y = append(y, s.Cut)
+			}
+		}
+		per[q] = Calibrate(p, y, 10)
+		allP = append(allP, p...)
+		allY = append(allY, y...)
+	}
+	return Calibrate(allP, allY, 10), per, nil
+}

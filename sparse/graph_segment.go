@@ -1,0 +1,195 @@
+package sparse
+
+import (
+	"fmt"
+	"image"
+	"slices"
+	"time"
+
+	"github.com/densify/densify/multicut"
+)
+
+// SegmentOptions control Segment.
+type SegmentOptions struct {
+	Graph  GraphParams
+	Model  *CostModel // nil = DefaultCostModel()
+	Solver string     // "gaec" or "klj" (KLj started from GAEC)
+	// MinClusterSize: clusters with fewer trajectories are merged, smallest
+	// first, into the E-adjacent cluster with the largest summed edge cost
+	// Σ_{u∈A,v∈B} c_uv (the least harmful merge; merging adjacent clusters keeps the
+	// decomposition feasible). FBMS scoring counts every cluster, and tiny
+	// clusters are mostly tracking noise at motion boundaries, so this
+	// trades a little energy for fewer spurious clusters. Clusters with no
+	// E-neighbour stay. 0 or 1 = off.
+	MinClusterSize int
+}
+
+// DefaultSegmentOptions are the defaults of `densify segment`.
+func DefaultSegmentOptions() SegmentOptions {
+	return SegmentOptions{Graph: DefaultGraphParams(), Solver: "klj", MinClusterSize: 0}
+}
+
+// SegmentResult is the outcome of Segment.
+type SegmentResult struct {
+	Graph  *multicut.Graph
+	Labels []int // cluster id per node (= per track), 0..Clusters−1
+	Stats  *GraphStats
+	// Energy is the multicut objective of Labels; SolverEnergy the one of
+	// the solver output before small clusters were merged.
+	Energy        float64
+	SolverEnergy  float64
+	Clusters      int
+	MergedSmall   int // clusters merged away by MinClusterSize
+	SolveSeconds  float64
+	GraphSeconds  float64
+	SolverName    string
+	SolverCluster int // clusters of the solver output
+}
+
+// Segment builds the motion graph of ts (see BuildGraph), solves the
+// (lifted) multicut with GAEC or KLj (Keuper, Andres, Brox ICCV'15) and
+// optionally merges small clusters. Labels follow the track order.
+func Segment(ts *TrackSet, frames []image.Image, opt SegmentOptions) (*SegmentResult, error) {
+	if opt.Solver == "" {
+		opt.Solver = "klj"
+	}
+	if opt.Solver != "gaec" && opt.Solver != "klj" {
+		return nil, fmt.Errorf("segment: unknown solver %q (gaec or klj)", opt.Solver)
+	}
+	if opt.MinClusterSize < 0 {
+		return nil, fmt.Errorf("segment: min cluster size must be ≥ 0, got %d", opt.MinClusterSize)
+	}
+	t0 := time.Now()
+	g, st, err := BuildGraph(ts, frames, opt.Graph, opt.Model)
+	if err != nil {
+		return nil, err
+	}
+	res := &SegmentResult{Graph: g, Stats: st, GraphSeconds: time.Since(t0).Seconds(), SolverName: opt.Solver}
+	t1 := time.Now()
+	labels, err := multicut.GAEC(g)
+	if err != nil {
+		return nil, err
+	}
+	if opt.Solver == "klj" {
+		labels, err = multicut.KLj(g, multicut.KLjOptions{Start: labels})
+		if err != nil {
+			return nil, err
+		}
+	}
+	res.SolveSeconds = time.Since(t1).Seconds()
+	res.SolverEnergy = multicut.Energy(g, labels)
+	res.SolverCluster = multicut.NumClusters(labels)
+	if opt.MinClusterSize > 1 {
+		labels, res.MergedSmall = MergeSmallClusters(g, labels, opt.MinClusterSize)
+	}
+	res.Labels = multicut.Canonical(labels)
+	res.Energy = multicut.Energy(g, res.Labels)
+	res.Clusters = multicut.NumClusters(res.Labels)
+	return res, nil
+}
+
+// Labelled returns a copy of ts whose track labels are the given cluster ids.
+func Labelled(ts *TrackSet, labels []int) *TrackSet {
+	out := &TrackSet{Frames: ts.Frames, Tracks: make([]Track, len(ts.Tracks))}
+	for i, tr := range ts.Tracks {
+		out.Tracks[i] = Track{Label: labels[i], Points: tr.Points}
+	}
+	return out
+}
+
+// MergeSmallClusters merges every cluster of fewer than minSize nodes,
+// smallest first, into the E-adjacent cluster with the largest summed cost
+// between them (lifted edges included in the sum). It returns the new labels
+// (not canonical) and the number of merges. Clusters without an E-neighbour
+// are left alone. Feasibility is preserved (only E-adjacent clusters merge).
+func MergeSmallClusters(g *multicut.Graph, labels []int, minSize int) ([]int, int) {
+	labels = slices.Clone(labels)
+	type link struct {
+		sum float64
+		reg bool
+	}
+	adj := map[int]map[int]*link{}
+	size := map[int]int{}
+	for _, l := range labels {
+		size[l]++
+		if adj[l] == nil {
+			adj[l] = map[int]*link{}
+		}
+	}
+	for _, e := range g.Edges {
+		a, b := labels[e.U], labels[e.V]
+		if a == b {
+			continue
+		}
+		for _, d := range [2][2]int{{a, b}, {b, a}} {
+			lk := adj[d[0]][d[1]]
+			if lk == nil {
+				lk = &link{}
+				adj[d[0]][d[1]] = lk
+			}
+			lk.sum += e.Cost
+			lk.reg = lk.reg || !e.Lifted
+		}
+	}
+	into := map[int]int{}
+	merges := 0
+	for {
+		// the smallest mergeable cluster (ties: smaller label)
+		s, sn := -1, 0
+		for l, n := range size {
+			if n >= minSize || (s >= 0 && (n > sn || (n == sn && l > s))) {
+				continue
+			}
+			hasReg := false
+			for _, lk := range adj[l] {
+				if lk.reg {
+					hasReg = true
+					break
+				}
+			}
+			if hasReg {
+				s, sn = l, n
+			}
+		}
+		if s < 0 {
+			break
+		}
+		best, bestC := -1, 0.0
+		for o, lk := range adj[s] {
+			if lk.reg && (best < 0 || lk.sum > bestC || (lk.sum == bestC && o < best)) {
+				best, bestC = o, lk.sum
+			}
+		}
+		for o, lk := range adj[s] {
+			delete(adj[o], s)
+			if o == best {
+				continue
+			}
+			bl := adj[best][o]
+			if bl == nil {
+				bl = &link{}
+				adj[best][o] = bl
+				adj[o][best] = &link{}
+			}
+			bl.sum += lk.sum
+			bl.reg = bl.reg || lk.reg
+			*adj[o][best] = *bl
+		}
+		delete(adj, s)
+		size[best] += size[s]
+		delete(size, s)
+		into[s] = best
+		merges++
+	}
+	for i, l := range labels {
+		for {
+			n, ok := into[l]
+			if !ok {
+				break
+			}
+			l = n
+		}
+		labels[i] = l
+	}
+	return labels, merges
+}
