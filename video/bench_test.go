@@ -1,0 +1,65 @@
+package video
+
+import (
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/densify/densify/sparse"
+)
+
+// BenchmarkTrack measures end-to-end tracking speed (flow forward and
+// backward + tracker, frames already decoded) on the first 10 frames of
+// DAVIS blackswan at 854×480, for each flow method.
+func BenchmarkTrack(b *testing.B) {
+	frames, err := ReadFrames(davisFrames(b, "blackswan", 10))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, m := range Methods {
+		b.Run(string(m), func(b *testing.B) {
+			var ts *sparse.TrackSet
+			cpu0 := cpuSeconds()
+			start := time.Now()
+			for i := 0; i < b.N; i++ {
+				if ts, _, err = Track(frames, sparse.DefaultTrackerOptions(), m, nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+			el := time.Since(start).Seconds()
+			b.ReportMetric(float64(b.N*(len(frames)-1))/el, "frames/s")
+			b.ReportMetric(float64(len(ts.Tracks)), "tracks")
+			// CPU time is robust to other processes sharing the machine.
+			b.ReportMetric((cpuSeconds()-cpu0)*1000/float64(b.N*(len(frames)-1)), "cpu-ms/frame")
+		})
+	}
+}
+
+// BenchmarkFlow measures one dense flow computation between two 854×480
+// DAVIS frames (ms/frame; tracking needs two per frame).
+func BenchmarkFlow(b *testing.B) {
+	frames, err := ReadFrames(davisFrames(b, "blackswan", 2))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, m := range Methods {
+		b.Run(string(m), func(b *testing.B) {
+			start := time.Now()
+			for i := 0; i < b.N; i++ {
+				if _, err := Flow(frames[0], frames[1], m); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(time.Since(start).Seconds()*1000/float64(b.N), "ms/frame")
+		})
+	}
+}
+
+// cpuSeconds is the user + system CPU time of this process.
+func cpuSeconds() float64 {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
+}
