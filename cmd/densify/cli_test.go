@@ -1,0 +1,141 @@
+package main
+
+// End-to-end tests of the command line: the binary is built once and run as
+// a user would, checking outputs, exit codes, file:line errors and that a
+// failing command leaves no partial output.
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var bin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "densify-cli")
+	if err != nil {
+		panic(err)
+	}
+	bin = filepath.Join(dir, "densify")
+	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	if err != nil {
+		os.Stderr.Write(out)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+func densify(t *testing.T, args ...string) (string, error) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	var buf bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &buf, &buf
+	err := cmd.Run()
+	return buf.String(), err
+}
+
+func readJSON(t *testing.T, path string) map[string]any {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := map[string]any{}
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func TestSynthEvalPrepareChain(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "data")
+	if out, err := densify(t, "synth", "--out", data, "--tracks", "--frames", "12", "--width", "160", "--height", "120", "--gt-every", "3"); err != nil {
+		t.Fatalf("synth: %v\n%s", err, out)
+	}
+	seq := filepath.Join(data, "synth01")
+	gt := filepath.Join(seq, "GroundTruth", "synth01Def.dat")
+	for name, check := range map[string]func(f float64) bool{
+		"synth01Tracks12_gt.dat":      func(f float64) bool { return f == 1 },
+		"synth01Tracks12_corrupt.dat": func(f float64) bool { return f > 0 && f < 0.95 },
+	} {
+		js := filepath.Join(dir, name+".json")
+		out, err := densify(t, "eval", "--gt", gt, "--tracks", filepath.Join(seq, name), "--json", js)
+		if err != nil {
+			t.Fatalf("eval %s: %v\n%s", name, err, out)
+		}
+		if f := readJSON(t, js)["f"].(float64); !check(f) {
+			t.Fatalf("%s: F = %v", name, f)
+		}
+	}
+	set := filepath.Join(dir, "set")
+	if out, err := densify(t, "prepare", "--frames", seq, "--tracks", filepath.Join(seq, "synth01Tracks12_gt.dat"), "--out", set, "--min-segment", "0"); err != nil {
+		t.Fatalf("prepare: %v\n%s", err, out)
+	}
+	m := readJSON(t, filepath.Join(set, "manifest.json"))
+	if n := len(m["frames"].([]any)); n != 12 {
+		t.Fatalf("prepared %d frames, want 12", n)
+	}
+	// An uncertainty file for another track set is rejected, naming file and line; no set is written.
+	bad := filepath.Join(dir, "u.csv")
+	os.WriteFile(bad, []byte("node,uncertainty\n0,0.5\n999999,0.1\n"), 0o644)
+	out, err := densify(t, "prepare", "--frames", seq, "--tracks", filepath.Join(seq, "synth01Tracks12_gt.dat"), "--uncertainty", bad, "--out", filepath.Join(dir, "set2"))
+	if err == nil || !strings.Contains(out, "u.csv:3") {
+		t.Fatalf("bad uncertainty accepted: %v\n%s", err, out)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "set2")); err == nil {
+		t.Fatal("partial training set left behind")
+	}
+}
+
+func TestBadInputExitsNonZeroWithFileAndLine(t *testing.T) {
+	dir := t.TempDir()
+	graph := filepath.Join(dir, "g.txt")
+	os.WriteFile(graph, []byte("# comment\n3 2\n0 1 1.5 0\n1 2 nan 0\n"), 0o644)
+	labels := filepath.Join(dir, "labels.txt")
+	out, err := densify(t, "multicut", "--graph", graph, "--out", labels)
+	if err == nil || !strings.Contains(out, "g.txt:4") {
+		t.Fatalf("NaN cost: %v\n%s", err, out)
+	}
+	if _, err := os.Stat(labels); err == nil {
+		t.Fatal("labels written for a bad graph")
+	}
+	tracks := filepath.Join(dir, "t.dat")
+	os.WriteFile(tracks, []byte("5\n1\n0 2\n1 2 0\n1 2 x\n"), 0o644)
+	out, err = densify(t, "eval", "--gt", filepath.Join(dir, "missing.dat"), "--tracks", tracks)
+	if err == nil || !strings.Contains(out, "missing.dat") {
+		t.Fatalf("missing ground truth: %v\n%s", err, out)
+	}
+	if out, err := densify(t, "no-such-command"); err == nil {
+		t.Fatalf("unknown command accepted:\n%s", out)
+	}
+}
+
+func TestMulticutSolvesHandInstance(t *testing.T) {
+	dir := t.TempDir()
+	graph := filepath.Join(dir, "g.txt")
+	// Two attractive pairs joined by a repulsive edge, plus a repulsive lifted
+	// edge 0–3: the optimum cuts 1–2 (and so the lifted edge), energy −3 − 1 = −4.
+	os.WriteFile(graph, []byte("4 4\n0 1 5 0\n2 3 5 0\n1 2 -3 0\n0 3 -1 1\n"), 0o644)
+	for _, solver := range []string{"gaec", "klj"} {
+		labels, js := filepath.Join(dir, solver+".txt"), filepath.Join(dir, solver+".json")
+		if out, err := densify(t, "multicut", "--graph", graph, "--solver", solver, "--out", labels, "--json", js); err != nil {
+			t.Fatalf("%s: %v\n%s", solver, err, out)
+		}
+		b, _ := os.ReadFile(labels)
+		if got := strings.Fields(string(b)); strings.Join(got, " ") != "0 0 1 1" {
+			t.Fatalf("%s labels %q", solver, got)
+		}
+		m := readJSON(t, js)
+		if m["energy"].(float64) != -4 || m["clusters"].(float64) != 2 {
+			t.Fatalf("%s: %v", solver, m)
+		}
+	}
+}
