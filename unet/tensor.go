@@ -10,8 +10,10 @@ import (
 	"fmt"
 	"runtime"
 	"strings"
+	"unsafe"
 
 	"github.com/sugarme/gotch"
+	lib "github.com/sugarme/gotch/libtch"
 	"github.com/sugarme/gotch/ts"
 )
 
@@ -52,7 +54,10 @@ func Tensor(s *Scope, data []float32, shape []int64, dev gotch.Device) (*ts.Tens
 	if n == 0 {
 		return nil, fmt.Errorf("unet: empty tensor of shape %v", shape)
 	}
-	t, err := ts.NewTensorFromData(data, shape)
+	// One memcpy of the float32 bytes (gotch's NewTensorFromData goes through
+	// reflection per element: ~3 allocations per value).
+	raw := unsafe.Slice((*byte)(unsafe.Pointer(&data[0])), 4*len(data))
+	t, err := ts.OfDataSize(raw, shape, gotch.Float)
 	if err != nil {
 		return nil, fmt.Errorf("libtorch: %w", err)
 	}
@@ -71,6 +76,8 @@ func Tensor(s *Scope, data []float32, shape []int64, dev gotch.Device) (*ts.Tens
 // row-major []float32.
 func Float32s(t *ts.Tensor) ([]float32, error) {
 	defer runtime.KeepAlive(t)
+	runtime.LockOSThread() // gotch's last-error slot is thread-local
+	defer runtime.UnlockOSThread()
 	s := NewScope()
 	defer s.Close()
 	if t.DType() != gotch.Float {
@@ -85,8 +92,11 @@ func Float32s(t *ts.Tensor) ([]float32, error) {
 	if n == 0 {
 		return out, nil
 	}
-	if err := t.CopyData(out, n); err != nil {
-		return nil, fmt.Errorf("libtorch: %w", err)
+	// at_copy_data directly: one memcpy (ts.CopyData type-checks the destination by
+	// reflection per element). It copies from CUDA and non-contiguous tensors too.
+	lib.AtCopyData(lib.Ctensor(t.Ctensor()), unsafe.Pointer(&out[0]), n, 4)
+	if err := ts.TorchErr(); err != nil {
+		return nil, &TorchError{Err: err}
 	}
 	return out, nil
 }
