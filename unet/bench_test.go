@@ -20,8 +20,12 @@ func benchModel(b *testing.B, preset string) *Model {
 	if err != nil {
 		b.Fatal(err)
 	}
+	dev, err := ParseDevice("auto")
+	if err != nil {
+		b.Fatal(err)
+	}
 	ManualSeed(1)
-	m, err := New(cfg, gotch.CPU)
+	m, err := New(cfg, dev)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -45,11 +49,11 @@ func benchTrainStep(b *testing.B, preset string) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		err := Run(func(s *Scope) error {
-			x, err := Tensor(s, img, []int64{1, 3, benchH, benchW}, gotch.CPU)
+			x, err := Tensor(s, img, []int64{1, 3, benchH, benchW}, m.Device)
 			if err != nil {
 				return err
 			}
-			y, err := Tensor(s, lab, []int64{1, 1, benchH, benchW}, gotch.CPU)
+			y, err := Tensor(s, lab, []int64{1, 1, benchH, benchW}, m.Device)
 			if err != nil {
 				return err
 			}
@@ -88,7 +92,7 @@ func BenchmarkInfer854x480CPUPreset(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		err := Run(func(s *Scope) error {
 			return NoGrad(func() error {
-				x, err := Tensor(s, img, []int64{1, 3, benchH, benchW}, gotch.CPU)
+				x, err := Tensor(s, img, []int64{1, 3, benchH, benchW}, m.Device)
 				if err != nil {
 					return err
 				}
