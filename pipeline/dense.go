@@ -115,8 +115,13 @@ func (p *seqRun) dense(v Variant) error {
 		if err != nil {
 			return nil, err
 		}
-		if rel, err := filepath.Rel(p.dir, res.Checkpoint); err == nil && filepath.IsAbs(res.Checkpoint) {
-			res.Checkpoint = rel
+		// stored relative to the sequence folder (the work folder may move)
+		absCk, err1 := filepath.Abs(res.Checkpoint)
+		absDir, err2 := filepath.Abs(p.dir)
+		if err1 == nil && err2 == nil {
+			if rel, err := filepath.Rel(absDir, absCk); err == nil {
+				res.Checkpoint = rel
+			}
 		}
 		return res, nil
 	})

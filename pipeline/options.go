@@ -85,20 +85,17 @@ type Options struct {
 // TrainOptions are the densification settings shared by train and predict.
 // Zero values mean the trainer's defaults.
 type TrainOptions struct {
-	Preset     string  `json:"preset"`      // U-Net preset (models/): unet-cpu, unet-paper
-	Epochs     int     `json:"epochs"`      // training epochs
-	LR         float64 `json:"lr"`          // Adam learning rate
-	BatchSize  int     `json:"batch_size"`  // frames per step
-	Scale      float64 `json:"scale"`       // input scale (e.g. 0.5 on CPU)
-	Seed       int64   `json:"seed"`        // random seed (same seed, same masks on CPU)
-	Threads    int     `json:"threads"`     // intra-op threads (0 = all cores)
-	Device     string  `json:"device"`      // "cpu", "cuda" or "" (auto)
-	Flip       bool    `json:"flip"`        // random horizontal flips
-	MaxFrames  int     `json:"max_frames"`  // train on at most this many frames (0 = all), evenly spaced
-	Threshold  float64 `json:"threshold"`   // foreground probability threshold of binary masks
-	Overlays   bool    `json:"overlays"`    // write overlay previews
-	ProbMaps   bool    `json:"prob_maps"`   // write probability maps
-	ExtraFlags string  `json:"extra_flags"` // free text recorded in the stamp (affects freshness)
+	Preset    string  `json:"preset"`     // U-Net preset (models/): unet-cpu, unet-paper
+	Epochs    int     `json:"epochs"`     // training epochs
+	LR        float64 `json:"lr"`         // Adam learning rate
+	BatchSize int     `json:"batch_size"` // frames per step
+	Scale     float64 `json:"scale"`      // input scale (0 = auto: 0.5 on CPU, 1 on CUDA)
+	Seed      int64   `json:"seed"`       // random seed (same seed, same masks on CPU)
+	Threads   int     `json:"threads"`    // intra-op threads (0 = all cores)
+	Device    string  `json:"device"`     // "cpu", "cuda" or "auto"
+	NoFlip    bool    `json:"no_flip"`    // no random horizontal flips
+	Overlays  bool    `json:"overlays"`   // predict also writes overlay/NNNNN.png
+	ProbMaps  bool    `json:"prob_maps"`  // predict also writes prob/NNNNN.png
 }
 
 // DefaultOptions are the defaults of `densify run`: the defaults of every
@@ -111,8 +108,7 @@ func DefaultOptions() Options {
 		HeatmapEvery: 10,
 		Sparsify:     uncertainty.SparsifyOptions{Beta: 0.5, Step: 0.05, Max: 0.9, Seeds: 10},
 		Prepare:      sampling.DefaultOptions(),
-		Train: TrainOptions{Preset: "unet-cpu", Epochs: 15, LR: 1e-3, BatchSize: 1, Scale: 0.5, Seed: 1,
-			Flip: true, Threshold: 0.5, Overlays: true},
+		Train:        TrainOptions{Preset: "unet-cpu", Epochs: 15, LR: 1e-3, BatchSize: 2, Seed: 1, Device: "cpu", Overlays: true},
 	}
 }
 
