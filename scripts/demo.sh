@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# densify demo (make demo): the whole chain on the embedded synthetic default data.
+#   1. densify synth     a synthetic FBMS-layout sequence with exact ground truth, its ground-truth
+#                        trajectories and a copy with 10% of the labels corrupted
+#   2. densify eval      the ground-truth trajectories (must score F = 100) and the corrupted ones
+#                        (lower); JSON results
+#   3. densify run       track → segment → uncertainty → prepare → train → predict → eval, report
+# Idempotent: a second run reuses the data and skips every stage that is up to date (the work
+# folder's stamps); DEMO_FRESH=1 (or rm -rf demo-out) starts over.
+# Environment: DENSIFY (binary, default bin/densify), DEMO_OUT (default demo-out),
+# DEMO_EPOCHS (default 15), DEMO_THREADS (default 0 = all cores).
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+BIN=${DENSIFY:-bin/densify}
+OUT=${DEMO_OUT:-demo-out}
+EPOCHS=${DEMO_EPOCHS:-15}
+THREADS=${DEMO_THREADS:-0}
+SEQ=synth01
+FRAMES=30
+start=$SECONDS
+
+die() { echo "demo: $*" >&2; exit 1; }
+[ -x "$BIN" ] || die "$BIN not found; run make build first"
+
+# json_f FILE: the top-level "f" (fraction) of an eval JSON, as a percentage with 2 decimals.
+json_f() {
+	local v
+	v=$(grep -m1 -E '^  "f": ' "$1" | sed -E 's/.*: ([-0-9.eE+]+),?/\1/') || true
+	[ -n "$v" ] || die "$1: no F value"
+	awk -v f="$v" 'BEGIN { printf "%.2f", 100 * f }'
+}
+
+if [ "${DEMO_FRESH:-0}" = 1 ]; then
+	rm -rf "$OUT"
+fi
+mkdir -p "$OUT"
+
+echo "== 1. synthetic data → $OUT/data"
+GT_TRACKS=$OUT/data/$SEQ/${SEQ}Tracks${FRAMES}_gt.dat
+BAD_TRACKS=$OUT/data/$SEQ/${SEQ}Tracks${FRAMES}_corrupt.dat
+if [ -f "$GT_TRACKS" ] && [ -f "$BAD_TRACKS" ] && [ -f "$OUT/data/$SEQ/GroundTruth/${SEQ}Def.dat" ]; then
+	echo "   reusing $OUT/data (DEMO_FRESH=1 regenerates it)"
+else
+	"$BIN" synth --out "$OUT/data" --frames "$FRAMES" --tracks
+fi
+
+echo
+echo "== 2. scoring trajectory files against the ground truth (FBMS protocol)"
+"$BIN" eval --gt "$OUT/data/$SEQ" --tracks "$GT_TRACKS" --json "$OUT/eval-gt.json"
+"$BIN" eval --gt "$OUT/data/$SEQ" --tracks "$BAD_TRACKS" --json "$OUT/eval-corrupt.json"
+f_gt=$(json_f "$OUT/eval-gt.json")
+f_bad=$(json_f "$OUT/eval-corrupt.json")
+echo "F(ground-truth tracks) = $f_gt %, F(corrupted tracks) = $f_bad %"
+[ "$f_gt" = "100.00" ] || die "the ground-truth trajectories score F = $f_gt, expected 100"
+awk -v a="$f_bad" 'BEGIN { exit !(a < 100) }' || die "the corrupted trajectories score F = $f_bad, expected < 100"
+
+echo
+echo "== 3. densify run: track → segment → uncertainty → prepare → train → predict → eval"
+"$BIN" run "$OUT/data/$SEQ" --out "$OUT/run" --epochs "$EPOCHS" --threads "$THREADS"
+
+elapsed=$((SECONDS - start))
+cat <<EOF
+
+== demo finished in ${elapsed}s
+  data               $OUT/data/$SEQ (frames, GroundTruth/, trajectory files)
+  trajectory scores  $OUT/eval-gt.json (F = $f_gt %), $OUT/eval-corrupt.json (F = $f_bad %)
+  report             $OUT/run/report.md, $OUT/run/report.json
+  per stage          $OUT/run/$SEQ/{tracks.dat,segment/,uncertainty/,prepared/,model-weighted/,masks-weighted/,eval/}
+  plots / previews   $OUT/run/$SEQ/uncertainty/sparsify/vi.png, $OUT/run/$SEQ/uncertainty/heatmaps/,
+                     $OUT/run/$SEQ/preview-weighted.png, $OUT/run/$SEQ/masks-weighted/overlay/
+EOF
