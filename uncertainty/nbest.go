@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash/fnv"
+	"math"
 	"sort"
 
 	"github.com/densify/densify/multicut"
@@ -26,7 +27,9 @@ type NBestOptions struct {
 	MaxK int // largest moved subset per cluster pair (0: no bound)
 	// OnePerPair keeps at most one alternative per ordered cluster pair (its
 	// lowest-energy k), for more diverse alternatives than the n lowest
-	// energies, which are often tiny variations of one boundary.
+	// energies, which are often tiny variations of one boundary. A pair whose
+	// best labeling equals one already kept (e.g. A merged into B versus B
+	// merged into A) contributes nothing.
 	OnePerPair bool
 }
 
@@ -106,14 +109,15 @@ func NBest(g *multicut.Graph, labels []int, opt NBestOptions) ([]Alternative, er
 		if opt.MaxK > 0 && kmax > opt.MaxK {
 			kmax = opt.MaxK
 		}
-		s.pairBest = nil
+		s.pairBestK, s.pairBestE = 0, math.Inf(1)
 		for k := 1; k <= kmax; k++ {
 			s.candidate(pair[:k], members[pair[0].From], maxLabel, e0)
 		}
-		if s.pairBest != nil && s.wouldKeep(s.pairBest.Energy) {
-			if hsh := hashLabels(s.pairBest.Labels); !s.seen[hsh] {
-				s.insert(*s.pairBest, hsh)
-			}
+		if s.perPair && s.pairBestK > 0 && s.wouldKeep(s.pairBestE) {
+			// rebuild the pair's best labeling and offer it like any candidate
+			s.perPair = false
+			s.candidate(pair[:s.pairBestK], members[pair[0].From], maxLabel, e0)
+			s.perPair = true
 		}
 		i = j
 	}
@@ -140,8 +144,9 @@ type nbestState struct {
 	vis     []int32 // search marks of stillConnected
 	vstamp  int32
 	// perPair: only the best candidate of each cluster pair competes
-	perPair  bool
-	pairBest *Alternative
+	perPair   bool
+	pairBestK int // moved-set size of the pair's lowest-energy candidate so far
+	pairBestE float64
 }
 
 // candidate evaluates moving the nodes of S (all from cluster A to B).
@@ -218,11 +223,9 @@ func (s *nbestState) candidate(S []Move, membersA []int, maxLabel int, e0 float6
 	}
 	e := e0 + delta
 	if s.perPair {
-		// keep the pair's lowest-energy candidate; it enters the global list later
-		if s.pairBest == nil || e < s.pairBest.Energy {
-			if hsh := hashLabels(s.cur); !s.seen[hsh] {
-				s.pairBest = &Alternative{Labels: append([]int(nil), s.cur...), Energy: e, From: A, To: B, Moved: len(S), Split: split}
-			}
+		// remember the pair's lowest energy only (cheap); ties keep the smaller k
+		if e < s.pairBestE {
+			s.pairBestK, s.pairBestE = len(S), e
 		}
 	} else if s.wouldKeep(e) {
 		if hsh := hashLabels(s.cur); !s.seen[hsh] {
