@@ -120,10 +120,10 @@ var (
 )
 
 func (b *block) forward(s *Scope, x *ts.Tensor, train bool) *ts.Tensor {
-	x = s.T(ts.Conv2d(x, b.w1, nil2(), unit, unit, unit, 1))
+	x = s.T(ts.Conv2d(x, b.w1, noBias, unit, unit, unit, 1))
 	x = s.T(ts.BatchNorm(x, b.bn1.w, b.bn1.b, b.bn1.mean, b.bn1.vari, train, bnMomentum, bnEps, true))
 	x = s.T(x.Relu(false))
-	x = s.T(ts.Conv2d(x, b.w2, nil2(), unit, unit, unit, 1))
+	x = s.T(ts.Conv2d(x, b.w2, noBias, unit, unit, unit, 1))
 	x = s.T(ts.BatchNorm(x, b.bn2.w, b.bn2.b, b.bn2.mean, b.bn2.vari, train, bnMomentum, bnEps, true))
 	return s.T(x.Relu(false))
 }
@@ -131,7 +131,9 @@ func (b *block) forward(s *Scope, x *ts.Tensor, train bool) *ts.Tensor {
 // noBias is an undefined tensor, gotch's way of passing "no bias" (never freed).
 var noBias = ts.NewTensor()
 
-func nil2() *ts.Tensor { return noBias }
+// Undefined returns the shared undefined tensor that gotch ops take for an absent
+// optional argument (bias, weight, pos_weight). Never Keep or Drop it.
+func Undefined() *ts.Tensor { return noBias }
 
 // Forward computes the logits [N, Classes, H, W] of rgb, a float32 tensor
 // [N, 3, H, W] with values in [0, 1] on the model's device; the Sobel channel is
