@@ -142,10 +142,8 @@ func (tr *Tracker) Add(grey *image.Gray, fwd, bwd *FlowField) error {
 	t := tr.frame
 	tr.seed(grey, t)
 
-	grad := (*FlowField)(nil)
-	var energy []float32
+	var energy []float32 // |∇u|² + |∇v|² of the forward flow (nil: test disabled)
 	if tr.opt.BoundaryAbs >= 0 {
-		grad = fwd
 		energy = fwd.GradientEnergy()
 	}
 	o := tr.opt
@@ -174,8 +172,8 @@ func (tr *Tracker) Add(grey *image.Gray, fwd, bwd *FlowField) error {
 			tr.stats.Stopped[StopInconsistent]++
 			continue
 		}
-		if grad != nil {
-			i0, j0, ax, ay, _ := grad.cell(p.X, p.Y)
+		if energy != nil {
+			i0, j0, ax, ay, _ := fwd.cell(p.X, p.Y)
 			if bilinear(energy, tr.w, i0, j0, ax, ay) > o.BoundaryRel*w2+o.BoundaryAbs {
 				tr.stats.Stopped[StopBoundary]++
 				continue

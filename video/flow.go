@@ -36,8 +36,11 @@ const (
 	DIS Method = "dis"
 )
 
-// DefaultMethod is the flow used when none is given (chosen on DAVIS; see
-// the package README in the report: longer, denser tracks).
+// DefaultMethod is the flow used when none is given. Chosen on the five
+// DAVIS 2016 dev sequences (first 20 frames, default tracker options):
+// DIS medium gives density 0.70, mean track length 10.1, object coverage
+// 0.62; tuned Farnebäck 0.60, 9.4, 0.60 (untuned 0.50, 8.8, 0.50), at 2–3×
+// the CPU time per frame.
 const DefaultMethod = DIS
 
 // Methods lists the accepted method names.
@@ -65,9 +68,12 @@ type FarnebackParams struct {
 	Gaussian   bool    // Gaussian instead of box window
 }
 
-// DefaultFarneback are parameters for 854×480 video (tuned on DAVIS by the
-// forward–backward consistency of the resulting tracks).
-var DefaultFarneback = FarnebackParams{PyrScale: 0.5, Levels: 5, WinSize: 15, Iterations: 3, PolyN: 5, PolySigma: 1.1, Gaussian: true}
+// DefaultFarneback are parameters for 854×480 video, tuned on DAVIS by the
+// tracks they give: against (levels 5, window 15, 3 iterations, polyN 5,
+// σ 1.1) the larger Gaussian window and expansion lose fewer tracks to the
+// forward–backward test (libby: 62 % instead of 82 % of the seeds stopped)
+// and raise object coverage from 0.50 to 0.60 (mean of five sequences).
+var DefaultFarneback = FarnebackParams{PyrScale: 0.5, Levels: 6, WinSize: 31, Iterations: 5, PolyN: 7, PolySigma: 1.5, Gaussian: true}
 
 // DISParams configure cv::DISOpticalFlow; negative fields keep the preset's value.
 type DISParams struct {
@@ -138,10 +144,27 @@ func Flow(prev, next image.Image, method Method) (*sparse.FlowField, error) {
 	return nil, fmt.Errorf("unknown flow method %q", method)
 }
 
-// FarnebackFlow runs cv::calcOpticalFlowFarneback on two grey frames of
-// equal size whose bounds start at (0, 0) with Stride = width.
-func FarnebackFlow(prev, next *image.Gray, p FarnebackParams) (*sparse.FlowField, error) {
+// sameSize normalises two grey frames (bounds at (0, 0), Stride = width)
+// and checks their sizes.
+func sameSize(prev, next *image.Gray) (*image.Gray, *image.Gray, int, int, error) {
+	prev, next = ToGray(prev), ToGray(next)
 	w, h := prev.Bounds().Dx(), prev.Bounds().Dy()
+	if next.Bounds().Dx() != w || next.Bounds().Dy() != h {
+		return nil, nil, 0, 0, fmt.Errorf("flow: frames differ in size: %dx%d and %dx%d", w, h, next.Bounds().Dx(), next.Bounds().Dy())
+	}
+	if w < 1 || h < 1 {
+		return nil, nil, 0, 0, fmt.Errorf("flow: empty frame")
+	}
+	return prev, next, w, h, nil
+}
+
+// FarnebackFlow runs cv::calcOpticalFlowFarneback on two grey frames of
+// equal size.
+func FarnebackFlow(prev, next *image.Gray, p FarnebackParams) (*sparse.FlowField, error) {
+	prev, next, w, h, err := sameSize(prev, next)
+	if err != nil {
+		return nil, err
+	}
 	a, err := gocv.NewMatFromBytes(h, w, gocv.MatTypeCV8UC1, prev.Pix[:w*h])
 	if err != nil {
 		return nil, fmt.Errorf("flow: %w", err)
@@ -169,12 +192,11 @@ func FarnebackFlow(prev, next *image.Gray, p FarnebackParams) (*sparse.FlowField
 	return deinterleave(data, w, h), nil
 }
 
-// DISFlow runs cv::DISOpticalFlow on two grey frames of equal size whose
-// bounds start at (0, 0) with Stride = width.
+// DISFlow runs cv::DISOpticalFlow on two grey frames of equal size.
 func DISFlow(prev, next *image.Gray, p DISParams) (*sparse.FlowField, error) {
-	w, h := prev.Bounds().Dx(), prev.Bounds().Dy()
-	if w < 1 || h < 1 {
-		return nil, fmt.Errorf("flow: empty frame")
+	prev, next, w, h, err := sameSize(prev, next)
+	if err != nil {
+		return nil, err
 	}
 	out := make([]float32, 2*w*h)
 	cp := C.densify_dis_params{
