@@ -1,0 +1,295 @@
+package train
+
+import (
+	"encoding/json"
+	"fmt"
+	"image"
+	"image/color"
+	"image/png"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/densify/densify/dataset"
+	"github.com/densify/densify/unet"
+	"github.com/schollz/progressbar/v3"
+	"github.com/sugarme/gotch"
+)
+
+// PredictOptions controls Predict.
+type PredictOptions struct {
+	// Prob also writes prob/NNNNN.png: the foreground probability ×255 (binary:
+	// σ(z); multi-label: 1 − p(background)).
+	Prob bool
+	// Overlay also writes overlay/NNNNN.png: the frame with the mask tinted.
+	Overlay bool
+	// Scale resizes frames before the network (0: the scale the model was
+	// trained at, from its checkpoint; 1 for checkpoints without that record).
+	// Logits are resized back bilinearly, so masks always have the frame's size.
+	Scale float64
+	// Preset, if not empty, must be the checkpoint's preset (guards against
+	// using a model of another architecture by mistake).
+	Preset   string
+	Device   string // "cpu" (default), "cuda", "auto"
+	Threads  int    // ≤ 0: all cores
+	Progress io.Writer
+}
+
+// Predict writes a dense mask per frame to out, named as DAVIS masks by the
+// frame's position in frames: 00000.png, 00001.png, … Binary models give 8-bit
+// grey masks with 0 (background) and 255 (moving object), thresholding σ(z) at
+// ½; multi-label models give paletted PNGs whose pixel values are the class
+// (argmax of the logits), coloured with the DAVIS/PASCAL palette.
+//
+// Frames of any size are accepted: the U-Net itself pads odd sizes at every
+// level (see unet.Model.Forward), so no padding to a multiple of 16 is needed;
+// a frame is only resized by Scale. Files are built in a temporary folder
+// beside out and moved into out once every frame succeeded.
+func Predict(ckpt string, frames []string, out string, opt PredictOptions) (err error) {
+	if len(frames) == 0 {
+		return fmt.Errorf("predict: no frames")
+	}
+	if err := unet.SetThreads(opt.Threads); err != nil {
+		return err
+	}
+	dev, err := unet.ParseDevice(opt.Device)
+	if err != nil {
+		return err
+	}
+	h, err := unet.ReadCheckpointHeader(ckpt)
+	if err != nil {
+		return err
+	}
+	if opt.Preset != "" && h.Config.Name != opt.Preset {
+		return fmt.Errorf("%s: checkpoint is for preset %v, not %s", ckpt, h.Config, opt.Preset)
+	}
+	model, extra, err := openModel(ckpt, dev)
+	if err != nil {
+		return err
+	}
+	var info CheckpointInfo
+	if len(extra) > 0 {
+		_ = json.Unmarshal(extra, &info) // checkpoints not written by Run have no record
+	}
+	scale := opt.Scale
+	if scale == 0 {
+		scale = info.Options.Scale
+	}
+	if scale == 0 {
+		scale = 1
+	}
+	if !(scale > 0 && scale <= 4) {
+		return fmt.Errorf("predict: scale must be in (0, 4], got %v", scale)
+	}
+
+	if err := os.MkdirAll(filepath.Dir(filepath.Clean(out)), 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.MkdirTemp(filepath.Dir(filepath.Clean(out)), "."+filepath.Base(out)+".tmp*")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	var subs []string
+	if opt.Prob {
+		subs = append(subs, "prob")
+	}
+	if opt.Overlay {
+		subs = append(subs, "overlay")
+	}
+	for _, d := range subs {
+		if err := os.MkdirAll(filepath.Join(tmp, d), 0o755); err != nil {
+			return err
+		}
+	}
+	progress := opt.Progress
+	if progress == nil {
+		progress = io.Discard
+	}
+	bar := progressbar.NewOptions(len(frames), progressbar.OptionSetWriter(progress), progressbar.OptionShowCount(),
+		progressbar.OptionSetWidth(30), progressbar.OptionThrottle(200*time.Millisecond), progressbar.OptionSetDescription("predict"))
+	var names []string
+	for i, path := range frames {
+		img, err := dataset.ReadImage(path)
+		if err != nil {
+			return err
+		}
+		labels, prob, err := predictFrame(model, img, scale)
+		if err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		name := fmt.Sprintf("%05d.png", i)
+		b := img.Bounds()
+		W, H := b.Dx(), b.Dy()
+		if err := savePNG(filepath.Join(tmp, name), maskImage(labels, W, H, model.Config.Classes)); err != nil {
+			return err
+		}
+		names = append(names, name)
+		if opt.Prob {
+			g := image.NewGray(image.Rect(0, 0, W, H))
+			for j, p := range prob {
+				g.Pix[j] = uint8(math.Round(255 * math.Max(0, math.Min(1, float64(p)))))
+			}
+			if err := savePNG(filepath.Join(tmp, "prob", name), g); err != nil {
+				return err
+			}
+			names = append(names, filepath.Join("prob", name))
+		}
+		if opt.Overlay {
+			if err := savePNG(filepath.Join(tmp, "overlay", name), overlay(img, labels)); err != nil {
+				return err
+			}
+			names = append(names, filepath.Join("overlay", name))
+		}
+		_ = bar.Add(1)
+	}
+	_ = bar.Finish()
+	fmt.Fprintln(progress)
+	for _, d := range append([]string{""}, subs...) {
+		if err := os.MkdirAll(filepath.Join(out, d), 0o755); err != nil {
+			return err
+		}
+	}
+	for _, n := range names {
+		if err := os.Rename(filepath.Join(tmp, n), filepath.Join(out, n)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func savePNG(path string, img image.Image) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := png.Encode(f, img); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// predictFrame returns the class of every pixel (W·H, row-major) and the
+// foreground probability.
+func predictFrame(model *unet.Model, img image.Image, scale float64) (labels []uint8, prob []float32, err error) {
+	b := img.Bounds()
+	W, H := b.Dx(), b.Dy()
+	w, h := scaledSize(W, H, scale)
+	if min := model.Config.MinSize(); w < min || h < min {
+		return nil, nil, fmt.Errorf("frame is %dx%d at scale %g, smaller than the %d px the model needs", w, h, scale, min)
+	}
+	rgb := resizeRGB(img, w, h)
+	x := make([]float32, len(rgb))
+	for i, v := range rgb {
+		x[i] = float32(v) / 255
+	}
+	C := model.Config.Classes
+	var probs []float32
+	err = unet.Run(func(s *unet.Scope) error {
+		return unet.NoGrad(func() error {
+			in, err := unet.Tensor(s, x, []int64{1, 3, int64(h), int64(w)}, model.Device)
+			if err != nil {
+				return err
+			}
+			z, err := model.Forward(s, in, false)
+			if err != nil {
+				return err
+			}
+			if w != W || h != H {
+				z = s.T(z.UpsampleBilinear2d([]int64{int64(H), int64(W)}, false, nil, nil, false))
+			}
+			if C == 1 {
+				z = s.T(z.Sigmoid(false))
+			} else {
+				z = s.T(z.Softmax(1, gotch.Float, false))
+			}
+			z = s.T(z.To(gotch.CPU, false))
+			probs, err = unet.Float32s(z)
+			return err
+		})
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	n := W * H
+	labels = make([]uint8, n)
+	prob = make([]float32, n)
+	for i := 0; i < n; i++ {
+		if C == 1 {
+			prob[i] = probs[i]
+			if probs[i] > 0.5 {
+				labels[i] = 1
+			}
+			continue
+		}
+		best := 0
+		for c := 1; c < C; c++ {
+			if probs[c*n+i] > probs[best*n+i] {
+				best = c
+			}
+		}
+		labels[i] = uint8(best)
+		prob[i] = 1 - probs[i]
+	}
+	return labels, prob, nil
+}
+
+// maskImage: binary → grey 0/255; multi-label → paletted, value = class.
+func maskImage(labels []uint8, W, H, classes int) image.Image {
+	if classes == 1 {
+		g := image.NewGray(image.Rect(0, 0, W, H))
+		for i, l := range labels {
+			g.Pix[i] = 255 * l
+		}
+		return g
+	}
+	p := image.NewPaletted(image.Rect(0, 0, W, H), Palette(max(classes, 2)))
+	copy(p.Pix, labels)
+	return p
+}
+
+// Palette is the DAVIS/PASCAL VOC colour map for n labels: label i gets the
+// bits of i spread over the high bits of R, G and B (0 black, 1 (128,0,0),
+// 2 (0,128,0), 3 (128,128,0), 4 (0,0,128), …).
+func Palette(n int) color.Palette {
+	p := make(color.Palette, n)
+	for i := range p {
+		var r, g, b uint8
+		c := i
+		for j := 7; j >= 0 && c > 0; j-- {
+			r |= uint8(c&1) << j
+			g |= uint8((c>>1)&1) << j
+			b |= uint8((c>>2)&1) << j
+			c >>= 3
+		}
+		p[i] = color.RGBA{r, g, b, 255}
+	}
+	return p
+}
+
+// overlay tints the frame: foreground pixels are mixed half and half with
+// their class colour (binary: red), background kept.
+func overlay(img image.Image, labels []uint8) *image.RGBA {
+	b := img.Bounds()
+	W, H := b.Dx(), b.Dy()
+	pal := Palette(256)
+	out := image.NewRGBA(image.Rect(0, 0, W, H))
+	for y := 0; y < H; y++ {
+		for x := 0; x < W; x++ {
+			r, g, bl, _ := img.At(b.Min.X+x, b.Min.Y+y).RGBA()
+			c := color.RGBA{uint8(r >> 8), uint8(g >> 8), uint8(bl >> 8), 255}
+			if l := labels[y*W+x]; l > 0 {
+				t := pal[l].(color.RGBA)
+				if l == 1 {
+					t = color.RGBA{255, 0, 0, 255}
+				}
+				c = color.RGBA{uint8((int(c.R) + int(t.R)) / 2), uint8((int(c.G) + int(t.G)) / 2), uint8((int(c.B) + int(t.B)) / 2), 255}
+			}
+			out.SetRGBA(x, y, c)
+		}
+	}
+	return out
+}

@@ -1,0 +1,112 @@
+package train
+
+import (
+	"fmt"
+	"image"
+	"image/color"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/densify/densify/dataset"
+)
+
+func TestPredictWritesMasksOfFrameSize(t *testing.T) {
+	dir := t.TempDir()
+	set, frames := synthSet(t, dir, 48, 32, 3, testOptions())
+	out := filepath.Join(dir, "model")
+	mustRun(t, tinyConfig(1), []string{set}, out)
+	ckpt := filepath.Join(out, "model.ckpt")
+
+	odd := filepath.Join(dir, "odd.png")
+	writePNG(t, odd, synthFrameOfSize(t, 50, 35))
+	inputs := []string{frames[0], odd}
+	for _, scale := range []float64{0, 0.5} {
+		masks := filepath.Join(dir, "masks", fmt.Sprint(scale))
+		if err := Predict(ckpt, inputs, masks, PredictOptions{Prob: true, Overlay: true, Scale: scale, Threads: 2}); err != nil {
+			t.Fatal(err)
+		}
+		for i, size := range [][2]int{{48, 32}, {50, 35}} {
+			name := []string{"00000.png", "00001.png"}[i]
+			for _, sub := range []string{"", "prob", "overlay"} {
+				img, err := dataset.ReadImage(filepath.Join(masks, sub, name))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if b := img.Bounds(); b.Dx() != size[0] || b.Dy() != size[1] {
+					t.Errorf("scale %g: %s/%s is %dx%d, want %dx%d", scale, sub, name, b.Dx(), b.Dy(), size[0], size[1])
+				}
+				if sub == "" {
+					g, ok := img.(*image.Gray)
+					if !ok {
+						t.Fatalf("binary mask is %T, want grey", img)
+					}
+					for _, v := range g.Pix {
+						if v != 0 && v != 255 {
+							t.Fatalf("mask value %d, want 0 or 255", v)
+						}
+					}
+				}
+			}
+		}
+		if m, _ := filepath.Glob(filepath.Join(filepath.Dir(masks), ".*tmp*")); len(m) > 0 {
+			t.Errorf("temporary folders left: %v", m)
+		}
+	}
+
+	if err := Predict(ckpt, inputs, filepath.Join(dir, "x"), PredictOptions{Preset: "unet-paper"}); err == nil || !strings.Contains(err.Error(), "unet-paper") {
+		t.Errorf("preset mismatch: %v", err)
+	}
+	// A frame that cannot be read: no partial output.
+	bad := filepath.Join(dir, "bad.png")
+	os.WriteFile(bad, []byte("not an image"), 0o644)
+	if err := Predict(ckpt, []string{frames[0], bad}, filepath.Join(dir, "y"), PredictOptions{}); err == nil {
+		t.Error("unreadable frame accepted")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "y", "00000.png")); err == nil {
+		t.Error("partial output after a failed prediction")
+	}
+}
+
+func TestPredictMultiLabelPaletted(t *testing.T) {
+	dir := t.TempDir()
+	opt := testOptions()
+	opt.Multi = true
+	set, frames := synthSet(t, dir, 48, 32, 3, opt)
+	out := filepath.Join(dir, "model")
+	s := mustRun(t, tinyConfig(1), []string{set}, out)
+	if s.Options.Model.Classes < 2 || s.Options.Mode != "multi" {
+		t.Fatalf("multi-label set trained as %+v", s.Options)
+	}
+	masks := filepath.Join(dir, "masks")
+	if err := Predict(filepath.Join(out, "model.ckpt"), frames[:1], masks, PredictOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	img, err := dataset.ReadImage(filepath.Join(masks, "00000.png"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, ok := img.(*image.Paletted)
+	if !ok {
+		t.Fatalf("multi-label mask is %T, want paletted", img)
+	}
+	for _, v := range p.Pix {
+		if int(v) >= s.Options.Model.Classes {
+			t.Fatalf("class %d ≥ %d", v, s.Options.Model.Classes)
+		}
+	}
+}
+
+func TestPaletteIsDAVIS(t *testing.T) {
+	p := Palette(5)
+	want := []color.RGBA{{0, 0, 0, 255}, {128, 0, 0, 255}, {0, 128, 0, 255}, {128, 128, 0, 255}, {0, 0, 128, 255}}
+	for i, w := range want {
+		if p[i] != w {
+			t.Errorf("palette[%d] = %v, want %v", i, p[i], w)
+		}
+	}
+	if got := Palette(9)[8]; got != (color.RGBA{64, 0, 0, 255}) {
+		t.Errorf("palette[8] = %v, want (64,0,0)", got)
+	}
+}
