@@ -286,7 +286,13 @@ func (p *seqRun) uncertainty() error {
 		if err := os.MkdirAll(tmp, 0o755); err != nil {
 			return nil, err
 		}
-		hf := uncertainty.HeatmapFrames(ts.Frames, p.gt, p.opt.HeatmapEvery, false)
+		// the labelled frames (FBMS: every 10th or 20th), unless they are
+		// denser than every HeatmapEvery-th frame (DAVIS labels every frame)
+		hgt := p.gt
+		if every := max(p.opt.HeatmapEvery, 1); hgt != nil && len(hgt.Frames) > (ts.Frames+every-1)/every {
+			hgt = nil
+		}
+		hf := uncertainty.HeatmapFrames(ts.Frames, hgt, p.opt.HeatmapEvery, false)
 		written, err := uncertainty.WriteHeatmaps(p.seq.FramesDir, tmp, ts, r.U, hf)
 		if err != nil {
 			return nil, err
