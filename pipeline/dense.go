@@ -99,6 +99,8 @@ func (p *seqRun) dense(v Variant) error {
 	p.res.Dense[v] = dr
 	model := p.lay.Model(v)
 	tp := trainParams{Densifier: d.Name(), Uniform: v == VariantUniform, Options: p.opt.Train}
+	// the preview outputs of predict do not change the model
+	tp.Options.Overlays, tp.Options.ProbMaps = false, false
 	st := stage{name: "train-" + string(v), params: tp, inputs: []string{p.lay.Prepared()}, outputs: []string{model}}
 	var tr TrainResult
 	s, err := p.runStage(st, &tr, func(why string) (any, error) {
@@ -138,7 +140,9 @@ func (p *seqRun) dense(v Variant) error {
 	}
 	masks := p.lay.Masks(v)
 	preview := filepath.Join(p.dir, "preview-"+string(v)+".png")
-	pst := stage{name: "predict-" + string(v), params: tp, inputs: []string{ckpt, p.seq.FramesDir},
+	pp := tp
+	pp.Options = p.opt.Train
+	pst := stage{name: "predict-" + string(v), params: pp, inputs: []string{ckpt, p.seq.FramesDir},
 		outputs: []string{masks, preview}}
 	s, err = p.runStage(pst, nil, func(string) (any, error) {
 		tmp := masks + ".tmp"

@@ -375,3 +375,40 @@ func TestReportMarkdown(t *testing.T) {
 		t.Errorf("sparse mean %+v", r.Sparse)
 	}
 }
+
+// TestRunWithUNet runs the real densifier (libtorch U-Net) for one epoch on
+// the tiny sequence: masks of every frame at the frame size, dense scores,
+// and a predict-only rerun when only the preview options change.
+func TestRunWithUNet(t *testing.T) {
+	if DefaultDensifier == nil {
+		t.Skip("no U-Net densifier linked")
+	}
+	root, tracks := tinySequence(t)
+	work := t.TempDir()
+	var log bytes.Buffer
+	opt := testOptions(tracks, nil, &log)
+	opt.Train.Epochs, opt.Train.Scale, opt.Train.Threads, opt.Train.Overlays = 1, 1, 1, false
+	rep, err := Run(context.Background(), root, work, opt)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, log.String())
+	}
+	d := rep.Sequences[0].Dense[VariantWeighted]
+	if d == nil || d.Scores == nil || d.Train == nil || d.Train.Epochs != 1 {
+		t.Fatalf("dense result %+v", d)
+	}
+	masks, err := maskFiles(filepath.Join(work, "tiny", "masks-weighted"))
+	if err != nil || len(masks) != 8 {
+		t.Fatalf("%d masks, err %v", len(masks), err)
+	}
+	opt.Train.Overlays = true
+	rep, err = Run(context.Background(), root, work, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := all(false)
+	want["predict-weighted"], want["eval-dense-weighted"] = true, true
+	ran(t, rep, want)
+	if _, err := os.Stat(filepath.Join(work, "tiny", "masks-weighted", "overlay", "00000.png")); err != nil {
+		t.Error(err)
+	}
+}
