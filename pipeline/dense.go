@@ -142,7 +142,7 @@ func (p *seqRun) dense(v Variant) error {
 	preview := filepath.Join(p.dir, "preview-"+string(v)+".png")
 	pp := tp
 	pp.Options = p.opt.Train
-	pst := stage{name: "predict-" + string(v), params: pp, inputs: []string{ckpt, p.seq.FramesDir},
+	pst := stage{name: "predict-" + string(v), params: pp, inputs: append([]string{ckpt}, p.frames...),
 		outputs: []string{masks, preview}}
 	s, err = p.runStage(pst, nil, func(string) (any, error) {
 		tmp := masks + ".tmp"

@@ -412,3 +412,21 @@ func TestRunWithUNet(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// A work folder inside the sequence folder must not make the frames look
+// newer than the stamps (inputs are the frame files, not the folder).
+func TestWorkInsideSequence(t *testing.T) {
+	root, tracks := tinySequence(t)
+	seq := filepath.Join(root, "tiny")
+	work := filepath.Join(seq, "work")
+	var log bytes.Buffer
+	opt := testOptions(tracks, &fakeDensifier{}, &log)
+	if _, err := Run(context.Background(), seq, work, opt); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Run(context.Background(), seq, work, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ran(t, rep, all(false))
+}

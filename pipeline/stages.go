@@ -98,7 +98,7 @@ func (p *seqRun) track() error {
 		st.inputs = []string{src}
 	} else {
 		st.params = params{Tracker: p.opt.Tracker, Flow: p.opt.Flow}
-		st.inputs = []string{p.seq.FramesDir}
+		st.inputs = p.frames
 	}
 	var info TrackInfo
 	_, err := p.runStage(st, &info, func(string) (any, error) {
@@ -165,7 +165,7 @@ type SegmentInfo struct {
 func (p *seqRun) segment() error {
 	out := p.lay.LabelledTracks(p.res.TrackFrames)
 	st := stage{name: "segment", params: p.opt.Segment,
-		inputs:  []string{p.lay.Tracks(), p.seq.FramesDir},
+		inputs:  append([]string{p.lay.Tracks()}, p.frames...),
 		outputs: []string{p.lay.Graph(), p.lay.Labels(), out, p.lay.SegmentJSON()}}
 	var info SegmentInfo
 	_, err := p.runStage(st, &info, func(string) (any, error) {
@@ -243,7 +243,7 @@ func (p *seqRun) uncertainty() error {
 		outs = append(outs, filepath.Join(p.lay.SparsifyDir(), "summary.json"))
 	}
 	st := stage{name: "uncertainty", params: pr,
-		inputs:  p.inputsWithGT(p.lay.Graph(), p.lay.Labels(), tracks, p.seq.FramesDir),
+		inputs:  p.inputsWithGT(append([]string{p.lay.Graph(), p.lay.Labels(), tracks}, p.frames...)...),
 		outputs: outs}
 	var info UncertaintyInfo
 	_, err := p.runStage(st, &info, func(string) (any, error) {
@@ -402,7 +402,7 @@ type PrepareInfo struct {
 func (p *seqRun) prepare() error {
 	tracks := p.lay.LabelledTracks(p.res.TrackFrames)
 	st := stage{name: "prepare", params: p.opt.Prepare,
-		inputs:  []string{tracks, p.lay.UncertaintyCSV(), p.seq.FramesDir},
+		inputs:  append([]string{tracks, p.lay.UncertaintyCSV()}, p.frames...),
 		outputs: []string{filepath.Join(p.lay.Prepared(), "manifest.json")}}
 	var info PrepareInfo
 	_, err := p.runStage(st, &info, func(string) (any, error) {
