@@ -276,9 +276,13 @@ func TestBadInput(t *testing.T) {
 		if c.mod != nil {
 			c.mod(&o)
 		}
-		_, err := Run(context.Background(), c.root, t.TempDir(), o)
+		work := filepath.Join(t.TempDir(), "work")
+		_, err := Run(context.Background(), c.root, work, o)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: err = %v, want %q", c.root, err, c.want)
+		}
+		if _, err := os.Stat(work); err == nil {
+			t.Errorf("%s: bad input created the work folder", c.root)
 		}
 		if _, _, err := PrepareDataset(c.root, t.TempDir(), o); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("PrepareDataset %s: err = %v, want %q", c.root, err, c.want)

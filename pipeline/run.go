@@ -78,11 +78,11 @@ func PrepareDataset(root, work string, opt Options) (setDirs []string, seqs []da
 }
 
 func prepareDataset(ctx context.Context, root, work string, opt *Options) ([]string, []dataset.SequenceInfo, error) {
-	if err := checkWork(work); err != nil {
-		return nil, nil, err
-	}
 	seqs, err := SelectSequences(root, *opt)
 	if err != nil {
+		return nil, nil, err
+	}
+	if err := checkWork(work); err != nil {
 		return nil, nil, err
 	}
 	var dirs []string
@@ -108,11 +108,11 @@ func Run(ctx context.Context, root, work string, opt Options, variants ...Varian
 	if len(variants) == 0 {
 		variants = []Variant{VariantWeighted}
 	}
-	if err := checkWork(work); err != nil {
-		return nil, err
-	}
 	seqs, err := SelectSequences(root, opt)
 	if err != nil {
+		return nil, err
+	}
+	if err := checkWork(work); err != nil {
 		return nil, err
 	}
 	t0 := time.Now()
