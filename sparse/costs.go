@@ -28,6 +28,8 @@ var FeatureNames = []string{
 	"log1p_spatial_mean",    // log(1 + mean_t ||A_t−B_t||) in px
 	"colour_mean",           // mean_t ||rgb_A(t)−rgb_B(t)|| (rgb in [0,1]), 0 without frames
 	"log_overlap",           // log(number of common frames)
+	"log1p_motion_mean",     // log(1 + mean_t ||∂A−∂B||) in px/frame
+	"motion_rel_max",        // max_t ||∂A−∂B|| / (1 + ||∂A|| + ||∂B||)
 }
 
 // NumFeatures is the length of a pair feature vector.

@@ -10,14 +10,14 @@ import (
 
 func testModel() *CostModel {
 	return &CostModel{Version: 1, Features: FeatureNames, Params: DefaultFeatureParams(),
-		Mean:  []float64{0, 1, 0, 0, 0},
-		Std:   []float64{1, 2, 1, 1, 1},
-		Theta: []float64{0.5, 1, -2, 0, 0, 0}}
+		Mean:  []float64{0, 1, 0, 0, 0, 0, 0},
+		Std:   []float64{1, 2, 1, 1, 1, 1, 1},
+		Theta: []float64{0.5, 1, -2, 0, 0, 0, 0, 0}}
 }
 
 func TestCostHandComputed(t *testing.T) {
 	m := testModel()
-	f := []float64{1, 2, 7, 7, 7} // logit = 0.5 + 1·1 − 2·(2−1)/2 = 0.5
+	f := []float64{1, 2, 7, 7, 7, 7, 7} // logit = 0.5 + 1·1 − 2·(2−1)/2 = 0.5
 	if got := m.Logit(f); math.Abs(got-0.5) > 1e-12 {
 		t.Fatalf("logit %v, want 0.5", got)
 	}
@@ -77,7 +77,7 @@ func TestDefaultModelAndRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := []float64{1, 0.3, 2, 0.1, 2}
+	f := []float64{1, 0.3, 2, 0.1, 2, 0.5, 0.2}
 	if m.Cost(f, 0.5) != m2.Cost(f, 0.5) {
 		t.Fatal("round trip changed the model")
 	}

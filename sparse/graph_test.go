@@ -150,8 +150,9 @@ func TestPairFeaturesHandComputed(t *testing.T) {
 	}
 	f := ps.Features(0)
 	// local variation: displacements (1,0) and (0,0) → variance 0.25;
-	// σ² = 0.5² + 0.25 = 0.5; ||∂A−∂B||² = 1 → 2.
-	want := []float64{math.Log(3), math.Log(2), math.Log(10), 0, math.Log(3)}
+	// σ² = 0.5² + 0.25 = 0.5; ||∂A−∂B||² = 1 → 2; mean motion difference 1;
+	// relative |∂A−∂B|/(1 + |∂A| + |∂B|) = 1/(1 + 1 + 0).
+	want := []float64{math.Log(3), math.Log(2), math.Log(10), 0, math.Log(3), math.Log(2), 0.5}
 	for j := range want {
 		if math.Abs(f[j]-want[j]) > 1e-6 {
 			t.Fatalf("feature %s = %v, want %v", FeatureNames[j], f[j], want[j])
