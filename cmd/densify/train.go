@@ -1,0 +1,90 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/densify/densify/train"
+	"github.com/spf13/cobra"
+)
+
+var trainCmd = &cobra.Command{
+	Use:   "train --set DIR [--set DIR ...] --out DIR",
+	Short: "Train the densification U-Net on prepared sparse training sets (weighted BCE/CE over labelled pixels)",
+	Long: `train fits the U-Net of Kardoost et al. (ACCV 2020) to the sparse labels of one or more
+prepared training sets (densify prepare). The loss covers labelled pixels only: weighted
+BCE with logits (binary sets) or weighted cross entropy (multi-label sets), normalised as
+Σ w ℓ / Σ w with the weights of the set (class balance × hard-example factor); --uniform
+drops the hard-example factor (the ablation baseline). Optimiser: Adam.
+
+With several --set folders one model is trained per set in <out>/<set name> (ACCV'20),
+or one model over all of them with --joint. Each model folder gets model.ckpt (last
+complete epoch), epochs/epoch-NNN.ckpt, train_log.csv (epoch,step,loss,seconds) and
+train.json. Ctrl-C or a kill stops between steps; --resume continues from the last
+complete epoch and ends with exactly the weights of an uninterrupted run. The same
+seed on CPU gives the same model.`,
+	Args: cobra.NoArgs,
+	RunE: func(cmd *cobra.Command, _ []string) error {
+		f := cmd.Flags()
+		sets, _ := f.GetStringArray("set")
+		out, _ := f.GetString("out")
+		if len(sets) == 0 || out == "" {
+			return fmt.Errorf("train needs --set and --out")
+		}
+		cfg := trainConfig
+		if f.Changed("edges") {
+			e, _ := f.GetBool("edges")
+			cfg.Edges = &e
+		}
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		defer stop()
+		s, err := train.Run(ctx, cfg, sets, out, os.Stderr)
+		if err != nil {
+			return err
+		}
+		for _, m := range append([]*train.Summary{s}, s.Models...) {
+			if m.Checkpoint == "" {
+				continue
+			}
+			fmt.Printf("%s: %d epochs, %d steps, final loss %.4f, %.1f s, %d parameters → %s\n",
+				m.Out, m.Epochs, m.Steps, m.FinalLoss, m.Seconds, m.Params, m.Checkpoint)
+		}
+		return nil
+	},
+}
+
+var trainConfig = train.DefaultConfig()
+
+// addTrainFlags binds the training options to f (shared with commands that train).
+func addTrainFlags(f interface {
+	StringVar(*string, string, string, string)
+	IntVar(*int, string, int, string)
+	Int64Var(*int64, string, int64, string)
+	Float64Var(*float64, string, float64, string)
+	BoolVar(*bool, string, bool, string)
+}, c *train.Config) {
+	f.StringVar(&c.Preset, "preset", c.Preset, "U-Net preset in models/: unet-cpu or unet-paper")
+	f.IntVar(&c.Epochs, "epochs", c.Epochs, "training epochs")
+	f.Float64Var(&c.LR, "lr", c.LR, "Adam learning rate")
+	f.IntVar(&c.Batch, "batch", c.Batch, "frames per optimisation step")
+	f.Float64Var(&c.Scale, "scale", c.Scale, "input scale (0 = auto: 0.5 on CPU, 1 on CUDA); sparse labels are mapped, not resampled")
+	f.BoolVar(&c.Uniform, "uniform", c.Uniform, "ignore the hard-example factor (class-balance weights only; ablation baseline)")
+	f.BoolVar(&c.NoFlip, "no-flip", c.NoFlip, "no random horizontal flips")
+	f.Int64Var(&c.Seed, "seed", c.Seed, "random seed (weights, data order, flips)")
+	f.IntVar(&c.Threads, "threads", c.Threads, "libtorch CPU threads (0 = all cores)")
+	f.StringVar(&c.Device, "device", c.Device, "cpu, cuda or auto")
+	f.BoolVar(&c.Resume, "resume", c.Resume, "continue from the last complete epoch in --out")
+	f.BoolVar(&c.Joint, "joint", c.Joint, "one model over all --set folders instead of one per set")
+}
+
+func init() {
+	f := trainCmd.Flags()
+	f.StringArray("set", nil, "prepared training-set folder (repeatable)")
+	f.String("out", "", "output folder")
+	f.Bool("edges", true, "Sobel edge input channel (default: as the preset says)")
+	addTrainFlags(f, &trainConfig)
+	rootCmd.AddCommand(trainCmd)
+}
