@@ -65,7 +65,7 @@ func Predict(ckpt string, frames []string, out string, opt PredictOptions) (err 
 	if opt.Preset != "" && h.Config.Name != opt.Preset {
 		return fmt.Errorf("%s: checkpoint is for preset %v, not %s", ckpt, h.Config, opt.Preset)
 	}
-	model, extra, err := openModel(ckpt, dev)
+	model, extra, err := unet.Open(ckpt, dev)
 	if err != nil {
 		return err
 	}

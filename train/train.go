@@ -35,7 +35,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"time"
 
@@ -272,7 +271,7 @@ func trainOne(ctx context.Context, cfg Config, sets []string, out string, progre
 		Uniform: cfg.Uniform, Flip: !cfg.NoFlip, Seed: cfg.Seed}
 
 	unet.ManualSeed(cfg.Seed)
-	model, err := newModel(mc, dev)
+	model, err := unet.New(mc, dev)
 	if err != nil {
 		return nil, err
 	}
@@ -519,7 +518,7 @@ func trainStep(model *unet.Model, opt *adam, b *batch, classes int) (float64, er
 	}
 	var loss float64
 	err := unet.Run(func(s *unet.Scope) error {
-		// Grad mode is thread-local; see newModel for why it may be off here.
+		// Grad mode is thread-local; see unet.New for why it may be off here.
 		if _, err := ts.GradSetEnabled(true); err != nil {
 			return fmt.Errorf("libtorch: %w", err)
 		}
@@ -571,24 +570,4 @@ func deviceName(d gotch.Device) string {
 		return "cuda"
 	}
 	return "cpu"
-}
-
-// newModel is unet.New on a locked OS thread. gotch's parameter initialisers
-// run inside ts.NoGrad, which switches libtorch's thread-local grad mode off
-// and back on without pinning the goroutine: when the goroutine migrates in
-// between, the first OS thread is left with gradients disabled, and a later
-// training step scheduled there fails with "element 0 of tensors does not
-// require grad" (seen in this package's tests on the 4th model of a process).
-// trainStep also re-enables grad mode on its locked thread as a second guard.
-func newModel(cfg unet.Config, dev gotch.Device) (*unet.Model, error) {
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	return unet.New(cfg, dev)
-}
-
-// openModel is unet.Open on a locked OS thread (see newModel).
-func openModel(path string, dev gotch.Device) (*unet.Model, json.RawMessage, error) {
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	return unet.Open(path, dev)
 }

@@ -12,6 +12,7 @@ import (
 	"math"
 	"os"
 	"reflect"
+	"runtime"
 	"sort"
 
 	"github.com/densify/densify/internal/atomicfile"
@@ -233,6 +234,8 @@ func (m *Model) Load(path string) (json.RawMessage, error) {
 // Open builds a model from the configuration stored in the checkpoint at path and
 // loads its weights onto device. It returns the extra data stored by Save.
 func Open(path string, device gotch.Device) (*Model, json.RawMessage, error) {
+	runtime.LockOSThread() // see New: grad mode is thread-local
+	defer runtime.UnlockOSThread()
 	h, err := ReadCheckpointHeader(path)
 	if err != nil {
 		return nil, nil, err

@@ -54,10 +54,19 @@ const (
 // New builds a freshly initialised model on device (see ParseDevice). Initialisation
 // follows PyTorch's defaults (Kaiming-uniform convolutions, BN weight 1, bias 0) and
 // draws from libtorch's generator: call ManualSeed first for reproducible weights.
+//
+// The goroutine is pinned to its OS thread while the model is built: gotch's
+// parameter initialisers run inside ts.NoGrad, which switches libtorch's
+// thread-local grad mode off and back on; if the goroutine migrated in
+// between, the first OS thread would be left with gradients disabled and a
+// later training step scheduled there would fail with "element 0 of tensors
+// does not require grad".
 func New(cfg Config, device gotch.Device) (m *Model, err error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	defer func() {
 		if r := recover(); r != nil { // gotch's nn constructors panic on failure
 			err = fmt.Errorf("libtorch: building %s: %v", cfg.Name, r)
