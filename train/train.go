@@ -148,6 +148,16 @@ func (c *Config) validate() error {
 	return nil
 }
 
+// SetName names the model of a training set: the set's folder name, or the
+// sequence name for sets in the pipeline layout (<work>/<seq>/prepared).
+func SetName(set string) string {
+	set = filepath.Clean(set)
+	if name := filepath.Base(set); name != "prepared" {
+		return name
+	}
+	return filepath.Base(filepath.Dir(set))
+}
+
 // Run trains on the prepared sets and writes to out: one model in out when
 // cfg.Joint or a single set is given, otherwise one model per set in
 // out/<set folder name>. Progress goes to progress (nil: none). ctx cancels
@@ -170,12 +180,16 @@ func Run(ctx context.Context, cfg Config, sets []string, out string, progress io
 	}
 	top := &Summary{Out: out}
 	seen := map[string]bool{}
-	for _, set := range sets {
-		name := filepath.Base(filepath.Clean(set))
-		if seen[name] {
-			return nil, fmt.Errorf("train: two sets are named %q; their models would share %s", name, filepath.Join(out, name))
+	names := make([]string, len(sets))
+	for i, set := range sets {
+		names[i] = SetName(set)
+		if seen[names[i]] {
+			return nil, fmt.Errorf("train: two sets are named %q; their models would share %s", names[i], filepath.Join(out, names[i]))
 		}
-		seen[name] = true
+		seen[names[i]] = true
+	}
+	for i, set := range sets {
+		name := names[i]
 		fmt.Fprintf(progress, "training %s\n", name)
 		s, err := trainOne(ctx, cfg, []string{set}, filepath.Join(out, name), progress)
 		if err != nil {

@@ -300,3 +300,17 @@ func TestBadInput(t *testing.T) {
 		t.Error("0 epochs accepted")
 	}
 }
+
+func TestSetNameAndDuplicateSets(t *testing.T) {
+	if got := SetName("/w/dog/prepared/"); got != "dog" {
+		t.Fatalf("pipeline set named %q", got)
+	}
+	if got := SetName("sets/blackswan"); got != "blackswan" {
+		t.Fatalf("set named %q", got)
+	}
+	out := t.TempDir()
+	cfg := DefaultConfig()
+	if _, err := Run(context.Background(), cfg, []string{"a/x", "b/x"}, out, nil); err == nil || !strings.Contains(err.Error(), "two sets are named") {
+		t.Fatalf("duplicate set names: %v", err)
+	}
+}

@@ -139,3 +139,33 @@ func TestMulticutSolvesHandInstance(t *testing.T) {
 		}
 	}
 }
+
+// densify train on an FBMS59-layout folder runs the upstream steps and trains
+// one model per sequence of the chosen split.
+func TestTrainOnFBMSLayoutFolder(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "fbms")
+	for split, seed := range map[string]string{"Trainingset": "1", "Testset": "9"} {
+		if out, err := densify(t, "synth", "--out", filepath.Join(root, split), "--count", "2", "--seed", seed,
+			"--frames", "6", "--width", "96", "--height", "72", "--gt-every", "2"); err != nil {
+			t.Fatalf("synth: %v\n%s", err, out)
+		}
+	}
+	out := filepath.Join(t.TempDir(), "models")
+	if o, err := densify(t, "train", root, "--split", "Trainingset", "--out", out, "--epochs", "1", "--min-segment", "0", "--quiet"); err != nil {
+		t.Fatalf("train: %v\n%s", err, o)
+	}
+	for _, seq := range []string{"synth01", "synth02"} {
+		if _, err := os.Stat(filepath.Join(out, seq, "model.ckpt")); err != nil {
+			t.Fatalf("no model for %s: %v", seq, err)
+		}
+		if _, err := os.Stat(filepath.Join(out, "work", seq, "prepared", "manifest.json")); err != nil {
+			t.Fatalf("no prepared set for %s: %v", seq, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(out, "work", "synth03")); err == nil {
+		t.Fatal("the Testset sequence was used despite --split Trainingset")
+	}
+	if o, err := densify(t, "train", root, "--set", out, "--out", out); err == nil {
+		t.Fatalf("DATASET and --set together accepted:\n%s", o)
+	}
+}

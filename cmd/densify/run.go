@@ -28,13 +28,34 @@ type pipelineFlags struct {
 }
 
 func (p *pipelineFlags) bind(cmd *cobra.Command) {
+	p.bindUpstream(cmd)
+	f := cmd.Flags()
+	f.StringVar(&p.out, "out", "", "work folder (per-sequence outputs, report.md, report.json)")
+	f.StringVar(&p.tracks, "tracks", "", "use this Tracks file instead of running the tracker (single sequence only)")
+	// train / predict
+	t := &p.opt.Train
+	f.StringVar(&t.Preset, "preset", t.Preset, "U-Net preset: unet-cpu or unet-paper")
+	f.IntVar(&t.Epochs, "epochs", t.Epochs, "training epochs")
+	f.Float64Var(&t.LR, "lr", t.LR, "Adam learning rate")
+	f.IntVar(&t.BatchSize, "batch", t.BatchSize, "frames per training step")
+	f.Float64Var(&t.Scale, "scale", t.Scale, "input scale of the U-Net (0 = auto: 0.5 on CPU, 1 on CUDA)")
+	f.Int64Var(&t.Seed, "seed", t.Seed, "random seed (weights, data order, flips)")
+	f.IntVar(&t.Threads, "threads", t.Threads, "libtorch intra-op threads (0 = all cores)")
+	f.StringVar(&t.Device, "device", t.Device, "cpu, cuda or auto")
+	f.BoolVar(&t.NoFlip, "no-flip", t.NoFlip, "no random horizontal flips")
+	f.BoolVar(&t.ProbMaps, "prob", t.ProbMaps, "also write probability maps")
+	f.BoolVar(&p.noOverlay, "no-overlay", false, "do not write per-frame overlay previews")
+}
+
+// bindUpstream binds the flags of the stages before training (dataset
+// selection, track, segment, uncertainty, prepare, eval); densify train uses
+// it for dataset folders next to its own training flags.
+func (p *pipelineFlags) bindUpstream(cmd *cobra.Command) {
 	p.opt = pipeline.DefaultOptions()
 	o := &p.opt
 	f := cmd.Flags()
-	f.StringVar(&p.out, "out", "", "work folder (per-sequence outputs, report.md, report.json)")
 	f.StringVar(&o.Split, "split", "", "dataset split to use: Trainingset or Testset (FBMS59), train or val (DAVIS); default all")
 	f.StringSliceVar(&p.sequences, "sequences", nil, "only these sequences (comma-separated names)")
-	f.StringVar(&p.tracks, "tracks", "", "use this Tracks file instead of running the tracker (single sequence only)")
 	f.BoolVar(&o.Force, "force", false, "redo every stage even when its outputs are up to date")
 	// track
 	f.IntVar(&o.Tracker.Spacing, "spacing", o.Tracker.Spacing, "tracker grid spacing (px)")
@@ -50,19 +71,6 @@ func (p *pipelineFlags) bind(cmd *cobra.Command) {
 	f.IntVar(&o.Sparsify.Seeds, "sparsify-seeds", o.Sparsify.Seeds, "random orderings averaged in the sparsification baseline")
 	// prepare
 	addPrepareFlags(f, &o.Prepare)
-	// train / predict
-	t := &o.Train
-	f.StringVar(&t.Preset, "preset", t.Preset, "U-Net preset: unet-cpu or unet-paper")
-	f.IntVar(&t.Epochs, "epochs", t.Epochs, "training epochs")
-	f.Float64Var(&t.LR, "lr", t.LR, "Adam learning rate")
-	f.IntVar(&t.BatchSize, "batch", t.BatchSize, "frames per training step")
-	f.Float64Var(&t.Scale, "scale", t.Scale, "input scale of the U-Net (0 = auto: 0.5 on CPU, 1 on CUDA)")
-	f.Int64Var(&t.Seed, "seed", t.Seed, "random seed (weights, data order, flips)")
-	f.IntVar(&t.Threads, "threads", t.Threads, "libtorch intra-op threads (0 = all cores)")
-	f.StringVar(&t.Device, "device", t.Device, "cpu, cuda or auto")
-	f.BoolVar(&t.NoFlip, "no-flip", t.NoFlip, "no random horizontal flips")
-	f.BoolVar(&t.ProbMaps, "prob", t.ProbMaps, "also write probability maps")
-	f.BoolVar(&p.noOverlay, "no-overlay", false, "do not write per-frame overlay previews")
 	// eval
 	f.Float64Var(&p.threshold, "threshold", 0.75, "F above which an assigned region counts as an extracted object")
 	f.IntVar(&p.evalFrames, "eval-frames", 0, "evaluated length E (0 = frames of the tracks; masks: all)")
@@ -75,6 +83,12 @@ func (p *pipelineFlags) options(root string) (pipeline.Options, error) {
 	if p.out == "" {
 		return o, errors.New("--out is required")
 	}
+	return p.upstreamOptions(root)
+}
+
+// upstreamOptions validates the flags bound by bindUpstream (and --tracks).
+func (p *pipelineFlags) upstreamOptions(root string) (pipeline.Options, error) {
+	o := p.opt
 	m, err := video.ParseMethod(p.flow)
 	if err != nil {
 		return o, err

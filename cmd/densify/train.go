@@ -5,15 +5,17 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 
+	"github.com/densify/densify/pipeline"
 	"github.com/densify/densify/train"
 	"github.com/spf13/cobra"
 )
 
 var trainCmd = &cobra.Command{
-	Use:   "train --set DIR [--set DIR ...] --out DIR",
-	Short: "Train the densification U-Net on prepared sparse training sets (weighted BCE/CE over labelled pixels)",
+	Use:   "train [DATASET] [--set DIR ...] --out DIR",
+	Short: "Train the densification U-Net on prepared sets, or directly on an FBMS59 / DAVIS 2016 folder",
 	Long: `train fits the U-Net of Kardoost et al. (ACCV 2020) to the sparse labels of one or more
 prepared training sets (densify prepare). The loss covers labelled pixels only: weighted
 BCE with logits (binary sets) or weighted cross entropy (multi-label sets), normalised as
@@ -25,14 +27,33 @@ or one model over all of them with --joint. Each model folder gets model.ckpt (l
 complete epoch), epochs/epoch-NNN.ckpt, train_log.csv (epoch,step,loss,seconds) and
 train.json. Ctrl-C or a kill stops between steps; --resume continues from the last
 complete epoch and ends with exactly the weights of an uninterrupted run. The same
-seed on CPU gives the same model.`,
-	Args: cobra.NoArgs,
-	RunE: func(cmd *cobra.Command, _ []string) error {
+seed on CPU gives the same model.
+
+DATASET (instead of --set) is an FBMS59 folder (Trainingset/<seq>, Testset/<seq>; pick
+one with --split), a DAVIS 2016 folder (JPEGImages/480p, Annotations/480p), a folder of
+sequences such as densify synth writes, or one sequence. The missing upstream steps
+(track → segment → uncertainty → prepare) run first, in <out>/work/<seq> as densify run
+lays them out, and are skipped when up to date; the flags of those steps are accepted
+here too (see densify run --help).`,
+	Args: cobra.MaximumNArgs(1),
+	RunE: func(cmd *cobra.Command, args []string) error {
 		f := cmd.Flags()
 		sets, _ := f.GetStringArray("set")
 		out, _ := f.GetString("out")
-		if len(sets) == 0 || out == "" {
-			return fmt.Errorf("train needs --set and --out")
+		if out == "" || (len(sets) == 0) == (len(args) == 0) {
+			return fmt.Errorf("train needs --out and either a DATASET folder or --set folders (not both)")
+		}
+		if len(args) == 1 {
+			opt, err := trainUpstream.upstreamOptions(args[0])
+			if err != nil {
+				return err
+			}
+			prepared, seqs, err := pipeline.PrepareDataset(args[0], filepath.Join(out, "work"), opt)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(os.Stderr, "train: %d prepared sequences from %s\n", len(seqs), args[0])
+			sets = prepared
 		}
 		cfg := trainConfig
 		if f.Changed("edges") {
@@ -56,7 +77,10 @@ seed on CPU gives the same model.`,
 	},
 }
 
-var trainConfig = train.DefaultConfig()
+var (
+	trainConfig   = train.DefaultConfig()
+	trainUpstream pipelineFlags
+)
 
 // addTrainFlags binds the training options to f (shared with commands that train).
 func addTrainFlags(f interface {
@@ -86,5 +110,6 @@ func init() {
 	f.String("out", "", "output folder")
 	f.Bool("edges", true, "Sobel edge input channel (default: as the preset says)")
 	addTrainFlags(f, &trainConfig)
+	trainUpstream.bindUpstream(trainCmd)
 	rootCmd.AddCommand(trainCmd)
 }
