@@ -24,63 +24,6 @@ func GAEC(g *Graph) ([]int, error) {
 	return gaec(g), nil
 }
 
-type gaecEntry struct {
-	cost float64
-	edge int32
-	ver  uint32
-}
-
-// gaecHeap is a binary max-heap on cost (ties: smaller edge id first, so
-// runs are deterministic).
-type gaecHeap []gaecEntry
-
-func (h gaecHeap) less(i, j int) bool {
-	if h[i].cost != h[j].cost {
-		return h[i].cost > h[j].cost
-	}
-	return h[i].edge < h[j].edge
-}
-
-func (h *gaecHeap) push(e gaecEntry) {
-	*h = append(*h, e)
-	s := *h
-	i := len(s) - 1
-	for i > 0 {
-		p := (i - 1) / 2
-		if !s.less(i, p) {
-			break
-		}
-		s[i], s[p] = s[p], s[i]
-		i = p
-	}
-}
-
-func (h *gaecHeap) pop() gaecEntry {
-	s := *h
-	top := s[0]
-	n := len(s) - 1
-	s[0] = s[n]
-	s = s[:n]
-	i := 0
-	for {
-		l := 2*i + 1
-		if l >= n {
-			break
-		}
-		b := l
-		if r := l + 1; r < n && s.less(r, l) {
-			b = r
-		}
-		if !s.less(b, i) {
-			break
-		}
-		s[i], s[b] = s[b], s[i]
-		i = b
-	}
-	*h = s
-	return top
-}
-
 func gaec(g *Graph) []int {
 	n := g.N
 	m := len(g.Edges)
@@ -101,7 +44,7 @@ func gaec(g *Graph) []int {
 			adj[v] = make(map[int32]int32, deg[v])
 		}
 	}
-	h := make(gaecHeap, 0, m)
+	h := make(maxHeap, 0, m)
 	for i, e := range g.Edges {
 		cost[i] = e.Cost
 		reg[i] = !e.Lifted
@@ -110,39 +53,21 @@ func gaec(g *Graph) []int {
 		adj[e.U][int32(e.V)] = int32(i)
 		adj[e.V][int32(e.U)] = int32(i)
 		if reg[i] && cost[i] > 0 {
-			h = append(h, gaecEntry{cost[i], int32(i), 0})
+			h = append(h, heapEntry{cost[i], int32(i), 0})
 		}
 	}
-	// Heapify.
-	for i := len(h)/2 - 1; i >= 0; i-- {
-		j := i
-		for {
-			l := 2*j + 1
-			if l >= len(h) {
-				break
-			}
-			b := l
-			if r := l + 1; r < len(h) && h.less(r, l) {
-				b = r
-			}
-			if !h.less(b, j) {
-				break
-			}
-			h[j], h[b] = h[b], h[j]
-			j = b
-		}
-	}
+	h.heapify()
 	parent := make([]int32, n)
 	for i := range parent {
 		parent[i] = int32(i)
 	}
 	for len(h) > 0 {
 		top := h.pop()
-		e := top.edge
+		e := top.id
 		if !alive[e] || ver[e] != top.ver {
 			continue
 		}
-		if top.cost <= 0 {
+		if top.key <= 0 {
 			break
 		}
 		a, b := end[e][0], end[e][1]
@@ -164,7 +89,7 @@ func gaec(g *Graph) []int {
 				reg[es] = reg[es] || reg[eo]
 				ver[es]++
 				if reg[es] && cost[es] > 0 {
-					h.push(gaecEntry{cost[es], es, ver[es]})
+					h.push(heapEntry{cost[es], es, ver[es]})
 				}
 			} else {
 				adj[s][nb] = eo

@@ -108,62 +108,6 @@ func KLj(g *Graph, opts KLjOptions) ([]int, error) {
 	return Canonical(best), nil
 }
 
-type klEntry struct {
-	gain float64
-	v    int32
-	st   uint32
-}
-
-// klHeap is a binary max-heap on gain (ties: smaller node id first).
-type klHeap []klEntry
-
-func (h klHeap) less(i, j int) bool {
-	if h[i].gain != h[j].gain {
-		return h[i].gain > h[j].gain
-	}
-	return h[i].v < h[j].v
-}
-
-func (h *klHeap) push(e klEntry) {
-	*h = append(*h, e)
-	s := *h
-	i := len(s) - 1
-	for i > 0 {
-		p := (i - 1) / 2
-		if !s.less(i, p) {
-			break
-		}
-		s[i], s[p] = s[p], s[i]
-		i = p
-	}
-}
-
-func (h *klHeap) pop() klEntry {
-	s := *h
-	top := s[0]
-	n := len(s) - 1
-	s[0] = s[n]
-	s = s[:n]
-	i := 0
-	for {
-		l := 2*i + 1
-		if l >= n {
-			break
-		}
-		b := l
-		if r := l + 1; r < n && s.less(r, l) {
-			b = r
-		}
-		if !s.less(b, i) {
-			break
-		}
-		s[i], s[b] = s[b], s[i]
-		i = b
-	}
-	*h = s
-	return top
-}
-
 // kl is the state of KLj: node labels, cluster member lists and scratch
 // arrays, all flat and indexed by node or cluster id.
 type kl struct {
@@ -184,7 +128,7 @@ type kl struct {
 	moved    []bool
 	stamp    []uint32
 	touched  []int32
-	heap     klHeap
+	heap     maxHeap
 	moves    []int32
 
 	mark    []uint32 // BFS visit marks (generation markGen)
@@ -384,7 +328,7 @@ func (s *kl) initNode(v, a, b int32, free bool) {
 	s.inited[v] = true
 	s.stamp[v]++
 	if r > 0 || free {
-		s.heap.push(klEntry{g, v, s.stamp[v]})
+		s.heap.push(heapEntry{g, v, s.stamp[v]})
 	}
 }
 
@@ -432,8 +376,8 @@ func (s *kl) bipartition(a, b int32, newSide bool) float64 {
 	cum, best, bestK := 0.0, 0.0, 0
 	for len(s.heap) > 0 {
 		en := s.heap.pop()
-		v := en.v
-		if s.moved[v] || s.stamp[v] != en.st {
+		v := en.id
+		if s.moved[v] || s.stamp[v] != en.ver {
 			continue
 		}
 		if s.regOther[v] == 0 && !(newSide && len(s.moves) == 0) {
@@ -466,7 +410,7 @@ func (s *kl) bipartition(a, b int32, newSide bool) float64 {
 					}
 					s.stamp[y]++
 					if s.regOther[y] > 0 {
-						s.heap.push(klEntry{s.gain[y], y, s.stamp[y]})
+						s.heap.push(heapEntry{s.gain[y], y, s.stamp[y]})
 					}
 				} else if reg {
 					s.initNode(y, a, b, false)
@@ -478,7 +422,7 @@ func (s *kl) bipartition(a, b int32, newSide bool) float64 {
 				}
 				s.stamp[y]++
 				if s.regOther[y] > 0 {
-					s.heap.push(klEntry{s.gain[y], y, s.stamp[y]})
+					s.heap.push(heapEntry{s.gain[y], y, s.stamp[y]})
 				}
 			}
 		}
