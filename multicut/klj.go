@@ -552,13 +552,25 @@ func (s *kl) connectedAfter(c, a, b int32, applied []int32) bool {
 			}
 		}
 	}
-	nsrc := len(srcs)
-	if nsrc <= 1 {
+	if len(srcs) <= 1 {
 		s.queue = srcs
 		return true
 	}
-	// Breadth-first search from srcs[0], reusing the slice as the queue.
+	return s.sourcesMeet(c, srcs, sg, -1)
+}
+
+// sourcesMeet reports whether a breadth-first search through E inside
+// cluster c (current labels), started at srcs[0], reaches every node of srcs
+// (those marked with generation sg; len(srcs) ≥ 2). Node skip (−1: none) is
+// treated as removed. It stops as soon as all sources are found and reuses
+// srcs as the queue, which it leaves in s.queue.
+func (s *kl) sourcesMeet(c int32, srcs []int32, sg uint32, skip int32) bool {
+	ad := &s.adj
+	nsrc := len(srcs)
 	g := s.nextGen()
+	if skip >= 0 {
+		s.mark[skip] = g
+	}
 	q := append(srcs[:0], srcs[0])
 	s.mark[q[0]] = g
 	found := 1
@@ -665,36 +677,11 @@ func (s *kl) connectedWithout(c, v int32) bool {
 			srcs = append(srcs, y)
 		}
 	}
-	nsrc := len(srcs)
-	if nsrc <= 1 {
+	if len(srcs) <= 1 {
 		s.queue = srcs
-		return nsrc == 1
+		return len(srcs) == 1
 	}
-	g := s.nextGen()
-	s.mark[v] = g
-	q := append(srcs[:0], srcs[0])
-	s.mark[q[0]] = g
-	found := 1
-	for h := 0; h < len(q); h++ {
-		x := q[h]
-		for k := ad.off[x]; k < ad.off[x+1]; k++ {
-			y := ad.nbr[k]
-			if !ad.reg[k] || s.label[y] != c || s.mark[y] == g {
-				continue
-			}
-			s.mark[y] = g
-			if s.srcMark[y] == sg {
-				found++
-				if found == nsrc {
-					s.queue = q
-					return true
-				}
-			}
-			q = append(q, y)
-		}
-	}
-	s.queue = q
-	return false
+	return s.sourcesMeet(c, srcs, sg, v)
 }
 
 // localMoves applies improving single-node moves — to a cluster the node has
