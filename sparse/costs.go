@@ -209,7 +209,8 @@ func ClampProb(p float64) float64 {
 	return math.Min(math.Max(p, PMin), 1-PMin)
 }
 
-// Sigmoid is the numerically stable logistic function 1/(1+e^(−x)).
+// Sigmoid is the numerically stable logistic function σ(x) = 1/(1+e^(−x)):
+// it never overflows (σ(+∞) = 1, σ(−∞) = 0).
 func Sigmoid(x float64) float64 {
 	if x >= 0 {
 		return 1 / (1 + math.Exp(-x))

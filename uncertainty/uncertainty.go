@@ -55,6 +55,7 @@ import (
 	"math"
 
 	"github.com/densify/densify/multicut"
+	"github.com/densify/densify/sparse"
 )
 
 // Result is the uncertainty of every node of a labelled graph.
@@ -75,16 +76,6 @@ type Cluster struct {
 	Boundary int     `json:"boundary"`                    // nodes with a possible move (γ < +∞)
 	MeanU    float64 `json:"mean_uncertainty"`            // μ_A
 	MeanULik float64 `json:"mean_likelihood_uncertainty"` // mean of u_lik over A
-}
-
-// Sigmoid returns σ(x) = 1/(1+e^(−x)) without overflow for any x
-// (σ(+∞) = 1, σ(−∞) = 0).
-func Sigmoid(x float64) float64 {
-	if x >= 0 {
-		return 1 / (1 + math.Exp(-x))
-	}
-	e := math.Exp(x)
-	return e / (1 + e)
 }
 
 // LogSigmoid returns log σ(x) = −log(1+e^(−x)), accurate for large |x|.
@@ -175,7 +166,7 @@ func (a *Adjacency) Compute(labels []int, beta float64) (*Result, error) {
 			}
 		}
 		r.Gamma[v] = gamma
-		r.U[v] = Sigmoid(-gamma)
+		r.U[v] = sparse.Sigmoid(-gamma)
 		r.ULik[v] = -math.Expm1(logConf)
 		if target >= 0 {
 			r.Target[v] = ids[target]

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/densify/densify/multicut"
+	"github.com/densify/densify/sparse"
 )
 
 // energy is Σ_e c_e·[labels differ] over E ∪ F (reference for the tests).
@@ -209,12 +210,12 @@ func TestSigmoidEqualsProductForm(t *testing.T) {
 					}
 				}
 				want := pA / (pA + pB)
-				got := Sigmoid(mv.Delta - b*float64(nA-nB))
+				got := sparse.Sigmoid(mv.Delta - b*float64(nA-nB))
 				if math.Abs(got-want) > 1e-12 {
 					t.Fatalf("β=%v move %+v: σ form %v, product form %v", beta, mv, got, want)
 				}
-				if beta == 0.5 && math.Abs(Sigmoid(mv.Delta)-want) > 1e-12 {
-					t.Fatalf("β=0.5 move %+v: σ(γ_B) %v ≠ product %v", mv, Sigmoid(mv.Delta), want)
+				if beta == 0.5 && math.Abs(sparse.Sigmoid(mv.Delta)-want) > 1e-12 {
+					t.Fatalf("β=0.5 move %+v: σ(γ_B) %v ≠ product %v", mv, sparse.Sigmoid(mv.Delta), want)
 				}
 			}
 		}
