@@ -15,7 +15,6 @@ import (
 	"runtime"
 	"sort"
 
-	"github.com/densify/densify/internal/atomicfile"
 	"github.com/densify/densify/unet"
 	"github.com/sugarme/gotch/ts"
 )
@@ -176,14 +175,6 @@ type adamEntry struct {
 	CRCV  uint32  `json:"crc32_v"`
 }
 
-func floatBytes(v []float32) []byte {
-	b := make([]byte, 4*len(v))
-	for i, f := range v {
-		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(f))
-	}
-	return b
-}
-
 // save writes the moments and step count with extra (the trainer's position).
 func (a *adam) save(path string, extra any) error {
 	h := adamHeader{LR: a.LR, Beta1: a.Beta1, Beta2: a.Beta2, Eps: a.Eps, T: a.T}
@@ -208,7 +199,7 @@ func (a *adam) save(path string, extra any) error {
 		if err != nil {
 			return err
 		}
-		mb, vb := floatBytes(mv), floatBytes(vv)
+		mb, vb := unet.Float32Bytes(mv), unet.Float32Bytes(vv)
 		data = append(data, mb, vb)
 		h.Tensors = append(h.Tensors, adamEntry{Name: n, Shape: shape, CRCM: crc32.ChecksumIEEE(mb), CRCV: crc32.ChecksumIEEE(vb)})
 	}
@@ -216,23 +207,7 @@ func (a *adam) save(path string, extra any) error {
 	if err != nil {
 		return err
 	}
-	return atomicfile.Write(path, func(w io.Writer) error {
-		if _, err := io.WriteString(w, adamMagic); err != nil {
-			return err
-		}
-		if err := binary.Write(w, binary.LittleEndian, uint64(len(hb))); err != nil {
-			return err
-		}
-		if _, err := w.Write(hb); err != nil {
-			return err
-		}
-		for _, b := range data {
-			if _, err := w.Write(b); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
+	return unet.WriteTensorFile(path, adamMagic, hb, data)
 }
 
 // load restores moments and step count saved by save (same parameters, shapes)
@@ -286,11 +261,7 @@ func (a *adam) load(path string) (json.RawMessage, error) {
 			if crc32.ChecksumIEEE(b) != crc {
 				return nil, fmt.Errorf("%s: optimiser tensor %s fails its CRC32 check (corrupted file)", path, e.Name)
 			}
-			v := make([]float32, numel)
-			for j := range v {
-				v[j] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*j:]))
-			}
-			values[i][k] = v
+			values[i][k] = unet.Float32sFromBytes(b)
 		}
 	}
 	if _, err := r.ReadByte(); !errors.Is(err, io.EOF) {

@@ -9,13 +9,11 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
-	"math"
 	"os"
 	"reflect"
 	"runtime"
 	"sort"
 
-	"github.com/densify/densify/internal/atomicfile"
 	"github.com/sugarme/gotch"
 )
 
@@ -83,10 +81,7 @@ func (m *Model) Save(path string, extra any) error {
 		if err != nil {
 			return fmt.Errorf("checkpoint %s: %s: %w", path, n, err)
 		}
-		b := make([]byte, 4*len(v))
-		for j, f := range v {
-			binary.LittleEndian.PutUint32(b[4*j:], math.Float32bits(f))
-		}
+		b := Float32Bytes(v)
 		data[i] = b
 		h.Tensors = append(h.Tensors, CheckpointEntry{Name: n, Shape: shape, CRC32: crc32.ChecksumIEEE(b)})
 	}
@@ -94,23 +89,7 @@ func (m *Model) Save(path string, extra any) error {
 	if err != nil {
 		return fmt.Errorf("checkpoint %s: %w", path, err)
 	}
-	return atomicfile.Write(path, func(w io.Writer) error {
-		if _, err := io.WriteString(w, checkpointMagic); err != nil {
-			return err
-		}
-		if err := binary.Write(w, binary.LittleEndian, uint64(len(hb))); err != nil {
-			return err
-		}
-		if _, err := w.Write(hb); err != nil {
-			return err
-		}
-		for _, b := range data {
-			if _, err := w.Write(b); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
+	return WriteTensorFile(path, checkpointMagic, hb, data)
 }
 
 // ReadCheckpointHeader reads only the header of a checkpoint.
@@ -203,11 +182,7 @@ func (m *Model) Load(path string) (json.RawMessage, error) {
 		if crc32.ChecksumIEEE(b) != e.CRC32 {
 			return nil, fmt.Errorf("%s: tensor %s fails its CRC32 check (corrupted file)", path, e.Name)
 		}
-		v := make([]float32, e.numel())
-		for j := range v {
-			v[j] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*j:]))
-		}
-		values[i] = v
+		values[i] = Float32sFromBytes(b)
 	}
 	if _, err := r.ReadByte(); !errors.Is(err, io.EOF) {
 		return nil, fmt.Errorf("%s: unexpected data after the last tensor", path)
