@@ -15,7 +15,6 @@ import (
 	"github.com/densify/densify/dataset"
 	"github.com/densify/densify/eval"
 	"github.com/densify/densify/internal/atomicfile"
-	"github.com/densify/densify/multicut"
 	"github.com/densify/densify/sampling"
 	"github.com/densify/densify/sparse"
 	"github.com/densify/densify/uncertainty"
@@ -183,21 +182,11 @@ func (p *seqRun) segment() error {
 		if err != nil {
 			return nil, err
 		}
-		sizes := make([]int, res.Clusters)
-		for _, l := range res.Labels {
-			sizes[l]++
-		}
 		info := SegmentInfo{Tracks: p.lay.Tracks(), Solver: res.SolverName, Beta: p.opt.Segment.Graph.Beta, Graph: p.opt.Segment.Graph,
 			Nodes: res.Graph.N, Edges: res.Stats.Edges, LiftedEdges: res.Stats.LiftedEdges, Energy: res.Energy,
-			SolverEnergy: res.SolverEnergy, Clusters: res.Clusters, MergedSmall: res.MergedSmall, ClusterSizes: sizes,
+			SolverEnergy: res.SolverEnergy, Clusters: res.Clusters, MergedSmall: res.MergedSmall, ClusterSizes: res.ClusterSizes(),
 			GraphSeconds: res.GraphSeconds, SolveSeconds: res.SolveSeconds, OutputTracks: out}
-		if err := sparse.WriteTracks(out, sparse.Labelled(ts, res.Labels)); err != nil {
-			return nil, err
-		}
-		if err := multicut.WriteGraph(p.lay.Graph(), res.Graph); err != nil {
-			return nil, err
-		}
-		if err := multicut.WriteLabels(p.lay.Labels(), res.Labels); err != nil {
+		if err := res.Write(ts, out, p.lay.Graph(), p.lay.Labels()); err != nil {
 			return nil, err
 		}
 		if err := writeJSON(p.lay.SegmentJSON(), info); err != nil {

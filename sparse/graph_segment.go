@@ -88,6 +88,29 @@ func Segment(ts *TrackSet, frames []image.Image, opt SegmentOptions) (*SegmentRe
 	return res, nil
 }
 
+// ClusterSizes returns the number of nodes (tracks) of each cluster
+// 0..Clusters−1.
+func (r *SegmentResult) ClusterSizes() []int {
+	sizes := make([]int, r.Clusters)
+	for _, l := range r.Labels {
+		sizes[l]++
+	}
+	return sizes
+}
+
+// Write writes the outputs of a segmentation of ts, each atomically and in
+// this order: ts labelled with r.Labels to tracksPath, the graph to graphPath
+// and the labels to labelsPath.
+func (r *SegmentResult) Write(ts *TrackSet, tracksPath, graphPath, labelsPath string) error {
+	if err := WriteTracks(tracksPath, Labelled(ts, r.Labels)); err != nil {
+		return err
+	}
+	if err := multicut.WriteGraph(graphPath, r.Graph); err != nil {
+		return err
+	}
+	return multicut.WriteLabels(labelsPath, r.Labels)
+}
+
 // Labelled returns a copy of ts whose track labels are the given cluster ids.
 func Labelled(ts *TrackSet, labels []int) *TrackSet {
 	out := &TrackSet{Frames: ts.Frames, Tracks: make([]Track, len(ts.Tracks))}

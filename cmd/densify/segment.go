@@ -11,7 +11,6 @@ import (
 
 	"github.com/densify/densify/dataset"
 	"github.com/densify/densify/internal/atomicfile"
-	"github.com/densify/densify/multicut"
 	"github.com/densify/densify/sparse"
 	"github.com/densify/densify/video"
 	"github.com/spf13/cobra"
@@ -157,28 +156,18 @@ func runSegment(cmd *cobra.Command, _ []string) error {
 	if err != nil {
 		return err
 	}
-	sizes := make([]int, res.Clusters)
-	for _, l := range res.Labels {
-		sizes[l]++
-	}
 	outTracks := filepath.Join(fl.out, fmt.Sprintf("%sTracks%d.dat", name, ts.Frames))
 	rep := segmentReport{
 		Tracks: fl.tracks, Model: modelName, Solver: opt.Solver, Beta: fl.beta, Graph: opt.Graph,
 		Nodes: res.Graph.N, Edges: res.Stats.Edges, LiftedEdges: res.Stats.LiftedEdges,
 		Energy: res.Energy, SolverEnergy: res.SolverEnergy, Clusters: res.Clusters, SolverClust: res.SolverCluster,
-		MergedSmall: res.MergedSmall, ClusterSizes: sizes, Stats: res.Stats,
+		MergedSmall: res.MergedSmall, ClusterSizes: res.ClusterSizes(), Stats: res.Stats,
 		GraphSeconds: res.GraphSeconds, SolveSeconds: res.SolveSeconds, TrackSeconds: trackSecs,
 		OutputTracks: outTracks,
 	}
 	rep.TotalSeconds = time.Since(t0).Seconds()
 	// write everything; a failure leaves no partially written file (each write is atomic)
-	if err := sparse.WriteTracks(outTracks, sparse.Labelled(ts, res.Labels)); err != nil {
-		return err
-	}
-	if err := multicut.WriteGraph(filepath.Join(fl.out, "graph.txt"), res.Graph); err != nil {
-		return err
-	}
-	if err := multicut.WriteLabels(filepath.Join(fl.out, "labels.txt"), res.Labels); err != nil {
+	if err := res.Write(ts, outTracks, filepath.Join(fl.out, "graph.txt"), filepath.Join(fl.out, "labels.txt")); err != nil {
 		return err
 	}
 	if err := atomicfile.Write(filepath.Join(fl.out, "segment.json"), func(w io.Writer) error {
