@@ -229,16 +229,23 @@ type neighbour struct {
 	id int32
 }
 
+// cells returns the inclusive range of grid cells [gx0, gx1] × [gy0, gy1]
+// that can hold points within radius r of (x, y).
+func (fi *frameIndex) cells(x, y, r float64) (gx0, gx1, gy0, gy1 int) {
+	span := int(math.Ceil(r / fi.cell))
+	cx := int(math.Floor((x - fi.minX) / fi.cell))
+	cy := int(math.Floor((y - fi.minY) / fi.cell))
+	return max(cx-span, 0), min(cx+span, fi.nx-1), max(cy-span, 0), min(cy+span, fi.ny-1)
+}
+
 // knn appends to buf (reset) the k nearest points to (x, y) within radius r,
 // excluding the track self, nearest first.
 func (fi *frameIndex) knn(x, y, r float64, k int, self int32, buf []neighbour) []neighbour {
 	buf = buf[:0]
 	r2 := r * r
-	span := int(math.Ceil(r / fi.cell))
-	cx := int(math.Floor((x - fi.minX) / fi.cell))
-	cy := int(math.Floor((y - fi.minY) / fi.cell))
-	for gy := max(cy-span, 0); gy <= min(cy+span, fi.ny-1); gy++ {
-		for gx := max(cx-span, 0); gx <= min(cx+span, fi.nx-1); gx++ {
+	gx0, gx1, gy0, gy1 := fi.cells(x, y, r)
+	for gy := gy0; gy <= gy1; gy++ {
+		for gx := gx0; gx <= gx1; gx++ {
 			c := gy*fi.nx + gx
 			for j := fi.cellStart[c]; j < fi.cellStart[c+1]; j++ {
 				id := fi.ids[j]
@@ -273,11 +280,9 @@ func (fi *frameIndex) knn(x, y, r float64, k int, self int32, buf []neighbour) [
 func (fi *frameIndex) within(x, y, r float64, self int32, buf []int32) []int32 {
 	buf = buf[:0]
 	r2 := r * r
-	span := int(math.Ceil(r / fi.cell))
-	cx := int(math.Floor((x - fi.minX) / fi.cell))
-	cy := int(math.Floor((y - fi.minY) / fi.cell))
-	for gy := max(cy-span, 0); gy <= min(cy+span, fi.ny-1); gy++ {
-		for gx := max(cx-span, 0); gx <= min(cx+span, fi.nx-1); gx++ {
+	gx0, gx1, gy0, gy1 := fi.cells(x, y, r)
+	for gy := gy0; gy <= gy1; gy++ {
+		for gx := gx0; gx <= gx1; gx++ {
 			c := gy*fi.nx + gx
 			for j := fi.cellStart[c]; j < fi.cellStart[c+1]; j++ {
 				if fi.ids[j] == self {
