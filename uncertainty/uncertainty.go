@@ -128,14 +128,11 @@ func (a *Adjacency) Compute(labels []int, beta float64) (*Result, error) {
 	}
 	b := PriorOffset(beta)
 	k := len(ids)
-	stamp := make([]int32, k) // stamp[c] = v+1 when sum[c] belongs to node v
-	sum := make([]float64, k)
-	eadj := make([]bool, k)
-	touched := make([]int32, 0, 64)
+	cs := newClusterSums(k)
 	for v := 0; v < a.N; v++ {
 		A := cl[v]
 		sumA, logConf := 0.0, 0.0
-		touched = touched[:0]
+		cs.reset()
 		for _, h := range a.Half[a.Off[v]:a.Off[v+1]] {
 			c := cl[h.To]
 			x := h.Cost - b // log(p_join/p_cut)
@@ -145,23 +142,14 @@ func (a *Adjacency) Compute(labels []int, beta float64) (*Result, error) {
 				continue
 			}
 			logConf += LogSigmoid(-x)
-			if stamp[c] != int32(v+1) {
-				stamp[c] = int32(v + 1)
-				sum[c] = 0
-				eadj[c] = false
-				touched = append(touched, c)
-			}
-			sum[c] += h.Cost
-			if !h.Lifted {
-				eadj[c] = true
-			}
+			cs.add(v, c, h)
 		}
 		gamma, target := math.Inf(1), int32(-1)
-		for _, c := range touched {
-			if !eadj[c] {
+		for _, c := range cs.touched {
+			if !cs.eadj[c] {
 				continue
 			}
-			if g := sumA - sum[c]; g < gamma || (g == gamma && c < target) {
+			if g := sumA - cs.sum[c]; g < gamma || (g == gamma && c < target) {
 				gamma, target = g, c
 			}
 		}
@@ -195,6 +183,39 @@ func (a *Adjacency) Compute(labels []int, beta float64) (*Result, error) {
 	return r, nil
 }
 
+// clusterSums accumulates, for one node v at a time, Σ_{u ∈ N_{E∪F}(v) ∩ B} c_vu
+// for every other cluster B (dense id) next to v, and whether v reaches B
+// through E: the second term of γ_B(v). Only the clusters in touched are
+// valid for the current node; stamp[c] = v+1 marks them, so nothing needs
+// clearing between nodes.
+type clusterSums struct {
+	stamp   []int32
+	sum     []float64
+	eadj    []bool
+	touched []int32
+}
+
+func newClusterSums(k int) *clusterSums {
+	return &clusterSums{stamp: make([]int32, k), sum: make([]float64, k), eadj: make([]bool, k), touched: make([]int32, 0, 64)}
+}
+
+// reset starts a new node.
+func (s *clusterSums) reset() { s.touched = s.touched[:0] }
+
+// add counts the half-edge h of node v into cluster c.
+func (s *clusterSums) add(v int, c int32, h half) {
+	if s.stamp[c] != int32(v+1) {
+		s.stamp[c] = int32(v + 1)
+		s.sum[c] = 0
+		s.eadj[c] = false
+		s.touched = append(s.touched, c)
+	}
+	s.sum[c] += h.Cost
+	if !h.Lifted {
+		s.eadj[c] = true
+	}
+}
+
 // Move is one single-node move of the seed's Sec. 4.2: node V from cluster
 // From to the E-adjacent cluster To changes the energy by Delta = γ_To(V).
 type Move struct {
@@ -214,37 +235,24 @@ func (a *Adjacency) Moves(labels []int) ([]Move, error) {
 	if err != nil {
 		return nil, err
 	}
-	k := len(ids)
-	stamp := make([]int32, k)
-	sum := make([]float64, k)
-	eadj := make([]bool, k)
-	var touched []int32
+	cs := newClusterSums(len(ids))
 	var moves []Move
 	for v := 0; v < a.N; v++ {
 		A := cl[v]
 		sumA := 0.0
-		touched = touched[:0]
+		cs.reset()
 		for _, h := range a.Half[a.Off[v]:a.Off[v+1]] {
 			c := cl[h.To]
 			if c == A {
 				sumA += h.Cost
 				continue
 			}
-			if stamp[c] != int32(v+1) {
-				stamp[c] = int32(v + 1)
-				sum[c] = 0
-				eadj[c] = false
-				touched = append(touched, c)
-			}
-			sum[c] += h.Cost
-			if !h.Lifted {
-				eadj[c] = true
-			}
+			cs.add(v, c, h)
 		}
 		start := len(moves)
-		for _, c := range touched {
-			if eadj[c] {
-				moves = append(moves, Move{V: v, From: ids[A], To: ids[c], Delta: sumA - sum[c]})
+		for _, c := range cs.touched {
+			if cs.eadj[c] {
+				moves = append(moves, Move{V: v, From: ids[A], To: ids[c], Delta: sumA - cs.sum[c]})
 			}
 		}
 		// dense ids are in label order: sort this node's few moves by target
