@@ -18,10 +18,12 @@ import (
 	"github.com/densify/densify/sparse"
 )
 
-// colorLUT maps t ∈ [0,1] to 256 colours of Moreland's extended black-body
-// map (black → blue → red → yellow → white; perceptually ordered).
+// colorLUT maps t ∈ [0,1] to 256 colours of Moreland's smooth diverging
+// map (blue → light grey → red, perceptually ordered). Its low end is a
+// saturated blue rather than black, so the many certain trajectories (u = 0)
+// stay visible on the dimmed frame.
 var colorLUT = func() [256]color.RGBA {
-	cm := moreland.ExtendedBlackBody()
+	cm := moreland.SmoothBlueRed()
 	cm.SetMin(0)
 	cm.SetMax(1)
 	var lut [256]color.RGBA

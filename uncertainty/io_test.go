@@ -59,8 +59,10 @@ func TestHeatmap(t *testing.T) {
 		t.Fatalf("size %v", hm.Bounds())
 	}
 	hot, cold := hm.RGBAAt(10, 10), hm.RGBAAt(30, 20)
-	if int(hot.R)+int(hot.G)+int(hot.B) < 600 || int(cold.R)+int(cold.G)+int(cold.B) > 60 {
-		t.Errorf("u=1 colour %v should be near white, u=0 colour %v near black", hot, cold)
+	// Moreland's blue → red map: the top end is red, the bottom end a blue
+	// clearly brighter than black (certain points stay visible).
+	if hot.R < 150 || hot.B > 60 || cold.B < 150 || cold.R > 80 || int(cold.R)+int(cold.G)+int(cold.B) < 250 {
+		t.Errorf("u=1 colour %v should be red, u=0 colour %v a visible blue", hot, cold)
 	}
 	if hot != UncertaintyColor(0.5) || UncertaintyColor(0.25) == UncertaintyColor(0.5) {
 		t.Error("u ≥ 0.5 should saturate the colour scale, 0.25 should not")
