@@ -6,7 +6,6 @@ import (
 	"image"
 	"image/color"
 	"image/draw"
-	"image/png"
 	"io"
 	"os"
 	"path/filepath"
@@ -156,7 +155,7 @@ func (p *seqRun) dense(v Variant) error {
 			Progress: p.opt.progress()}); err != nil {
 			return nil, err
 		}
-		if err := replaceDir(tmp, masks); err != nil {
+		if err := atomicfile.ReplaceDir(tmp, masks); err != nil {
 			return nil, err
 		}
 		return nil, writePreview(preview, p.frames, masks)
@@ -253,7 +252,7 @@ func writePreview(path string, frames []string, masksDir string) error {
 	for i, pn := range panels {
 		draw.Draw(out, pn.Bounds().Add(image.Pt(i*previewWidth, 0)), pn, image.Point{}, draw.Src)
 	}
-	return atomicfile.Write(path, func(w io.Writer) error { return png.Encode(w, out) })
+	return atomicfile.WritePNG(path, out)
 }
 
 // overlay scales img to previewWidth and tints pixels whose mask label is

@@ -3,7 +3,6 @@ package pipeline
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"image"
 	"io"
@@ -286,7 +285,7 @@ func (p *seqRun) uncertainty() error {
 		if err != nil {
 			return nil, err
 		}
-		if err := replaceDir(tmp, p.lay.Heatmaps()); err != nil {
+		if err := atomicfile.ReplaceDir(tmp, p.lay.Heatmaps()); err != nil {
 			return nil, err
 		}
 		for _, w := range written {
@@ -314,21 +313,6 @@ func (p *seqRun) uncertainty() error {
 	})
 	p.res.Uncertainty = &info
 	return err
-}
-
-// replaceDir moves the complete folder tmp to dst, replacing dst.
-func replaceDir(tmp, dst string) error {
-	old := dst + ".old"
-	if err := os.RemoveAll(old); err != nil {
-		return err
-	}
-	if err := os.Rename(dst, old); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return err
-	}
-	if err := os.Rename(tmp, dst); err != nil {
-		return err
-	}
-	return os.RemoveAll(old)
 }
 
 // Scores are the FBMS numbers of one evaluation (fractions in [0,1]).

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"image"
 	"image/color"
-	"image/png"
 	"io"
 	"math"
 	"os"
@@ -108,7 +107,7 @@ func (s *Set) Write(dir string, framePath func(frame int) string, readImage func
 			bgImg = img
 		}
 		prev := Preview(bgImg, &fr, s.Width, s.Height)
-		if err := atomicfile.Write(filepath.Join(tmp, mf.Preview), func(w io.Writer) error { return png.Encode(w, prev) }); err != nil {
+		if err := atomicfile.WritePNG(filepath.Join(tmp, mf.Preview), prev); err != nil {
 			return err
 		}
 		for c, n := range fr.Counts {
@@ -125,24 +124,10 @@ func (s *Set) Write(dir string, framePath func(frame int) string, readImage func
 	if err := atomicfile.WriteBytes(filepath.Join(tmp, "manifest.json"), append(js, '\n')); err != nil {
 		return err
 	}
-	// Swap the finished folder into place.
-	old := ""
-	if _, err := os.Stat(dir); err == nil {
-		old = tmp + ".old"
-		if err := os.Rename(dir, old); err != nil {
-			return fmt.Errorf("replace %s: %w", dir, err)
-		}
-	}
-	if err := os.Rename(tmp, dir); err != nil {
-		if old != "" {
-			os.Rename(old, dir)
-		}
-		return fmt.Errorf("write %s: %w", dir, err)
+	if err := atomicfile.ReplaceDir(tmp, dir); err != nil {
+		return err
 	}
 	ok = true
-	if old != "" {
-		os.RemoveAll(old)
-	}
 	return nil
 }
 

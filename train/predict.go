@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"image"
 	"image/color"
-	"image/png"
 	"io"
 	"math"
 	"os"
@@ -13,6 +12,7 @@ import (
 	"time"
 
 	"github.com/densify/densify/dataset"
+	"github.com/densify/densify/internal/atomicfile"
 	"github.com/densify/densify/unet"
 	"github.com/schollz/progressbar/v3"
 	"github.com/sugarme/gotch"
@@ -123,7 +123,7 @@ func Predict(ckpt string, frames []string, out string, opt PredictOptions) (err 
 		name := fmt.Sprintf("%05d.png", i)
 		b := img.Bounds()
 		W, H := b.Dx(), b.Dy()
-		if err := savePNG(filepath.Join(tmp, name), maskImage(labels, W, H, model.Config.Classes)); err != nil {
+		if err := atomicfile.WritePNG(filepath.Join(tmp, name), maskImage(labels, W, H, model.Config.Classes)); err != nil {
 			return err
 		}
 		names = append(names, name)
@@ -132,13 +132,13 @@ func Predict(ckpt string, frames []string, out string, opt PredictOptions) (err 
 			for j, p := range prob {
 				g.Pix[j] = uint8(math.Round(255 * math.Max(0, math.Min(1, float64(p)))))
 			}
-			if err := savePNG(filepath.Join(tmp, "prob", name), g); err != nil {
+			if err := atomicfile.WritePNG(filepath.Join(tmp, "prob", name), g); err != nil {
 				return err
 			}
 			names = append(names, filepath.Join("prob", name))
 		}
 		if opt.Overlay {
-			if err := savePNG(filepath.Join(tmp, "overlay", name), overlay(img, labels)); err != nil {
+			if err := atomicfile.WritePNG(filepath.Join(tmp, "overlay", name), overlay(img, labels)); err != nil {
 				return err
 			}
 			names = append(names, filepath.Join("overlay", name))
@@ -158,18 +158,6 @@ func Predict(ckpt string, frames []string, out string, opt PredictOptions) (err 
 		}
 	}
 	return nil
-}
-
-func savePNG(path string, img image.Image) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if err := png.Encode(f, img); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
 }
 
 // predictFrame returns the class of every pixel (W·H, row-major) and the

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/densify/densify/dataset"
+	"github.com/densify/densify/internal/atomicfile"
 	"github.com/densify/densify/multicut"
 	"github.com/densify/densify/sparse"
 )
@@ -85,7 +86,7 @@ func WriteHeatmaps(framesDir, outDir string, ts *sparse.TrackSet, u []float64, f
 			return out, err
 		}
 		p := filepath.Join(outDir, fmt.Sprintf("heat_%05d.png", f))
-		if err := WritePNG(p, hm); err != nil {
+		if err := atomicfile.WritePNG(p, hm); err != nil {
 			return out, err
 		}
 		out = append(out, p)

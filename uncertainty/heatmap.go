@@ -5,8 +5,6 @@ import (
 	"image"
 	"image/color"
 	"image/draw"
-	"image/png"
-	"io"
 	"sort"
 
 	"golang.org/x/image/font"
@@ -14,7 +12,6 @@ import (
 	"golang.org/x/image/math/fixed"
 	"gonum.org/v1/plot/palette/moreland"
 
-	"github.com/densify/densify/internal/atomicfile"
 	"github.com/densify/densify/sparse"
 )
 
@@ -128,9 +125,4 @@ func Heatmap(img image.Image, ts *sparse.TrackSet, u []float64, f int) (*image.R
 		d.DrawString("u(v)")
 	}
 	return out, nil
-}
-
-// WritePNG encodes img atomically as PNG.
-func WritePNG(path string, img image.Image) error {
-	return atomicfile.Write(path, func(w io.Writer) error { return png.Encode(w, img) })
 }

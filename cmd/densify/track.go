@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"image/png"
 	"io"
 	"math"
 	"os"
@@ -131,7 +130,7 @@ func runTrack(cmd *cobra.Command, _ []string) error {
 			return err
 		}
 		out := video.DrawTracks(img, ts, fl.visFrame)
-		if err := atomicfile.Write(fl.vis, func(w io.Writer) error { return png.Encode(w, out) }); err != nil {
+		if err := atomicfile.WritePNG(fl.vis, out); err != nil {
 			return err
 		}
 	}

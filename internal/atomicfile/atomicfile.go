@@ -5,7 +5,10 @@ package atomicfile
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
+	"image"
+	"image/png"
 	"io"
 	"os"
 	"path/filepath"
@@ -51,4 +54,34 @@ func Write(path string, fill func(w io.Writer) error) (err error) {
 // WriteBytes writes data to path atomically.
 func WriteBytes(path string, data []byte) error {
 	return Write(path, func(w io.Writer) error { _, err := w.Write(data); return err })
+}
+
+// WritePNG encodes img as PNG to path atomically.
+func WritePNG(path string, img image.Image) error {
+	return Write(path, func(w io.Writer) error { return png.Encode(w, img) })
+}
+
+// ReplaceDir moves the complete folder tmp (built beside dst) to dst,
+// replacing an existing dst: dst is first renamed to dst+".old", which is
+// restored when the final rename fails and removed once it succeeded. A
+// reader therefore sees the old folder or the new one, never a mixture.
+func ReplaceDir(tmp, dst string) error {
+	old := dst + ".old"
+	if err := os.RemoveAll(old); err != nil {
+		return err
+	}
+	hadOld := true
+	if err := os.Rename(dst, old); err != nil {
+		if !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("replace %s: %w", dst, err)
+		}
+		hadOld = false
+	}
+	if err := os.Rename(tmp, dst); err != nil {
+		if hadOld {
+			os.Rename(old, dst)
+		}
+		return fmt.Errorf("write %s: %w", dst, err)
+	}
+	return os.RemoveAll(old)
 }

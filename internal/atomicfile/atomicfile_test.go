@@ -33,3 +33,42 @@ func TestWriteRoundTripAndNoPartialOutput(t *testing.T) {
 		t.Fatalf("temporary files left: %v", ents)
 	}
 }
+
+func TestReplaceDir(t *testing.T) {
+	root := t.TempDir()
+	dst := filepath.Join(root, "set")
+	mk := func(name, content string) string {
+		d := filepath.Join(root, name)
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(d, "f"), []byte(content), 0o644)
+		return d
+	}
+	// No destination yet.
+	if err := ReplaceDir(mk("tmp1", "one"), dst); err != nil {
+		t.Fatal(err)
+	}
+	// Replacing: the new content only, no leftovers beside it.
+	mk("tmp2", "two")
+	os.WriteFile(filepath.Join(dst, "stale"), []byte("x"), 0o644)
+	if err := ReplaceDir(filepath.Join(root, "tmp2"), dst); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dst, "f")); string(b) != "two" {
+		t.Fatalf("content %q", b)
+	}
+	if _, err := os.Stat(filepath.Join(dst, "stale")); err == nil {
+		t.Fatal("old folder content survived")
+	}
+	if ents, _ := os.ReadDir(root); len(ents) != 1 {
+		t.Fatalf("leftovers: %v", ents)
+	}
+	// A missing source fails and keeps the old folder.
+	if err := ReplaceDir(filepath.Join(root, "missing"), dst); err == nil {
+		t.Fatal("missing source accepted")
+	}
+	if b, _ := os.ReadFile(filepath.Join(dst, "f")); string(b) != "two" {
+		t.Fatalf("old folder not restored: %q", b)
+	}
+}
