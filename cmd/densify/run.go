@@ -79,11 +79,12 @@ func (p *pipelineFlags) bindUpstream(cmd *cobra.Command) {
 
 // options validates the flags and returns the pipeline options.
 func (p *pipelineFlags) options(root string) (pipeline.Options, error) {
-	o := p.opt
 	if p.out == "" {
-		return o, errors.New("--out is required")
+		return p.opt, errors.New("--out is required")
 	}
-	return p.upstreamOptions(root)
+	o, err := p.upstreamOptions(root)
+	o.Train.Overlays = !p.noOverlay
+	return o, err
 }
 
 // upstreamOptions validates the flags bound by bindUpstream (and --tracks).
@@ -108,7 +109,6 @@ func (p *pipelineFlags) upstreamOptions(root string) (pipeline.Options, error) {
 		}
 	}
 	o.Sparsify.Beta = p.beta
-	o.Train.Overlays = !p.noOverlay
 	if !(p.threshold > 0 && p.threshold < 1) {
 		return o, fmt.Errorf("--threshold %g must lie in (0,1)", p.threshold)
 	}
