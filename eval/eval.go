@@ -60,7 +60,7 @@ import (
 	"slices"
 
 	"github.com/densify/densify/dataset"
-	"github.com/densify/densify/sparse"
+	"github.com/densify/densify/trajectory"
 )
 
 // DefaultThreshold is the F-measure above which an assigned pair counts as an
@@ -281,7 +281,7 @@ func roundCoord(x float64) (int, bool) {
 // Sequence scores a clustering of point trajectories (the track labels)
 // against FBMS-style ground truth; see the package comment for the exact
 // protocol.
-func Sequence(gt *dataset.GroundTruth, ts *sparse.TrackSet, opt Options) (*Result, error) {
+func Sequence(gt *dataset.GroundTruth, ts *trajectory.TrackSet, opt Options) (*Result, error) {
 	if err := checkGT(gt); err != nil {
 		return nil, err
 	}

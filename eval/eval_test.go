@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/densify/densify/dataset"
-	"github.com/densify/densify/sparse"
+	"github.com/densify/densify/trajectory"
 )
 
 // frame builds a labelled frame from a row-major region map and probabilities
@@ -27,8 +27,8 @@ func gtOf(colors []int, frames ...dataset.LabelledFrame) *dataset.GroundTruth {
 }
 
 // pt makes a one-point track.
-func pt(label int, x, y float64, f int) sparse.Track {
-	return sparse.Track{Label: label, Points: []sparse.Point{{X: x, Y: y, Frame: f}}}
+func pt(label int, x, y float64, f int) trajectory.Track {
+	return trajectory.Track{Label: label, Points: []trajectory.Point{{X: x, Y: y, Frame: f}}}
 }
 
 func near(t *testing.T, what string, got, want float64) {
@@ -51,7 +51,7 @@ func near(t *testing.T, what string, got, want float64) {
 // P̄ = (.8+1)/2 = .9, R̄ = (1+.75)/2 = .875, F = 2·.9·.875/1.775.
 func TestMoreClustersThanRegions(t *testing.T) {
 	gt := gtOf([]int{0, 255}, frame(0, 4, 1, []int{0, 0, 1, 1}, []float64{1, 1, 1, 0.5}))
-	ts := &sparse.TrackSet{Frames: 1, Tracks: []sparse.Track{
+	ts := &trajectory.TrackSet{Frames: 1, Tracks: []trajectory.Track{
 		pt(0, 0, 0, 0), pt(0, 1.4, 0, 0), pt(2, 2, 0, 0), pt(2, 3, 0, 0), pt(0, 2.6, 0, 0),
 		pt(3, 4.5, 0, 0), // rounds to x = 5: outside, ignored
 		pt(3, 1, 1.5, 0), // y = 2 outside
@@ -101,7 +101,7 @@ func TestMoreClustersThanRegions(t *testing.T) {
 // P̄ = (.5+1+1)/3 = 5/6, R̄ = 1/3, F = 10/21.
 func TestMoreRegionsThanClusters(t *testing.T) {
 	gt := gtOf([]int{0, 1, 2}, frame(0, 3, 1, []int{0, 1, 2}, nil))
-	ts := &sparse.TrackSet{Frames: 1, Tracks: []sparse.Track{pt(0, 0, 0, 0), pt(0, 1, 0, 0)}}
+	ts := &trajectory.TrackSet{Frames: 1, Tracks: []trajectory.Track{pt(0, 0, 0, 0), pt(0, 1, 0, 0)}}
 	r, err := Sequence(gt, ts, Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -129,7 +129,7 @@ func TestMoreRegionsThanClusters(t *testing.T) {
 // cluster, P = 1: P̄ = 1, R̄ = 2/3, F = .8.
 func TestEmptyClusterFromLabelGap(t *testing.T) {
 	gt := gtOf([]int{0, 1, 2}, frame(0, 3, 1, []int{0, 1, 2}, nil))
-	ts := &sparse.TrackSet{Frames: 1, Tracks: []sparse.Track{pt(0, 0, 0, 0), pt(2, 1, 0, 0)}}
+	ts := &trajectory.TrackSet{Frames: 1, Tracks: []trajectory.Track{pt(0, 0, 0, 0), pt(2, 1, 0, 0)}}
 	r, err := Sequence(gt, ts, Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -174,12 +174,12 @@ func TestPerfectAndInvisible(t *testing.T) {
 	// region 3: one pixel of probability 0.00005 in frame 2
 	gt.Frames[1].Region = []int{0, 0, 1, 1, 3, 1}
 	gt.Frames[1].Prob = []float64{1, 1, 1, 1, 0.00005, 1}
-	ts := &sparse.TrackSet{Frames: 3}
+	ts := &trajectory.TrackSet{Frames: 3}
 	for y := 0; y < 2; y++ {
 		for x := 0; x < 3; x++ {
-			tr := sparse.Track{Label: reg[y*3+x]}
+			tr := trajectory.Track{Label: reg[y*3+x]}
 			for f := 0; f < 3; f++ {
-				tr.Points = append(tr.Points, sparse.Point{X: float64(x) + 0.2, Y: float64(y) - 0.3, Frame: f})
+				tr.Points = append(tr.Points, trajectory.Point{X: float64(x) + 0.2, Y: float64(y) - 0.3, Frame: f})
 			}
 			ts.Tracks = append(ts.Tracks, tr)
 		}
@@ -235,14 +235,14 @@ func TestRoundCoord(t *testing.T) {
 	}
 	// A track slightly left of the image (x = −0.7) lands on pixel 0, as in MoSegEval.
 	gt := gtOf([]int{0, 1}, frame(0, 2, 1, []int{0, 1}, nil))
-	ts := &sparse.TrackSet{Frames: 1, Tracks: []sparse.Track{pt(0, -0.7, 0, 0), pt(1, 1, 0, 0)}}
+	ts := &trajectory.TrackSet{Frames: 1, Tracks: []trajectory.Track{pt(0, -0.7, 0, 0), pt(1, 1, 0, 0)}}
 	r, _ := Sequence(gt, ts, Options{})
 	near(t, "F", r.F, 1)
 }
 
 func TestErrors(t *testing.T) {
 	gt := gtOf([]int{0, 1}, frame(3, 2, 1, []int{0, 1}, nil))
-	ts := &sparse.TrackSet{Frames: 2, Tracks: []sparse.Track{pt(0, 0, 0, 0)}}
+	ts := &trajectory.TrackSet{Frames: 2, Tracks: []trajectory.Track{pt(0, 0, 0, 0)}}
 	if _, err := Sequence(gt, ts, Options{}); err == nil {
 		t.Error("no labelled frame in range: no error")
 	}
@@ -259,7 +259,7 @@ func TestErrors(t *testing.T) {
 		t.Error("mask size mismatch: no error")
 	}
 	// No clusters at all: every region on a padding cluster, P = 1, R = 0.
-	r, err := Sequence(ok, &sparse.TrackSet{Frames: 1}, Options{})
+	r, err := Sequence(ok, &trajectory.TrackSet{Frames: 1}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -297,7 +297,7 @@ func TestMasksEqualTracks(t *testing.T) {
 	values := []int{0, 17, 255, 3}
 	var frames []dataset.LabelledFrame
 	masks := map[int]*LabelImage{}
-	ts := &sparse.TrackSet{Frames: 20}
+	ts := &trajectory.TrackSet{Frames: 20}
 	for _, f := range []int{0, 4, 9} {
 		reg := make([]int, w*h)
 		prob := make([]float64, w*h)
@@ -347,15 +347,15 @@ func BenchmarkSequence(b *testing.B) {
 		frames = append(frames, frame(f, w, h, reg, nil))
 	}
 	gt := gtOf([]int{0, 1, 2, 3}, frames...)
-	ts := &sparse.TrackSet{Frames: 30}
+	ts := &trajectory.TrackSet{Frames: 30}
 	for i := 0; i < 20000; i++ {
 		x, y := rng.Float64()*float64(w), rng.Float64()*float64(h)
-		tr := sparse.Track{Label: int(x) * 4 / w}
+		tr := trajectory.Track{Label: int(x) * 4 / w}
 		if rng.IntN(10) == 0 {
 			tr.Label = rng.IntN(6)
 		}
 		for f := 0; f < 30; f++ {
-			tr.Points = append(tr.Points, sparse.Point{X: x + float64(f), Y: y, Frame: f})
+			tr.Points = append(tr.Points, trajectory.Point{X: x + float64(f), Y: y, Frame: f})
 		}
 		ts.Tracks = append(ts.Tracks, tr)
 	}

@@ -11,7 +11,7 @@ import (
 
 	"github.com/densify/densify/dataset"
 	"github.com/densify/densify/internal/fileerr"
-	"github.com/densify/densify/sparse"
+	"github.com/densify/densify/trajectory"
 )
 
 // ScoreFiles scores target against the ground truth gt: a target folder is
@@ -28,7 +28,7 @@ func ScoreFiles(gt *dataset.GroundTruth, target string, opt Options) (*Result, e
 		}
 		return Masks(gt, masks, opt)
 	}
-	ts, err := sparse.ReadTracks(target)
+	ts, err := trajectory.ReadTracks(target)
 	if err != nil {
 		return nil, err
 	}

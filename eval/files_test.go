@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/densify/densify/dataset"
-	"github.com/densify/densify/sparse"
+	"github.com/densify/densify/trajectory"
 )
 
 // Files on disk give the same numbers as the in-memory hand-computed case
@@ -25,10 +25,10 @@ func TestScoreFilesAndList(t *testing.T) {
 	if err := dataset.WriteDef(def, gt); err != nil {
 		t.Fatal(err)
 	}
-	one := &sparse.TrackSet{Frames: 2, Tracks: []sparse.Track{pt(0, 0, 0, 0), pt(0, 1, 0, 0)}}
-	perfect := &sparse.TrackSet{Frames: 2, Tracks: []sparse.Track{pt(0, 0, 0, 0), pt(1, 1, 0, 0), pt(2, 2, 0, 0)}}
-	for name, ts := range map[string]*sparse.TrackSet{"a.dat": one, "b.dat": perfect} {
-		if err := sparse.WriteTracks(filepath.Join(dir, name), ts); err != nil {
+	one := &trajectory.TrackSet{Frames: 2, Tracks: []trajectory.Track{pt(0, 0, 0, 0), pt(0, 1, 0, 0)}}
+	perfect := &trajectory.TrackSet{Frames: 2, Tracks: []trajectory.Track{pt(0, 0, 0, 0), pt(1, 1, 0, 0), pt(2, 2, 0, 0)}}
+	for name, ts := range map[string]*trajectory.TrackSet{"a.dat": one, "b.dat": perfect} {
+		if err := trajectory.WriteTracks(filepath.Join(dir, name), ts); err != nil {
 			t.Fatal(err)
 		}
 	}

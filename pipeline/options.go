@@ -13,7 +13,7 @@
 // (internal/atomicfile, or a temporary folder renamed into place).
 //
 // The stages call the packages that implement them: video (tracking, cgo),
-// sparse (graph, costs, multicut via sparse.Segment), uncertainty (seed
+// sparse (graph, costs, multicut via motiongraph.Segment), uncertainty (seed
 // Eqs. 10–14, sparsification), sampling (ACCV'20 training data with UAI'21
 // hard examples), the U-Net trainer (a Densifier, libtorch by default) and
 // eval (FBMS MoSegEval protocol). The package itself has no cgo.
@@ -24,8 +24,9 @@ import (
 	"os"
 
 	"github.com/densify/densify/eval"
+	"github.com/densify/densify/motiongraph"
 	"github.com/densify/densify/sampling"
-	"github.com/densify/densify/sparse"
+	"github.com/densify/densify/trajectory"
 	"github.com/densify/densify/uncertainty"
 	"github.com/densify/densify/video"
 )
@@ -52,11 +53,11 @@ type Options struct {
 	TracksFor func(seq string) string
 
 	// Track.
-	Tracker sparse.TrackerOptions
+	Tracker trajectory.TrackerOptions
 	Flow    video.Method
 
 	// Segment: graph (K, radius, lifted edges, β), cost model, solver.
-	Segment sparse.SegmentOptions
+	Segment motiongraph.SegmentOptions
 
 	// Uncertainty: heat maps of every HeatmapEvery-th frame (labelled frames
 	// when there is ground truth); sparsification curves when there is.
@@ -102,9 +103,9 @@ type TrainOptions struct {
 // stage's own command.
 func DefaultOptions() Options {
 	return Options{
-		Tracker:      sparse.DefaultTrackerOptions(),
+		Tracker:      trajectory.DefaultTrackerOptions(),
 		Flow:         video.DefaultMethod,
-		Segment:      sparse.DefaultSegmentOptions(),
+		Segment:      motiongraph.DefaultSegmentOptions(),
 		HeatmapEvery: 10,
 		Sparsify:     uncertainty.SparsifyOptions{Beta: 0.5, Step: 0.05, Max: 0.9, Seeds: 10},
 		Prepare:      sampling.DefaultOptions(),

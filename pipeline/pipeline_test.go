@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/densify/densify/sparse"
 	"github.com/densify/densify/synth"
+	"github.com/densify/densify/trajectory"
 )
 
 // tinySequence writes a small synthetic sequence (FBMS layout, ground truth
@@ -31,7 +31,7 @@ func tinySequence(t *testing.T) (root, tracks string) {
 		t.Fatal(err)
 	}
 	tracks = filepath.Join(t.TempDir(), "tinyTracks8_gt.dat")
-	if err := sparse.WriteTracks(tracks, s.GroundTruthTracks(4)); err != nil {
+	if err := trajectory.WriteTracks(tracks, s.GroundTruthTracks(4)); err != nil {
 		t.Fatal(err)
 	}
 	return root, tracks

@@ -14,8 +14,9 @@ import (
 	"github.com/densify/densify/dataset"
 	"github.com/densify/densify/eval"
 	"github.com/densify/densify/internal/atomicfile"
+	"github.com/densify/densify/motiongraph"
 	"github.com/densify/densify/sampling"
-	"github.com/densify/densify/sparse"
+	"github.com/densify/densify/trajectory"
 	"github.com/densify/densify/uncertainty"
 	"github.com/densify/densify/video"
 )
@@ -86,9 +87,9 @@ func (p *seqRun) track() error {
 		src = p.opt.TracksFor(p.name)
 	}
 	type params struct {
-		Tracker sparse.TrackerOptions `json:"tracker,omitempty"`
-		Flow    video.Method          `json:"flow,omitempty"`
-		From    string                `json:"from,omitempty"`
+		Tracker trajectory.TrackerOptions `json:"tracker,omitempty"`
+		Flow    video.Method              `json:"flow,omitempty"`
+		From    string                    `json:"from,omitempty"`
 	}
 	st := stage{name: "track", outputs: []string{p.lay.Tracks()}}
 	if src != "" {
@@ -100,10 +101,10 @@ func (p *seqRun) track() error {
 	}
 	var info TrackInfo
 	_, err := p.runStage(st, &info, func(string) (any, error) {
-		var ts *sparse.TrackSet
+		var ts *trajectory.TrackSet
 		var err error
 		if src != "" {
-			if ts, err = sparse.ReadTracks(src); err != nil {
+			if ts, err = trajectory.ReadTracks(src); err != nil {
 				return nil, err
 			}
 			if ts.Frames > len(p.frames) {
@@ -118,7 +119,7 @@ func (p *seqRun) track() error {
 		if len(ts.Tracks) == 0 {
 			return nil, fmt.Errorf("no trajectories in %s", p.seq.FramesDir)
 		}
-		if err := sparse.WriteTracks(p.lay.Tracks(), ts); err != nil {
+		if err := trajectory.WriteTracks(p.lay.Tracks(), ts); err != nil {
 			return nil, err
 		}
 		return TrackInfo{Tracks: len(ts.Tracks), Frames: ts.Frames, Source: src}, nil
@@ -143,21 +144,21 @@ func (p *seqRun) progressFunc(what string) func(done, total int) {
 
 // SegmentInfo summarises the segmentation stage (also segment/segment.json).
 type SegmentInfo struct {
-	Tracks       string             `json:"tracks"`
-	Solver       string             `json:"solver"`
-	Beta         float64            `json:"beta"`
-	Graph        sparse.GraphParams `json:"graph_params"`
-	Nodes        int                `json:"nodes"`
-	Edges        int                `json:"edges"`
-	LiftedEdges  int                `json:"lifted_edges"`
-	Energy       float64            `json:"energy"`
-	SolverEnergy float64            `json:"solver_energy"`
-	Clusters     int                `json:"clusters"`
-	MergedSmall  int                `json:"merged_small_clusters"`
-	ClusterSizes []int              `json:"cluster_sizes"`
-	GraphSeconds float64            `json:"graph_seconds"`
-	SolveSeconds float64            `json:"solve_seconds"`
-	OutputTracks string             `json:"output_tracks"`
+	Tracks       string                  `json:"tracks"`
+	Solver       string                  `json:"solver"`
+	Beta         float64                 `json:"beta"`
+	Graph        motiongraph.GraphParams `json:"graph_params"`
+	Nodes        int                     `json:"nodes"`
+	Edges        int                     `json:"edges"`
+	LiftedEdges  int                     `json:"lifted_edges"`
+	Energy       float64                 `json:"energy"`
+	SolverEnergy float64                 `json:"solver_energy"`
+	Clusters     int                     `json:"clusters"`
+	MergedSmall  int                     `json:"merged_small_clusters"`
+	ClusterSizes []int                   `json:"cluster_sizes"`
+	GraphSeconds float64                 `json:"graph_seconds"`
+	SolveSeconds float64                 `json:"solve_seconds"`
+	OutputTracks string                  `json:"output_tracks"`
 }
 
 func (p *seqRun) segment() error {
@@ -167,7 +168,7 @@ func (p *seqRun) segment() error {
 		outputs: []string{p.lay.Graph(), p.lay.Labels(), out, p.lay.SegmentJSON()}}
 	var info SegmentInfo
 	_, err := p.runStage(st, &info, func(string) (any, error) {
-		ts, err := sparse.ReadTracks(p.lay.Tracks())
+		ts, err := trajectory.ReadTracks(p.lay.Tracks())
 		if err != nil {
 			return nil, err
 		}
@@ -177,7 +178,7 @@ func (p *seqRun) segment() error {
 				return nil, err
 			}
 		}
-		res, err := sparse.Segment(ts, imgs, p.opt.Segment)
+		res, err := motiongraph.Segment(ts, imgs, p.opt.Segment)
 		if err != nil {
 			return nil, err
 		}
@@ -341,7 +342,7 @@ func (p *seqRun) sparseEval() error {
 		outputs: []string{p.lay.SparseEval()}}
 	var sc Scores
 	_, err := p.runStage(st, &sc, func(string) (any, error) {
-		ts, err := sparse.ReadTracks(tracks)
+		ts, err := trajectory.ReadTracks(tracks)
 		if err != nil {
 			return nil, err
 		}

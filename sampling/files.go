@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 
 	"github.com/densify/densify/dataset"
-	"github.com/densify/densify/sparse"
+	"github.com/densify/densify/trajectory"
 )
 
 // PrepareFiles is Prepare on files: the frames folder of a sequence (FBMS or
@@ -17,7 +17,7 @@ func PrepareFiles(framesDir, tracksPath, uncertaintyPath, outDir string, opt Opt
 	if err != nil {
 		return nil, err
 	}
-	ts, err := sparse.ReadTracks(tracksPath)
+	ts, err := trajectory.ReadTracks(tracksPath)
 	if err != nil {
 		return nil, err
 	}

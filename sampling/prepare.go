@@ -29,7 +29,7 @@ import (
 	"math"
 	"sort"
 
-	"github.com/densify/densify/sparse"
+	"github.com/densify/densify/trajectory"
 )
 
 // Unlabelled marks pixels without a label in label maps.
@@ -88,7 +88,7 @@ func DefaultOptions() Options {
 
 // Input is one sequence's sparse segmentation.
 type Input struct {
-	Tracks *sparse.TrackSet
+	Tracks *trajectory.TrackSet
 	// Uncertainty[i] is u of track i in [0,1]; nil means no uncertainty
 	// (no hard examples).
 	Uncertainty   []float64

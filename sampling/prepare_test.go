@@ -8,13 +8,13 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/densify/densify/sparse"
+	"github.com/densify/densify/trajectory"
 )
 
-func track(label int, x, y float64, frames ...int) sparse.Track {
-	t := sparse.Track{Label: label}
+func track(label int, x, y float64, frames ...int) trajectory.Track {
+	t := trajectory.Track{Label: label}
 	for _, f := range frames {
-		t.Points = append(t.Points, sparse.Point{X: x, Y: y, Frame: f})
+		t.Points = append(t.Points, trajectory.Point{X: x, Y: y, Frame: f})
 	}
 	return t
 }
@@ -22,7 +22,7 @@ func track(label int, x, y float64, frames ...int) sparse.Track {
 // A 40x30 sequence: background cluster 5 along the border, moving cluster 7
 // in the middle with uncertainties 0.1, 0.5, 0.9 (μ = 0.5).
 func fixture() Input {
-	ts := &sparse.TrackSet{Frames: 2}
+	ts := &trajectory.TrackSet{Frames: 2}
 	for x := 2.0; x < 40; x += 4 {
 		ts.Tracks = append(ts.Tracks, track(5, x, 1, 0, 1))
 	}
@@ -119,7 +119,7 @@ func TestBorderPointsHandCounted(t *testing.T) {
 }
 
 func TestCleanUps(t *testing.T) {
-	ts := &sparse.TrackSet{Frames: 1}
+	ts := &trajectory.TrackSet{Frames: 1}
 	for x := 2.0; x < 40; x += 4 {
 		ts.Tracks = append(ts.Tracks, track(0, x, 1, 0))
 	}
@@ -185,7 +185,7 @@ func TestPrepareErrors(t *testing.T) {
 	if _, err := Prepare(in, o); err == nil {
 		t.Fatal("unknown background accepted")
 	}
-	off := &sparse.TrackSet{Frames: 1, Tracks: []sparse.Track{track(0, -50, -50, 0)}}
+	off := &trajectory.TrackSet{Frames: 1, Tracks: []trajectory.Track{track(0, -50, -50, 0)}}
 	if _, err := Prepare(Input{Tracks: off, Width: 10, Height: 10}, bare()); err == nil {
 		t.Fatal("a set with no labelled pixel accepted")
 	}

@@ -11,7 +11,7 @@ import (
 
 	"github.com/densify/densify/dataset"
 	"github.com/densify/densify/eval"
-	"github.com/densify/densify/sparse"
+	"github.com/densify/densify/trajectory"
 )
 
 // clean is the default sequence without noise and illumination change, so
@@ -87,10 +87,10 @@ func TestDeterminism(t *testing.T) {
 	}
 	ta, tb := a.GroundTruthTracks(6), b.GroundTruthTracks(6)
 	var ea, eb bytes.Buffer
-	if err := sparse.EncodeTracks(&ea, ta); err != nil {
+	if err := trajectory.EncodeTracks(&ea, ta); err != nil {
 		t.Fatal(err)
 	}
-	sparse.EncodeTracks(&eb, tb)
+	trajectory.EncodeTracks(&eb, tb)
 	if !bytes.Equal(ea.Bytes(), eb.Bytes()) {
 		t.Fatal("same seed gave different tracks")
 	}
@@ -397,10 +397,10 @@ func TestCorrupt(t *testing.T) {
 	s := clean(t)
 	ts := s.GroundTruthTracks(8)
 	var before bytes.Buffer
-	sparse.EncodeTracks(&before, ts)
+	trajectory.EncodeTracks(&before, ts)
 	c := Corrupt(ts, 0.2, 3)
 	var after bytes.Buffer
-	sparse.EncodeTracks(&after, ts)
+	trajectory.EncodeTracks(&after, ts)
 	if !bytes.Equal(before.Bytes(), after.Bytes()) {
 		t.Fatal("Corrupt modified its input")
 	}
@@ -434,9 +434,9 @@ func TestCorrupt(t *testing.T) {
 		t.Fatal("fraction 0 changed labels")
 	}
 	// One label only: corrupted tracks get a new one.
-	one := &sparse.TrackSet{Frames: 2, Tracks: []sparse.Track{
-		{Label: 4, Points: []sparse.Point{{X: 0, Y: 0, Frame: 0}}},
-		{Label: 4, Points: []sparse.Point{{X: 1, Y: 0, Frame: 0}}},
+	one := &trajectory.TrackSet{Frames: 2, Tracks: []trajectory.Track{
+		{Label: 4, Points: []trajectory.Point{{X: 0, Y: 0, Frame: 0}}},
+		{Label: 4, Points: []trajectory.Point{{X: 1, Y: 0, Frame: 0}}},
 	}}
 	oc := Corrupt(one, 0.5, 1)
 	if n := btoi(oc.Tracks[0].Label != 4) + btoi(oc.Tracks[1].Label != 4); n != 1 {

@@ -4,7 +4,7 @@ import (
 	"math"
 	"sort"
 
-	"github.com/densify/densify/sparse"
+	"github.com/densify/densify/trajectory"
 )
 
 // quantum is the precision of ground-truth track coordinates (1/1000 px),
@@ -36,7 +36,7 @@ func quantise(x float64) float64 { return math.Round(x*quantum) / quantum }
 // x_f = A_f(L) u and the track ends at the first frame where the point is not
 // visible (occluded, also by another part of its own object, or outside the
 // image). Tracks of a single frame are dropped. spacing ≤ 0 means 8.
-func (s *Sequence) GroundTruthTracks(spacing int) *sparse.TrackSet {
+func (s *Sequence) GroundTruthTracks(spacing int) *trajectory.TrackSet {
 	if spacing <= 0 {
 		spacing = 8
 	}
@@ -48,7 +48,7 @@ func (s *Sequence) GroundTruthTracks(spacing int) *sparse.TrackSet {
 	W, H, F := s.Width, s.Height, len(s.Frames)
 	cw, ch := (W+spacing-1)/spacing, (H+spacing-1)/spacing
 	covered := make([]bool, cw*ch)
-	var tracks []sparse.Track
+	var tracks []trajectory.Track
 	var alive []live
 	for f := 0; f < F; f++ {
 		next := alive[:0]
@@ -56,7 +56,7 @@ func (s *Sequence) GroundTruthTracks(spacing int) *sparse.TrackSet {
 			x, y := s.sc.layers[a.layer].fwd[f].apply(a.u, a.v)
 			x, y = quantise(x), quantise(y)
 			if s.visibleAt(f, a.layer, x, y) {
-				tracks[a.track].Points = append(tracks[a.track].Points, sparse.Point{X: x, Y: y, Frame: f})
+				tracks[a.track].Points = append(tracks[a.track].Points, trajectory.Point{X: x, Y: y, Frame: f})
 				next = append(next, a)
 			}
 		}
@@ -79,14 +79,14 @@ func (s *Sequence) GroundTruthTracks(spacing int) *sparse.TrackSet {
 					continue
 				}
 				alive = append(alive, live{layer: li, u: u, v: v, track: len(tracks)})
-				tracks = append(tracks, sparse.Track{
+				tracks = append(tracks, trajectory.Track{
 					Label:  s.sc.layers[li].region,
-					Points: []sparse.Point{{X: x, Y: y, Frame: f}},
+					Points: []trajectory.Point{{X: x, Y: y, Frame: f}},
 				})
 			}
 		}
 	}
-	ts := &sparse.TrackSet{Frames: F}
+	ts := &trajectory.TrackSet{Frames: F}
 	for _, t := range tracks {
 		if len(t.Points) >= 2 {
 			ts.Tracks = append(ts.Tracks, t)
@@ -103,10 +103,10 @@ func (s *Sequence) GroundTruthTracks(spacing int) *sparse.TrackSet {
 // error of a motion segmentation at object boundaries and thin parts). The
 // rest are random tracks that take a random other label present in ts, or a
 // new label when ts has only one. ts is not modified.
-func Corrupt(ts *sparse.TrackSet, fraction float64, seed int64) *sparse.TrackSet {
-	out := &sparse.TrackSet{Frames: ts.Frames, Tracks: make([]sparse.Track, len(ts.Tracks))}
+func Corrupt(ts *trajectory.TrackSet, fraction float64, seed int64) *trajectory.TrackSet {
+	out := &trajectory.TrackSet{Frames: ts.Frames, Tracks: make([]trajectory.Track, len(ts.Tracks))}
 	for i, t := range ts.Tracks {
-		out.Tracks[i] = sparse.Track{Label: t.Label, Points: append([]sparse.Point(nil), t.Points...)}
+		out.Tracks[i] = trajectory.Track{Label: t.Label, Points: append([]trajectory.Point(nil), t.Points...)}
 	}
 	n := len(ts.Tracks)
 	if !(fraction > 0) || n == 0 {
@@ -167,7 +167,7 @@ func Corrupt(ts *sparse.TrackSet, fraction float64, seed int64) *sparse.TrackSet
 			bound = visit(e)
 		}
 	}
-	mid := func(t *sparse.Track) sparse.Point { return t.Points[len(t.Points)/2] }
+	mid := func(t *trajectory.Track) trajectory.Point { return t.Points[len(t.Points)/2] }
 	nnDist := make([]float64, n)   // distance to the nearest track
 	diffDist := make([]float64, n) // distance to the nearest differently labelled track
 	diffLabel := make([]int, n)

@@ -8,7 +8,7 @@ import (
 	"github.com/densify/densify/dataset"
 	"github.com/densify/densify/internal/atomicfile"
 	"github.com/densify/densify/multicut"
-	"github.com/densify/densify/sparse"
+	"github.com/densify/densify/trajectory"
 )
 
 // LoadInstance reads a graph instance file and its labels file (one label
@@ -26,8 +26,8 @@ func LoadInstance(graphPath, labelsPath string) (*multicut.Graph, []int, error) 
 }
 
 // LoadTracks reads a Tracks file that must hold one trajectory per node.
-func LoadTracks(path string, n int) (*sparse.TrackSet, error) {
-	ts, err := sparse.ReadTracks(path)
+func LoadTracks(path string, n int) (*trajectory.TrackSet, error) {
+	ts, err := trajectory.ReadTracks(path)
 	if err != nil {
 		return nil, err
 	}
@@ -67,7 +67,7 @@ func HeatmapFrames(total int, gt *dataset.GroundTruth, every int, all bool) []in
 // WriteHeatmaps draws Heatmap for each frame in frames (images from
 // framesDir, see dataset.ListFrames) into outDir/heat_NNNNN.png and
 // returns the written paths. Progress goes to stderr.
-func WriteHeatmaps(framesDir, outDir string, ts *sparse.TrackSet, u []float64, frames []int) ([]string, error) {
+func WriteHeatmaps(framesDir, outDir string, ts *trajectory.TrackSet, u []float64, frames []int) ([]string, error) {
 	paths, err := dataset.ListFrames(framesDir)
 	if err != nil {
 		return nil, err

@@ -9,7 +9,7 @@ import (
 
 	"github.com/densify/densify/dataset"
 	"github.com/densify/densify/multicut"
-	"github.com/densify/densify/sparse"
+	"github.com/densify/densify/trajectory"
 )
 
 func TestReadSequenceList(t *testing.T) {
@@ -40,7 +40,7 @@ func TestSparsifySequenceAndOutputs(t *testing.T) {
 	}
 	labels := make([]int, n)
 	region := make([]int, n) // 1×n image: pixel x is region 0 for x < 10
-	ts := &sparse.TrackSet{Frames: 1}
+	ts := &trajectory.TrackSet{Frames: 1}
 	for i := 0; i < n; i++ {
 		if i >= 10 {
 			region[i] = 1
@@ -48,7 +48,7 @@ func TestSparsifySequenceAndOutputs(t *testing.T) {
 		if i >= 11 { // node 10 predicted in cluster 0 but lies in region 1
 			labels[i] = 1
 		}
-		ts.Tracks = append(ts.Tracks, sparse.Track{Points: []sparse.Point{{X: float64(i), Y: 0, Frame: 0}}})
+		ts.Tracks = append(ts.Tracks, trajectory.Track{Points: []trajectory.Point{{X: float64(i), Y: 0, Frame: 0}}})
 	}
 	gt := &dataset.GroundTruth{Colors: []int{0, 1}, Frames: []dataset.LabelledFrame{{Frame: 0, Width: n, Height: 1, Region: region}}}
 	opt := SparsifyOptions{Beta: 0.5, Step: 0.05, Max: 0.9, Seeds: 3}
@@ -81,7 +81,7 @@ func TestSparsifySequenceAndOutputs(t *testing.T) {
 	if err := json.Unmarshal(data, &back); err != nil || len(back.Sequences) != 2 {
 		t.Errorf("summary.json: %v", err)
 	}
-	if _, err := SparsifySequence("bad", g, labels, &sparse.TrackSet{}, gt, opt); err == nil {
+	if _, err := SparsifySequence("bad", g, labels, &trajectory.TrackSet{}, gt, opt); err == nil {
 		t.Error("track count mismatch accepted")
 	}
 }

@@ -12,7 +12,7 @@ import (
 	"golang.org/x/image/math/fixed"
 	"gonum.org/v1/plot/palette/moreland"
 
-	"github.com/densify/densify/sparse"
+	"github.com/densify/densify/trajectory"
 )
 
 // colorLUT maps t ∈ [0,1] to 256 colours of Moreland's smooth diverging
@@ -58,7 +58,7 @@ const barWidth = 70 // colour bar strip on the right of every heat map
 // trajectory alive in f as a 3×3 dot coloured by its uncertainty
 // u[i] (most uncertain drawn last, on top), and a colour bar with ticks
 // 0, 0.25, ≥0.5 on the right.
-func Heatmap(img image.Image, ts *sparse.TrackSet, u []float64, f int) (*image.RGBA, error) {
+func Heatmap(img image.Image, ts *trajectory.TrackSet, u []float64, f int) (*image.RGBA, error) {
 	if len(u) != len(ts.Tracks) {
 		return nil, fmt.Errorf("heatmap: %d uncertainties for %d trajectories", len(u), len(ts.Tracks))
 	}
@@ -74,7 +74,7 @@ func Heatmap(img image.Image, ts *sparse.TrackSet, u []float64, f int) (*image.R
 		}
 	}
 	idx := make([]int, 0, len(ts.Tracks))
-	pts := make([]sparse.Point, len(ts.Tracks))
+	pts := make([]trajectory.Point, len(ts.Tracks))
 	for i := range ts.Tracks {
 		if p, ok := ts.Tracks[i].At(f); ok {
 			pts[i] = p

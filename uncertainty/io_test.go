@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/densify/densify/sparse"
+	"github.com/densify/densify/trajectory"
 )
 
 func TestEncodeCSV(t *testing.T) {
@@ -46,10 +46,10 @@ func TestEncodeCSV(t *testing.T) {
 
 func TestHeatmap(t *testing.T) {
 	img := image.NewGray(image.Rect(0, 0, 40, 30))
-	ts := &sparse.TrackSet{Frames: 2, Tracks: []sparse.Track{
-		{Points: []sparse.Point{{X: 10, Y: 10, Frame: 0}, {X: 11, Y: 10, Frame: 1}}},
-		{Points: []sparse.Point{{X: 30, Y: 20, Frame: 0}}},
-		{Points: []sparse.Point{{X: 5, Y: 5, Frame: 1}}}, // not alive in frame 0
+	ts := &trajectory.TrackSet{Frames: 2, Tracks: []trajectory.Track{
+		{Points: []trajectory.Point{{X: 10, Y: 10, Frame: 0}, {X: 11, Y: 10, Frame: 1}}},
+		{Points: []trajectory.Point{{X: 30, Y: 20, Frame: 0}}},
+		{Points: []trajectory.Point{{X: 5, Y: 5, Frame: 1}}}, // not alive in frame 0
 	}}
 	hm, err := Heatmap(img, ts, []float64{1, 0, 0.5}, 0)
 	if err != nil {

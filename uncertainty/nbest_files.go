@@ -9,7 +9,7 @@ import (
 	"github.com/densify/densify/eval"
 	"github.com/densify/densify/internal/atomicfile"
 	"github.com/densify/densify/multicut"
-	"github.com/densify/densify/sparse"
+	"github.com/densify/densify/trajectory"
 )
 
 // NBestEntry is one alternative in nbest.json.
@@ -35,7 +35,7 @@ type NBestReport struct {
 // with gt (requires ts) it scores each labeling with eval.Sequence (default
 // options, as densify eval) and records the best-of-n F. nbest.json holds
 // energies, moves and scores.
-func WriteNBest(dir string, alts []Alternative, ts *sparse.TrackSet, gt *dataset.GroundTruth) (*NBestReport, error) {
+func WriteNBest(dir string, alts []Alternative, ts *trajectory.TrackSet, gt *dataset.GroundTruth) (*NBestReport, error) {
 	if gt != nil && ts == nil {
 		return nil, fmt.Errorf("nbest: scoring against ground truth needs the Tracks file")
 	}
@@ -50,12 +50,12 @@ func WriteNBest(dir string, alts []Alternative, ts *sparse.TrackSet, gt *dataset
 			if len(ts.Tracks) != len(a.Labels) {
 				return nil, fmt.Errorf("nbest: %d trajectories for %d labels", len(ts.Tracks), len(a.Labels))
 			}
-			lts := &sparse.TrackSet{Frames: ts.Frames, Tracks: make([]sparse.Track, len(ts.Tracks))}
+			lts := &trajectory.TrackSet{Frames: ts.Frames, Tracks: make([]trajectory.Track, len(ts.Tracks))}
 			for v := range ts.Tracks {
-				lts.Tracks[v] = sparse.Track{Label: a.Labels[v], Points: ts.Tracks[v].Points}
+				lts.Tracks[v] = trajectory.Track{Label: a.Labels[v], Points: ts.Tracks[v].Points}
 			}
 			e.TracksFile = fmt.Sprintf("tracks_%02d.dat", i+1)
-			if err := sparse.WriteTracks(filepath.Join(dir, e.TracksFile), lts); err != nil {
+			if err := trajectory.WriteTracks(filepath.Join(dir, e.TracksFile), lts); err != nil {
 				return nil, err
 			}
 			if gt != nil {

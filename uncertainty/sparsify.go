@@ -7,7 +7,7 @@ import (
 
 	"github.com/densify/densify/dataset"
 	"github.com/densify/densify/eval"
-	"github.com/densify/densify/sparse"
+	"github.com/densify/densify/trajectory"
 )
 
 // GroundTruthLabels assigns every trajectory its ground-truth region: the
@@ -16,7 +16,7 @@ import (
 // (⌊x+½⌋, ⌊y+½⌋) inside the image. Pixels whose colour is no region (−1) do
 // not vote; ties go to the smaller region index. Trajectories with no vote
 // get −1 (they are left out of the sparsification analysis).
-func GroundTruthLabels(ts *sparse.TrackSet, gt *dataset.GroundTruth) []int {
+func GroundTruthLabels(ts *trajectory.TrackSet, gt *dataset.GroundTruth) []int {
 	out := make([]int, len(ts.Tracks))
 	votes := make([]int, len(gt.Colors))
 	for i := range ts.Tracks {

@@ -14,7 +14,7 @@ import (
 	"github.com/densify/densify/internal/atomicfile"
 	"github.com/densify/densify/internal/fileerr"
 	"github.com/densify/densify/multicut"
-	"github.com/densify/densify/sparse"
+	"github.com/densify/densify/trajectory"
 )
 
 // SequenceInput names the files of one sequence for the sparsification.
@@ -48,7 +48,7 @@ type SequenceCurves struct {
 // SparsifySequence computes the proposed, likelihood and random (mean of
 // opt.Seeds seeds 1…Seeds) curves of one labelled instance against the
 // ground truth of its trajectories.
-func SparsifySequence(name string, g *multicut.Graph, labels []int, ts *sparse.TrackSet, gt *dataset.GroundTruth, opt SparsifyOptions) (*SequenceCurves, error) {
+func SparsifySequence(name string, g *multicut.Graph, labels []int, ts *trajectory.TrackSet, gt *dataset.GroundTruth, opt SparsifyOptions) (*SequenceCurves, error) {
 	if len(ts.Tracks) != g.N {
 		return nil, fmt.Errorf("%s: %d trajectories but the graph has %d nodes", name, len(ts.Tracks), g.N)
 	}

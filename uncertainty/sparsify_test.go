@@ -8,7 +8,7 @@ import (
 
 	"github.com/densify/densify/dataset"
 	"github.com/densify/densify/eval"
-	"github.com/densify/densify/sparse"
+	"github.com/densify/densify/trajectory"
 )
 
 func TestGroundTruthLabels(t *testing.T) {
@@ -19,14 +19,14 @@ func TestGroundTruthLabels(t *testing.T) {
 		{Frame: 2, Width: 4, Height: 2, Region: region},
 		{Frame: 4, Width: 4, Height: 2, Region: region},
 	}}
-	track := func(start int, xy ...float64) sparse.Track {
-		var tr sparse.Track
+	track := func(start int, xy ...float64) trajectory.Track {
+		var tr trajectory.Track
 		for i := 0; i < len(xy); i += 2 {
-			tr.Points = append(tr.Points, sparse.Point{X: xy[i], Y: xy[i+1], Frame: start + i/2})
+			tr.Points = append(tr.Points, trajectory.Point{X: xy[i], Y: xy[i+1], Frame: start + i/2})
 		}
 		return tr
 	}
-	ts := &sparse.TrackSet{Frames: 5, Tracks: []sparse.Track{
+	ts := &trajectory.TrackSet{Frames: 5, Tracks: []trajectory.Track{
 		track(0, 0.2, 0, 9, 9, 2.6, 0.4, 9, 9, 2.4, 0.6), // frames 0,2,4: region 0, 1 (x→3), 1 (x→2): majority 1
 		track(1, 0, 0),                 // frame 1 only: no labelled frame → −1
 		track(0, 3, 1),                 // frame 0 at a no-region pixel → −1

@@ -54,8 +54,8 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/densify/densify/motiongraph"
 	"github.com/densify/densify/multicut"
-	"github.com/densify/densify/sparse"
 )
 
 // Result is the uncertainty of every node of a labelled graph.
@@ -154,7 +154,7 @@ func (a *Adjacency) Compute(labels []int, beta float64) (*Result, error) {
 			}
 		}
 		r.Gamma[v] = gamma
-		r.U[v] = sparse.Sigmoid(-gamma)
+		r.U[v] = motiongraph.Sigmoid(-gamma)
 		r.ULik[v] = -math.Expm1(logConf)
 		if target >= 0 {
 			r.Target[v] = ids[target]

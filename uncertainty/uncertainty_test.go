@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/densify/densify/motiongraph"
 	"github.com/densify/densify/multicut"
-	"github.com/densify/densify/sparse"
 )
 
 // energy is Σ_e c_e·[labels differ] over E ∪ F (reference for the tests).
@@ -210,12 +210,12 @@ func TestSigmoidEqualsProductForm(t *testing.T) {
 					}
 				}
 				want := pA / (pA + pB)
-				got := sparse.Sigmoid(mv.Delta - b*float64(nA-nB))
+				got := motiongraph.Sigmoid(mv.Delta - b*float64(nA-nB))
 				if math.Abs(got-want) > 1e-12 {
 					t.Fatalf("β=%v move %+v: σ form %v, product form %v", beta, mv, got, want)
 				}
-				if beta == 0.5 && math.Abs(sparse.Sigmoid(mv.Delta)-want) > 1e-12 {
-					t.Fatalf("β=0.5 move %+v: σ(γ_B) %v ≠ product %v", mv, sparse.Sigmoid(mv.Delta), want)
+				if beta == 0.5 && math.Abs(motiongraph.Sigmoid(mv.Delta)-want) > 1e-12 {
+					t.Fatalf("β=0.5 move %+v: σ(γ_B) %v ≠ product %v", mv, motiongraph.Sigmoid(mv.Delta), want)
 				}
 			}
 		}

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/densify/densify/sparse"
+	"github.com/densify/densify/trajectory"
 )
 
 // BenchmarkTrack measures end-to-end tracking speed (flow forward and
@@ -18,11 +18,11 @@ func BenchmarkTrack(b *testing.B) {
 	}
 	for _, m := range Methods {
 		b.Run(string(m), func(b *testing.B) {
-			var ts *sparse.TrackSet
+			var ts *trajectory.TrackSet
 			cpu0 := cpuSeconds()
 			start := time.Now()
 			for i := 0; i < b.N; i++ {
-				if ts, _, err = Track(frames, sparse.DefaultTrackerOptions(), m, nil); err != nil {
+				if ts, _, err = Track(frames, trajectory.DefaultTrackerOptions(), m, nil); err != nil {
 					b.Fatal(err)
 				}
 			}

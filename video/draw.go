@@ -6,14 +6,14 @@ import (
 	"image/draw"
 	"math"
 
-	"github.com/densify/densify/sparse"
+	"github.com/densify/densify/trajectory"
 )
 
 // DrawTracks returns a copy of frame (dimmed to 60 %) with the points of
 // every trajectory alive in frame f drawn as 3×3 dots. Colours: by label
 // when any label is non-zero, otherwise by trajectory length (red = short,
 // yellow, green, cyan, blue = long, relative to the sequence length).
-func DrawTracks(frame image.Image, ts *sparse.TrackSet, f int) *image.RGBA {
+func DrawTracks(frame image.Image, ts *trajectory.TrackSet, f int) *image.RGBA {
 	b := frame.Bounds()
 	out := image.NewRGBA(image.Rect(0, 0, b.Dx(), b.Dy()))
 	draw.Draw(out, out.Bounds(), frame, b.Min, draw.Src)

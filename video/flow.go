@@ -20,7 +20,7 @@ import (
 	"strings"
 	"unsafe"
 
-	"github.com/densify/densify/sparse"
+	"github.com/densify/densify/trajectory"
 	"gocv.io/x/gocv"
 )
 
@@ -130,7 +130,7 @@ func ToGray(img image.Image) *image.Gray {
 
 // Flow computes the dense flow from prev to next (same size) with the
 // method's default parameters.
-func Flow(prev, next image.Image, method Method) (*sparse.FlowField, error) {
+func Flow(prev, next image.Image, method Method) (*trajectory.FlowField, error) {
 	a, b := ToGray(prev), ToGray(next)
 	if a.Bounds().Size() != b.Bounds().Size() {
 		return nil, fmt.Errorf("flow: frames differ in size: %v and %v", a.Bounds().Size(), b.Bounds().Size())
@@ -160,7 +160,7 @@ func sameSize(prev, next *image.Gray) (*image.Gray, *image.Gray, int, int, error
 
 // FarnebackFlow runs cv::calcOpticalFlowFarneback on two grey frames of
 // equal size.
-func FarnebackFlow(prev, next *image.Gray, p FarnebackParams) (*sparse.FlowField, error) {
+func FarnebackFlow(prev, next *image.Gray, p FarnebackParams) (*trajectory.FlowField, error) {
 	prev, next, w, h, err := sameSize(prev, next)
 	if err != nil {
 		return nil, err
@@ -193,7 +193,7 @@ func FarnebackFlow(prev, next *image.Gray, p FarnebackParams) (*sparse.FlowField
 }
 
 // DISFlow runs cv::DISOpticalFlow on two grey frames of equal size.
-func DISFlow(prev, next *image.Gray, p DISParams) (*sparse.FlowField, error) {
+func DISFlow(prev, next *image.Gray, p DISParams) (*trajectory.FlowField, error) {
 	prev, next, w, h, err := sameSize(prev, next)
 	if err != nil {
 		return nil, err
@@ -213,8 +213,8 @@ func DISFlow(prev, next *image.Gray, p DISParams) (*sparse.FlowField, error) {
 	return deinterleave(out, w, h), nil
 }
 
-func deinterleave(data []float32, w, h int) *sparse.FlowField {
-	f := sparse.NewFlowField(w, h)
+func deinterleave(data []float32, w, h int) *trajectory.FlowField {
+	f := trajectory.NewFlowField(w, h)
 	for i := 0; i < w*h; i++ {
 		f.U[i], f.V[i] = data[2*i], data[2*i+1]
 	}

@@ -5,7 +5,7 @@ import (
 	"sort"
 
 	"github.com/densify/densify/dataset"
-	"github.com/densify/densify/sparse"
+	"github.com/densify/densify/trajectory"
 )
 
 // TrackStats summarise a TrackSet for reports.
@@ -25,7 +25,7 @@ type TrackStats struct {
 }
 
 // occupancy marks, per frame, the grid cells holding a track point.
-func occupancy(ts *sparse.TrackSet, w, h, spacing int) [][]bool {
+func occupancy(ts *trajectory.TrackSet, w, h, spacing int) [][]bool {
 	gw, gh := (w+spacing-1)/spacing, (h+spacing-1)/spacing
 	occ := make([][]bool, ts.Frames)
 	for f := range occ {
@@ -43,7 +43,7 @@ func occupancy(ts *sparse.TrackSet, w, h, spacing int) [][]bool {
 }
 
 // Stats computes TrackStats for w×h frames; gt may be nil.
-func Stats(ts *sparse.TrackSet, w, h, spacing int, gt *dataset.GroundTruth) TrackStats {
+func Stats(ts *trajectory.TrackSet, w, h, spacing int, gt *dataset.GroundTruth) TrackStats {
 	s := TrackStats{Tracks: len(ts.Tracks), Frames: ts.Frames, ObjectCoverage: math.NaN()}
 	if spacing < 1 || w < 1 || h < 1 {
 		return s
@@ -77,7 +77,7 @@ func Stats(ts *sparse.TrackSet, w, h, spacing int, gt *dataset.GroundTruth) Trac
 
 // ObjectCoverage is TrackStats.ObjectCoverage for ground truth gt (frame
 // size from its labelled frames).
-func ObjectCoverage(ts *sparse.TrackSet, gt *dataset.GroundTruth, spacing int) float64 {
+func ObjectCoverage(ts *trajectory.TrackSet, gt *dataset.GroundTruth, spacing int) float64 {
 	if len(gt.Frames) == 0 || spacing < 1 {
 		return math.NaN()
 	}

@@ -10,7 +10,7 @@ import (
 
 	"github.com/densify/densify/dataset"
 	"github.com/densify/densify/internal/fileerr"
-	"github.com/densify/densify/sparse"
+	"github.com/densify/densify/trajectory"
 )
 
 // ReadGray decodes one frame with dataset.ReadImage (JPEG, PNG, PPM/PGM;
@@ -89,7 +89,7 @@ func ReadFrames(paths []string) ([]*image.Gray, error) {
 // computes forward and backward flow between consecutive frames with the
 // given method and runs the point tracker. progress (may be nil) is called
 // with the number of frame pairs done and the total.
-func TrackSequence(framePaths []string, opt sparse.TrackerOptions, method Method, progress func(done, total int)) (*sparse.TrackSet, error) {
+func TrackSequence(framePaths []string, opt trajectory.TrackerOptions, method Method, progress func(done, total int)) (*trajectory.TrackSet, error) {
 	if err := opt.Validate(); err != nil {
 		return nil, err
 	}
@@ -109,13 +109,13 @@ func TrackSequence(framePaths []string, opt sparse.TrackerOptions, method Method
 
 // pairFlow is the forward and backward flow of one frame pair.
 type pairFlow struct {
-	fwd, bwd *sparse.FlowField
+	fwd, bwd *trajectory.FlowField
 	err      error
 }
 
 // FlowPair computes the forward flow a→b and the backward flow b→a in
 // parallel (OpenCV calls on separate buffers are thread-safe).
-func FlowPair(a, b *image.Gray, method Method) (fwd, bwd *sparse.FlowField, err error) {
+func FlowPair(a, b *image.Gray, method Method) (fwd, bwd *trajectory.FlowField, err error) {
 	var wg sync.WaitGroup
 	var errB error
 	wg.Add(1)
@@ -133,14 +133,14 @@ func FlowPair(a, b *image.Gray, method Method) (fwd, bwd *sparse.FlowField, err 
 
 // Track runs the tracker on decoded frames of equal size. The flow of pair
 // t+1 is computed while the tracker processes pair t.
-func Track(frames []*image.Gray, opt sparse.TrackerOptions, method Method, progress func(done, total int)) (*sparse.TrackSet, sparse.TrackerStats, error) {
+func Track(frames []*image.Gray, opt trajectory.TrackerOptions, method Method, progress func(done, total int)) (*trajectory.TrackSet, trajectory.TrackerStats, error) {
 	if len(frames) < 2 {
-		return nil, sparse.TrackerStats{}, fmt.Errorf("tracking needs at least 2 frames, got %d", len(frames))
+		return nil, trajectory.TrackerStats{}, fmt.Errorf("tracking needs at least 2 frames, got %d", len(frames))
 	}
 	w, h := frames[0].Bounds().Dx(), frames[0].Bounds().Dy()
-	tr, err := sparse.NewTracker(opt, w, h)
+	tr, err := trajectory.NewTracker(opt, w, h)
 	if err != nil {
-		return nil, sparse.TrackerStats{}, err
+		return nil, trajectory.TrackerStats{}, err
 	}
 	total := len(frames) - 1
 	flows := make(chan pairFlow, 1)
@@ -163,10 +163,10 @@ func Track(frames []*image.Gray, opt sparse.TrackerOptions, method Method, progr
 	t := 0
 	for pf := range flows {
 		if pf.err != nil {
-			return nil, sparse.TrackerStats{}, fmt.Errorf("frames %d→%d: %w", t, t+1, pf.err)
+			return nil, trajectory.TrackerStats{}, fmt.Errorf("frames %d→%d: %w", t, t+1, pf.err)
 		}
 		if err := tr.Add(frames[t], pf.fwd, pf.bwd); err != nil {
-			return nil, sparse.TrackerStats{}, err
+			return nil, trajectory.TrackerStats{}, err
 		}
 		t++
 		if progress != nil {

@@ -13,7 +13,7 @@ import (
 
 	"github.com/densify/densify/dataset"
 	"github.com/densify/densify/internal/testutil"
-	"github.com/densify/densify/sparse"
+	"github.com/densify/densify/trajectory"
 )
 
 // smoothTexture returns the w×h window at offset (dx, dy) of a fixed
@@ -115,7 +115,7 @@ func synthFrames(t *testing.T, dir string, n, w, h int) []string {
 func TestTrackSequenceSynthetic(t *testing.T) {
 	dir := t.TempDir()
 	paths := synthFrames(t, dir, 5, 128, 96)
-	opt := sparse.DefaultTrackerOptions()
+	opt := trajectory.DefaultTrackerOptions()
 	done := 0
 	ts, err := TrackSequence(paths, opt, DIS, func(d, total int) {
 		if total != 4 || d != done+1 {
@@ -152,7 +152,7 @@ func TestReadFramesBadInput(t *testing.T) {
 	if _, err := ReadFrames(paths); err != nil {
 		t.Fatal(err)
 	}
-	opt := sparse.DefaultTrackerOptions()
+	opt := trajectory.DefaultTrackerOptions()
 
 	// Missing frame in the numbering: the folder listing names the gap, and
 	// a missing file in a path list is named.
@@ -221,7 +221,7 @@ func davisFrames(tb testing.TB, seq string, n int) []string {
 
 // objectCoverage is the fraction of (frame, grid cell) pairs holding an
 // object pixel of the DAVIS annotation that also hold a trajectory point.
-func objectCoverage(t *testing.T, seq string, ts *sparse.TrackSet, spacing int) float64 {
+func objectCoverage(t *testing.T, seq string, ts *trajectory.TrackSet, spacing int) float64 {
 	root := testutil.DAVISDev(t)
 	gt, err := dataset.ReadDAVISAnnotations(filepath.Join(root, "Annotations", "480p", seq))
 	if err != nil {
@@ -239,7 +239,7 @@ func TestTrackDAVISBlackswan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opt := sparse.DefaultTrackerOptions()
+	opt := trajectory.DefaultTrackerOptions()
 	ts, st, err := Track(frames, opt, DefaultMethod, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -12,7 +12,8 @@ import (
 
 	"github.com/densify/densify/dataset"
 	"github.com/densify/densify/internal/atomicfile"
-	"github.com/densify/densify/sparse"
+	"github.com/densify/densify/motiongraph"
+	"github.com/densify/densify/trajectory"
 	"github.com/densify/densify/video"
 	"github.com/spf13/cobra"
 )
@@ -34,7 +35,7 @@ type costsGraphFlags struct {
 }
 
 func addCostsGraphFlags(cmd *cobra.Command, v *costsGraphFlags) {
-	d := sparse.DefaultGraphParams()
+	d := motiongraph.DefaultGraphParams()
 	cmd.Flags().IntVar(&v.k, "k", d.K, "neighbour rule: K nearest alive trajectories per frame")
 	cmd.Flags().Float64Var(&v.radius, "radius", d.Radius, "neighbour rule: radius in pixels")
 	cmd.Flags().IntVar(&v.minOverlap, "min-overlap", d.MinOverlap, "minimum number of common frames of an edge")
@@ -43,8 +44,8 @@ func addCostsGraphFlags(cmd *cobra.Command, v *costsGraphFlags) {
 	cmd.Flags().IntVar(&v.liftedPer, "lifted-per-node", d.LiftedPerNode, "lifted edges: drawn per trajectory")
 }
 
-func (v *costsGraphFlags) params(beta float64) sparse.GraphParams {
-	p := sparse.DefaultGraphParams()
+func (v *costsGraphFlags) params(beta float64) motiongraph.GraphParams {
+	p := motiongraph.DefaultGraphParams()
 	p.K, p.Radius, p.MinOverlap = v.k, v.radius, v.minOverlap
 	p.Lifted, p.LiftedRadius, p.LiftedPerNode = v.lifted, v.liftedRadius, v.liftedPer
 	p.Beta = beta
@@ -71,7 +72,7 @@ func init() {
 	f.StringVar(&fitCostsFlags.out, "out", "", "output model JSON")
 	f.StringVar(&fitCostsFlags.calib, "calibration", "", "reliability table CSV (default: <out>.calibration.csv)")
 	f.StringVar(&fitCostsFlags.flow, "flow", string(video.DefaultMethod), "optical flow for tracking missing sequences (farneback|dis)")
-	f.IntVar(&fitCostsFlags.spacing, "spacing", sparse.DefaultTrackerOptions().Spacing, "tracker grid spacing (px)")
+	f.IntVar(&fitCostsFlags.spacing, "spacing", trajectory.DefaultTrackerOptions().Spacing, "tracker grid spacing (px)")
 	f.Float64Var(&fitCostsFlags.lambda, "lambda", 1, "L2 penalty on the standardised feature weights")
 	f.BoolVar(&fitCostsFlags.noColour, "no-colour", false, "do not read frames for the colour feature")
 	f.BoolVar(&fitCostsFlags.heldOut, "held-out", true, "also report leave-one-sequence-out calibration")
@@ -83,11 +84,11 @@ func init() {
 
 // costsFitReport is the JSON written beside the model.
 type costsFitReport struct {
-	Model     string                         `json:"model"`
-	Sequences []costsFitSeq                  `json:"sequences"`
-	InSample  *sparse.Calibration            `json:"in_sample"`
-	HeldOut   *sparse.Calibration            `json:"held_out,omitempty"`
-	PerSeqOut map[string]*sparse.Calibration `json:"held_out_per_sequence,omitempty"`
+	Model     string                              `json:"model"`
+	Sequences []costsFitSeq                       `json:"sequences"`
+	InSample  *motiongraph.Calibration            `json:"in_sample"`
+	HeldOut   *motiongraph.Calibration            `json:"held_out,omitempty"`
+	PerSeqOut map[string]*motiongraph.Calibration `json:"held_out_per_sequence,omitempty"`
 }
 
 type costsFitSeq struct {
@@ -113,8 +114,8 @@ func runFitCosts(cmd *cobra.Command, _ []string) error {
 	if err != nil {
 		return err
 	}
-	fp := sparse.DefaultFeatureParams()
-	var samples []sparse.PairSample
+	fp := motiongraph.DefaultFeatureParams()
+	var samples []motiongraph.PairSample
 	rep := costsFitReport{Model: fl.out}
 	for _, sq := range seqs {
 		if sq.GTPath == "" {
@@ -135,12 +136,12 @@ func runFitCosts(cmd *cobra.Command, _ []string) error {
 				return err
 			}
 		}
-		ps, err := sparse.ComputePairs(ts, imgs, gp, fp)
+		ps, err := motiongraph.ComputePairs(ts, imgs, gp, fp)
 		if err != nil {
 			return fmt.Errorf("%s: %w", sq.Name, err)
 		}
-		reg := sparse.TrackRegions(ts, gt.Frames)
-		s := sparse.LabelPairs(ps, reg, sq.Name, gp.Lifted)
+		reg := motiongraph.TrackRegions(ts, gt.Frames)
+		s := motiongraph.LabelPairs(ps, reg, sq.Name, gp.Lifted)
 		cut := 0
 		for _, x := range s {
 			if x.Cut {
@@ -153,15 +154,15 @@ func runFitCosts(cmd *cobra.Command, _ []string) error {
 			sq.Name, fs.Tracks, fs.Pairs, 100*float64(cut)/float64(max(len(s), 1)), fs.Skipped)
 		samples = append(samples, s...)
 	}
-	opt := sparse.FitOptions{Lambda: fl.lambda, Params: fp,
+	opt := motiongraph.FitOptions{Lambda: fl.lambda, Params: fp,
 		Source: fmt.Sprintf("densify fit-costs --data %s (%d sequences, %d pairs)", filepath.Base(filepath.Clean(fl.data)), len(rep.Sequences), len(samples))}
-	m, cal, err := sparse.FitCosts(samples, opt)
+	m, cal, err := motiongraph.FitCosts(samples, opt)
 	if err != nil {
 		return err
 	}
 	rep.InSample = cal
 	if fl.heldOut && len(rep.Sequences) >= 2 {
-		rep.HeldOut, rep.PerSeqOut, err = sparse.HeldOutCalibration(samples, opt)
+		rep.HeldOut, rep.PerSeqOut, err = motiongraph.HeldOutCalibration(samples, opt)
 		if err != nil {
 			return err
 		}
@@ -171,7 +172,7 @@ func runFitCosts(cmd *cobra.Command, _ []string) error {
 		calibPath = strings.TrimSuffix(fl.out, ".json") + ".calibration.csv"
 	}
 	reportPath := strings.TrimSuffix(fl.out, ".json") + ".calibration.json"
-	if err := sparse.WriteCostModel(fl.out, m); err != nil {
+	if err := motiongraph.WriteCostModel(fl.out, m); err != nil {
 		return err
 	}
 	if err := cal.WriteCSV(calibPath); err != nil {
@@ -185,7 +186,7 @@ func runFitCosts(cmd *cobra.Command, _ []string) error {
 		return err
 	}
 	out := cmd.OutOrStdout()
-	fmt.Fprintf(out, "theta (standardised features %v): %.4f\n", sparse.FeatureNames, m.Theta)
+	fmt.Fprintf(out, "theta (standardised features %v): %.4f\n", motiongraph.FeatureNames, m.Theta)
 	fmt.Fprintf(out, "in-sample calibration:\n%s", cal.Table())
 	if rep.HeldOut != nil {
 		fmt.Fprintf(out, "leave-one-sequence-out calibration:\n%s", rep.HeldOut.Table())
@@ -199,7 +200,7 @@ var costsTracksRE = regexp.MustCompile(`^(.*)Tracks(\d+)\.dat$`)
 // costsSequenceTracks returns the trajectories of a sequence: <tracksDir>/<name>Tracks<frames>.dat
 // (or the same name in the frame folder) when it exists, otherwise it tracks
 // the frames and caches the result in tracksDir.
-func costsSequenceTracks(name, framesDir, tracksDir string, method video.Method, spacing int) (*sparse.TrackSet, []string, error) {
+func costsSequenceTracks(name, framesDir, tracksDir string, method video.Method, spacing int) (*trajectory.TrackSet, []string, error) {
 	paths, err := dataset.ListFrames(framesDir)
 	if err != nil {
 		return nil, nil, err
@@ -210,17 +211,17 @@ func costsSequenceTracks(name, framesDir, tracksDir string, method video.Method,
 	file := fmt.Sprintf("%sTracks%d.dat", name, len(paths))
 	for _, p := range []string{filepath.Join(tracksDir, file), filepath.Join(framesDir, file)} {
 		if _, err := os.Stat(p); err == nil {
-			ts, err := sparse.ReadTracks(p)
+			ts, err := trajectory.ReadTracks(p)
 			return ts, paths, err
 		}
 	}
-	opt := sparse.DefaultTrackerOptions()
+	opt := trajectory.DefaultTrackerOptions()
 	opt.Spacing = spacing
 	ts, err := video.TrackSequence(paths, opt, method, costsProgress("track "+name))
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := sparse.WriteTracks(filepath.Join(tracksDir, file), ts); err != nil {
+	if err := trajectory.WriteTracks(filepath.Join(tracksDir, file), ts); err != nil {
 		return nil, nil, err
 	}
 	return ts, paths, nil

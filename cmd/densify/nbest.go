@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/densify/densify/dataset"
-	"github.com/densify/densify/sparse"
+	"github.com/densify/densify/trajectory"
 	"github.com/densify/densify/uncertainty"
 	"github.com/spf13/cobra"
 )
@@ -42,7 +42,7 @@ best_of_n_f for n = 1 … N.`,
 		if err != nil {
 			return err
 		}
-		var ts *sparse.TrackSet
+		var ts *trajectory.TrackSet
 		if tracks != "" {
 			if ts, err = uncertainty.LoadTracks(tracks, g.N); err != nil {
 				return err

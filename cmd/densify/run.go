@@ -9,8 +9,8 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/densify/densify/motiongraph"
 	"github.com/densify/densify/pipeline"
-	"github.com/densify/densify/sparse"
 	"github.com/densify/densify/video"
 	"github.com/spf13/cobra"
 )
@@ -98,13 +98,13 @@ func (p *pipelineFlags) upstreamOptions(root string) (pipeline.Options, error) {
 	if err := o.Tracker.Validate(); err != nil {
 		return o, err
 	}
-	if err := sparse.CheckBeta(p.beta); err != nil {
+	if err := motiongraph.CheckBeta(p.beta); err != nil {
 		return o, err
 	}
 	o.Segment.Graph = p.graph.params(p.beta)
 	o.Segment.MinClusterSize = p.minCluster
 	if p.model != "" {
-		if o.Segment.Model, err = sparse.LoadCostModel(p.model); err != nil {
+		if o.Segment.Model, err = motiongraph.LoadCostModel(p.model); err != nil {
 			return o, err
 		}
 	}

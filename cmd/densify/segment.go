@@ -11,7 +11,8 @@ import (
 
 	"github.com/densify/densify/dataset"
 	"github.com/densify/densify/internal/atomicfile"
-	"github.com/densify/densify/sparse"
+	"github.com/densify/densify/motiongraph"
+	"github.com/densify/densify/trajectory"
 	"github.com/densify/densify/video"
 	"github.com/spf13/cobra"
 )
@@ -49,33 +50,33 @@ func init() {
 	f.StringVar(&segmentFlags.out, "out", "", "output folder")
 	f.StringVar(&segmentFlags.name, "name", "", "sequence name for the output Tracks file (default: from --tracks or --frames)")
 	f.StringVar(&segmentFlags.flow, "flow", string(video.DefaultMethod), "optical flow when tracking (farneback|dis)")
-	f.IntVar(&segmentFlags.spacing, "spacing", sparse.DefaultTrackerOptions().Spacing, "tracker grid spacing when tracking (px)")
+	f.IntVar(&segmentFlags.spacing, "spacing", trajectory.DefaultTrackerOptions().Spacing, "tracker grid spacing when tracking (px)")
 	addCostsGraphFlags(segmentCmd, &segmentFlags.graph)
 	segmentCmd.MarkFlagRequired("out")
 	rootCmd.AddCommand(segmentCmd)
 }
 
 type segmentReport struct {
-	Tracks       string             `json:"tracks"`
-	Model        string             `json:"model"`
-	Solver       string             `json:"solver"`
-	Beta         float64            `json:"beta"`
-	Graph        sparse.GraphParams `json:"graph_params"`
-	Nodes        int                `json:"nodes"`
-	Edges        int                `json:"edges"`
-	LiftedEdges  int                `json:"lifted_edges"`
-	Energy       float64            `json:"energy"`
-	SolverEnergy float64            `json:"solver_energy"`
-	Clusters     int                `json:"clusters"`
-	SolverClust  int                `json:"solver_clusters"`
-	MergedSmall  int                `json:"merged_small_clusters"`
-	ClusterSizes []int              `json:"cluster_sizes"`
-	Stats        *sparse.GraphStats `json:"graph_stats"`
-	GraphSeconds float64            `json:"graph_seconds"`
-	SolveSeconds float64            `json:"solve_seconds"`
-	TrackSeconds float64            `json:"track_seconds,omitempty"`
-	TotalSeconds float64            `json:"total_seconds"`
-	OutputTracks string             `json:"output_tracks"`
+	Tracks       string                  `json:"tracks"`
+	Model        string                  `json:"model"`
+	Solver       string                  `json:"solver"`
+	Beta         float64                 `json:"beta"`
+	Graph        motiongraph.GraphParams `json:"graph_params"`
+	Nodes        int                     `json:"nodes"`
+	Edges        int                     `json:"edges"`
+	LiftedEdges  int                     `json:"lifted_edges"`
+	Energy       float64                 `json:"energy"`
+	SolverEnergy float64                 `json:"solver_energy"`
+	Clusters     int                     `json:"clusters"`
+	SolverClust  int                     `json:"solver_clusters"`
+	MergedSmall  int                     `json:"merged_small_clusters"`
+	ClusterSizes []int                   `json:"cluster_sizes"`
+	Stats        *motiongraph.GraphStats `json:"graph_stats"`
+	GraphSeconds float64                 `json:"graph_seconds"`
+	SolveSeconds float64                 `json:"solve_seconds"`
+	TrackSeconds float64                 `json:"track_seconds,omitempty"`
+	TotalSeconds float64                 `json:"total_seconds"`
+	OutputTracks string                  `json:"output_tracks"`
 }
 
 func runSegment(cmd *cobra.Command, _ []string) error {
@@ -84,16 +85,16 @@ func runSegment(cmd *cobra.Command, _ []string) error {
 	if fl.tracks == "" && fl.frames == "" {
 		return fmt.Errorf("segment: give --tracks or --frames")
 	}
-	if err := sparse.CheckBeta(fl.beta); err != nil {
+	if err := motiongraph.CheckBeta(fl.beta); err != nil {
 		return err
 	}
-	opt := sparse.DefaultSegmentOptions()
+	opt := motiongraph.DefaultSegmentOptions()
 	opt.Graph = fl.graph.params(fl.beta)
 	opt.Solver = fl.solver
 	opt.MinClusterSize = fl.minCluster
 	modelName := "embedded default"
 	if fl.model != "" {
-		m, err := sparse.LoadCostModel(fl.model)
+		m, err := motiongraph.LoadCostModel(fl.model)
 		if err != nil {
 			return err
 		}
@@ -111,11 +112,11 @@ func runSegment(cmd *cobra.Command, _ []string) error {
 		}
 	}
 	name := fl.name
-	var ts *sparse.TrackSet
+	var ts *trajectory.TrackSet
 	trackSecs := 0.0
 	if fl.tracks != "" {
 		var err error
-		if ts, err = sparse.ReadTracks(fl.tracks); err != nil {
+		if ts, err = trajectory.ReadTracks(fl.tracks); err != nil {
 			return err
 		}
 		if name == "" {
@@ -131,7 +132,7 @@ func runSegment(cmd *cobra.Command, _ []string) error {
 		if err != nil {
 			return err
 		}
-		to := sparse.DefaultTrackerOptions()
+		to := trajectory.DefaultTrackerOptions()
 		to.Spacing = fl.spacing
 		t1 := time.Now()
 		if ts, err = video.TrackSequence(paths, to, method, costsProgress("track")); err != nil {
@@ -152,7 +153,7 @@ func runSegment(cmd *cobra.Command, _ []string) error {
 			return err
 		}
 	}
-	res, err := sparse.Segment(ts, imgs, opt)
+	res, err := motiongraph.Segment(ts, imgs, opt)
 	if err != nil {
 		return err
 	}

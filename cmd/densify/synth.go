@@ -7,8 +7,8 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/densify/densify/sparse"
 	"github.com/densify/densify/synth"
+	"github.com/densify/densify/trajectory"
 	"github.com/spf13/cobra"
 )
 
@@ -100,10 +100,10 @@ func runSynth(cmd *cobra.Command, _ []string) error {
 		if withTracks {
 			gt := s.GroundTruthTracks(spacing)
 			base := filepath.Join(out, name, fmt.Sprintf("%sTracks%d", name, p.Frames))
-			if err := sparse.WriteTracks(base+"_gt.dat", gt); err != nil {
+			if err := trajectory.WriteTracks(base+"_gt.dat", gt); err != nil {
 				return err
 			}
-			if err := sparse.WriteTracks(base+"_corrupt.dat", synth.Corrupt(gt, corrupt, p.Seed)); err != nil {
+			if err := trajectory.WriteTracks(base+"_corrupt.dat", synth.Corrupt(gt, corrupt, p.Seed)); err != nil {
 				return err
 			}
 			msg += fmt.Sprintf(", %d ground-truth tracks (%.0f%% corrupted copy)", len(gt.Tracks), 100*corrupt)

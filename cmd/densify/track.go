@@ -10,7 +10,7 @@ import (
 
 	"github.com/densify/densify/dataset"
 	"github.com/densify/densify/internal/atomicfile"
-	"github.com/densify/densify/sparse"
+	"github.com/densify/densify/trajectory"
 	"github.com/densify/densify/video"
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
@@ -36,7 +36,7 @@ the output is written atomically (all labels 0).`,
 }
 
 func init() {
-	d := sparse.DefaultTrackerOptions()
+	d := trajectory.DefaultTrackerOptions()
 	f := trackCmd.Flags()
 	f.StringVar(&trackFlags.frames, "frames", "", "folder of numbered frames (jpg/png/ppm)")
 	f.StringVar(&trackFlags.out, "out", "", "output FBMS Tracks file")
@@ -59,7 +59,7 @@ func runTrack(cmd *cobra.Command, _ []string) error {
 	if err != nil {
 		return err
 	}
-	opt := sparse.DefaultTrackerOptions()
+	opt := trajectory.DefaultTrackerOptions()
 	opt.Spacing, opt.MinLength, opt.StructureThreshold = fl.spacing, fl.minLength, fl.threshold
 	if err := opt.Validate(); err != nil {
 		return err
@@ -98,7 +98,7 @@ func runTrack(cmd *cobra.Command, _ []string) error {
 	if len(ts.Tracks) == 0 {
 		return fmt.Errorf("%s: no trajectory of at least %d frames (textureless frames or inconsistent flow)", fl.frames, opt.MinLength)
 	}
-	if err := sparse.WriteTracks(fl.out, ts); err != nil {
+	if err := trajectory.WriteTracks(fl.out, ts); err != nil {
 		return err
 	}
 	s := video.Stats(ts, w, h, opt.Spacing, gt)
@@ -113,8 +113,8 @@ func runTrack(cmd *cobra.Command, _ []string) error {
 		rep := map[string]any{"frames_dir": fl.frames, "flow": method, "options": opt, "tracks": s.Tracks, "frames": s.Frames,
 			"mean_length": s.MeanLength, "median_length": s.MedianLength, "density": s.Density, "object_coverage": cov,
 			"seeded": st.Seeded, "dropped_short": st.Dropped,
-			"stopped": map[string]int{"inconsistent": st.Stopped[sparse.StopInconsistent], "motion_boundary": st.Stopped[sparse.StopBoundary],
-				"left_image": st.Stopped[sparse.StopLeftImage], "last_frame": st.Stopped[sparse.StopLastFrame]},
+			"stopped": map[string]int{"inconsistent": st.Stopped[trajectory.StopInconsistent], "motion_boundary": st.Stopped[trajectory.StopBoundary],
+				"left_image": st.Stopped[trajectory.StopLeftImage], "last_frame": st.Stopped[trajectory.StopLastFrame]},
 			"seconds": secs, "frames_per_second": float64(len(paths)-1) / secs}
 		if err := atomicfile.Write(fl.stats, func(w io.Writer) error {
 			e := json.NewEncoder(w)

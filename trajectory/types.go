@@ -1,8 +1,7 @@
-// Package sparse holds point trajectories, their FBMS file format, the
-// trajectory tracker (pure Go, fed with dense optical flow by an adapter) and
-// the construction of the motion graph whose edge costs are logits of cut
-// probabilities (Keuper, Andres, Brox, ICCV 2015).
-package sparse
+// Package trajectory holds point trajectories, their FBMS Tracks file format
+// and the trajectory tracker (pure Go, fed with dense optical flow by the
+// video adapter; Brox & Malik ECCV 2010, Sundaram, Brox & Keutzer ECCV 2010).
+package trajectory
 
 // Point is one sample of a trajectory: sub-pixel image position (x to the
 // right, y down, pixel centres at integer coordinates) in a 0-based frame.

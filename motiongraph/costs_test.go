@@ -1,4 +1,4 @@
-package sparse
+package motiongraph
 
 import (
 	"math"

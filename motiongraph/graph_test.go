@@ -1,4 +1,4 @@
-package sparse
+package motiongraph
 
 import (
 	"image"
@@ -8,13 +8,14 @@ import (
 	"testing"
 
 	"github.com/densify/densify/dataset"
+	"github.com/densify/densify/trajectory"
 )
 
 // randomTracks makes n tracks of random length inside a w×h image over nf
 // frames, moving with one of two velocities.
-func randomTracks(seed uint64, n, nf int, w, h float64) *TrackSet {
+func randomTracks(seed uint64, n, nf int, w, h float64) *trajectory.TrackSet {
 	rng := rand.New(rand.NewPCG(seed, 7))
-	ts := &TrackSet{Frames: nf}
+	ts := &trajectory.TrackSet{Frames: nf}
 	for range n {
 		s := rng.IntN(nf)
 		e := s + rng.IntN(nf-s)
@@ -23,9 +24,9 @@ func randomTracks(seed uint64, n, nf int, w, h float64) *TrackSet {
 		if x > w/2 {
 			vx = 1.5
 		}
-		var tr Track
+		var tr trajectory.Track
 		for f := s; f <= e; f++ {
-			tr.Points = append(tr.Points, Point{X: x + vx*float64(f-s) + 0.1*rng.NormFloat64(), Y: y, Frame: f})
+			tr.Points = append(tr.Points, trajectory.Point{X: x + vx*float64(f-s) + 0.1*rng.NormFloat64(), Y: y, Frame: f})
 		}
 		ts.Tracks = append(ts.Tracks, tr)
 	}
@@ -33,7 +34,7 @@ func randomTracks(seed uint64, n, nf int, w, h float64) *TrackSet {
 }
 
 // bruteForceE applies the documented neighbour rule by brute force.
-func bruteForceE(ts *TrackSet, p GraphParams) map[uint64]bool {
+func bruteForceE(ts *trajectory.TrackSet, p GraphParams) map[uint64]bool {
 	want := map[uint64]bool{}
 	for f := 0; f < ts.Frames; f++ {
 		type pt struct {
@@ -136,9 +137,9 @@ func TestGraphNeighbourRule(t *testing.T) {
 
 func TestPairFeaturesHandComputed(t *testing.T) {
 	// A moves 1 px/frame to the right, B is static 10 px to the right of A's start.
-	ts := &TrackSet{Frames: 3, Tracks: []Track{
-		{Points: []Point{{0, 0, 0}, {1, 0, 1}, {2, 0, 2}}},
-		{Points: []Point{{10, 0, 0}, {10, 0, 1}, {10, 0, 2}}},
+	ts := &trajectory.TrackSet{Frames: 3, Tracks: []trajectory.Track{
+		{Points: []trajectory.Point{{X: 0, Y: 0, Frame: 0}, {X: 1, Y: 0, Frame: 1}, {X: 2, Y: 0, Frame: 2}}},
+		{Points: []trajectory.Point{{X: 10, Y: 0, Frame: 0}, {X: 10, Y: 0, Frame: 1}, {X: 10, Y: 0, Frame: 2}}},
 	}}
 	p := DefaultGraphParams()
 	ps, err := ComputePairs(ts, nil, p, DefaultFeatureParams())
@@ -184,11 +185,11 @@ func TestPairFeaturesHandComputed(t *testing.T) {
 
 func TestGraphBadInput(t *testing.T) {
 	p := DefaultGraphParams()
-	for name, ts := range map[string]*TrackSet{
-		"empty track":    {Frames: 2, Tracks: []Track{{}}},
-		"nan":            {Frames: 2, Tracks: []Track{{Points: []Point{{math.NaN(), 0, 0}}}}},
-		"gap":            {Frames: 5, Tracks: []Track{{Points: []Point{{0, 0, 0}, {0, 0, 2}}}}},
-		"frame too high": {Frames: 2, Tracks: []Track{{Points: []Point{{0, 0, 2}}}}},
+	for name, ts := range map[string]*trajectory.TrackSet{
+		"empty track":    {Frames: 2, Tracks: []trajectory.Track{{}}},
+		"nan":            {Frames: 2, Tracks: []trajectory.Track{{Points: []trajectory.Point{{X: math.NaN(), Y: 0, Frame: 0}}}}},
+		"gap":            {Frames: 5, Tracks: []trajectory.Track{{Points: []trajectory.Point{{X: 0, Y: 0, Frame: 0}, {X: 0, Y: 0, Frame: 2}}}}},
+		"frame too high": {Frames: 2, Tracks: []trajectory.Track{{Points: []trajectory.Point{{X: 0, Y: 0, Frame: 2}}}}},
 	} {
 		if _, _, err := BuildGraph(ts, nil, p, nil); err == nil {
 			t.Errorf("%s accepted", name)
@@ -208,12 +209,12 @@ func TestGraphBadInput(t *testing.T) {
 func TestTrackRegionsAndLabels(t *testing.T) {
 	// 4×1 label image: x<2 region 0, x≥2 region 1; frame 1 labelled only.
 	lf := dataset.LabelledFrame{Frame: 1, Width: 4, Height: 1, Region: []int{0, 0, 1, -1}}
-	ts := &TrackSet{Frames: 3, Tracks: []Track{
-		{Points: []Point{{0.2, 0, 0}, {0.4, 0, 1}}}, // region 0
-		{Points: []Point{{2, 0, 1}, {2, 0, 2}}},     // region 1
-		{Points: []Point{{3, 0, 1}}},                // unknown colour → −1
-		{Points: []Point{{1, 0, 2}}},                // not alive in frame 1 → −1
-		{Points: []Point{{1.4, 0.4, 1}}},            // rounds to (1,0) → region 0
+	ts := &trajectory.TrackSet{Frames: 3, Tracks: []trajectory.Track{
+		{Points: []trajectory.Point{{X: 0.2, Y: 0, Frame: 0}, {X: 0.4, Y: 0, Frame: 1}}}, // region 0
+		{Points: []trajectory.Point{{X: 2, Y: 0, Frame: 1}, {X: 2, Y: 0, Frame: 2}}},     // region 1
+		{Points: []trajectory.Point{{X: 3, Y: 0, Frame: 1}}},                // unknown colour → −1
+		{Points: []trajectory.Point{{X: 1, Y: 0, Frame: 2}}},                // not alive in frame 1 → −1
+		{Points: []trajectory.Point{{X: 1.4, Y: 0.4, Frame: 1}}},            // rounds to (1,0) → region 0
 	}}
 	got := TrackRegions(ts, []dataset.LabelledFrame{lf})
 	want := []int{0, 1, -1, -1, 0}

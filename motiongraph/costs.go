@@ -1,4 +1,4 @@
-package sparse
+package motiongraph
 
 import (
 	_ "embed"
@@ -86,12 +86,12 @@ type CostModel struct {
 //go:embed default_costs.json
 var defaultCostsJSON []byte
 
-// DefaultCostModel returns the embedded default model (sparse/default_costs.json).
+// DefaultCostModel returns the embedded default model (motiongraph/default_costs.json).
 func DefaultCostModel() *CostModel {
 	m, err := ParseCostModel("default_costs.json", defaultCostsJSON)
 	if err != nil {
 		// The embedded file is part of the source and covered by a test.
-		panic("sparse: embedded default_costs.json: " + err.Error())
+		panic("motiongraph: embedded default_costs.json: " + err.Error())
 	}
 	return m
 }

@@ -1,9 +1,10 @@
-package sparse
+package motiongraph
 
 import (
 	"math"
 
 	"github.com/densify/densify/dataset"
+	"github.com/densify/densify/trajectory"
 )
 
 // TrackRegions returns the ground-truth region of every trajectory: the
@@ -11,7 +12,7 @@ import (
 // point rounded to the nearest pixel; pixels outside the image or of unknown
 // colour, region −1, do not vote; ties go to the smaller region index).
 // Trajectories with no vote get −1 (unlabelled).
-func TrackRegions(ts *TrackSet, frames []dataset.LabelledFrame) []int {
+func TrackRegions(ts *trajectory.TrackSet, frames []dataset.LabelledFrame) []int {
 	out := make([]int, len(ts.Tracks))
 	maxR := 0
 	for _, lf := range frames {

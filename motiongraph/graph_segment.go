@@ -1,4 +1,4 @@
-package sparse
+package motiongraph
 
 import (
 	"fmt"
@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/densify/densify/multicut"
+	"github.com/densify/densify/trajectory"
 )
 
 // SegmentOptions control Segment.
@@ -49,7 +50,7 @@ type SegmentResult struct {
 // Segment builds the motion graph of ts (see BuildGraph), solves the
 // (lifted) multicut with GAEC or KLj (Keuper, Andres, Brox ICCV'15) and
 // optionally merges small clusters. Labels follow the track order.
-func Segment(ts *TrackSet, frames []image.Image, opt SegmentOptions) (*SegmentResult, error) {
+func Segment(ts *trajectory.TrackSet, frames []image.Image, opt SegmentOptions) (*SegmentResult, error) {
 	if opt.Solver == "" {
 		opt.Solver = "klj"
 	}
@@ -101,8 +102,8 @@ func (r *SegmentResult) ClusterSizes() []int {
 // Write writes the outputs of a segmentation of ts, each atomically and in
 // this order: ts labelled with r.Labels to tracksPath, the graph to graphPath
 // and the labels to labelsPath.
-func (r *SegmentResult) Write(ts *TrackSet, tracksPath, graphPath, labelsPath string) error {
-	if err := WriteTracks(tracksPath, Labelled(ts, r.Labels)); err != nil {
+func (r *SegmentResult) Write(ts *trajectory.TrackSet, tracksPath, graphPath, labelsPath string) error {
+	if err := trajectory.WriteTracks(tracksPath, Labelled(ts, r.Labels)); err != nil {
 		return err
 	}
 	if err := multicut.WriteGraph(graphPath, r.Graph); err != nil {
@@ -112,10 +113,10 @@ func (r *SegmentResult) Write(ts *TrackSet, tracksPath, graphPath, labelsPath st
 }
 
 // Labelled returns a copy of ts whose track labels are the given cluster ids.
-func Labelled(ts *TrackSet, labels []int) *TrackSet {
-	out := &TrackSet{Frames: ts.Frames, Tracks: make([]Track, len(ts.Tracks))}
+func Labelled(ts *trajectory.TrackSet, labels []int) *trajectory.TrackSet {
+	out := &trajectory.TrackSet{Frames: ts.Frames, Tracks: make([]trajectory.Track, len(ts.Tracks))}
 	for i, tr := range ts.Tracks {
-		out.Tracks[i] = Track{Label: labels[i], Points: tr.Points}
+		out.Tracks[i] = trajectory.Track{Label: labels[i], Points: tr.Points}
 	}
 	return out
 }

@@ -1,4 +1,4 @@
-package sparse
+package trajectory
 
 import (
 	"fmt"

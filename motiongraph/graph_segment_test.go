@@ -1,12 +1,12 @@
-package sparse_test
+package motiongraph_test
 
 import (
 	"image"
 	"testing"
 
 	"github.com/densify/densify/eval"
+	"github.com/densify/densify/motiongraph"
 	"github.com/densify/densify/multicut"
-	"github.com/densify/densify/sparse"
 	"github.com/densify/densify/synth"
 )
 
@@ -25,16 +25,16 @@ func TestSegmentSyntheticGroundTruthTracks(t *testing.T) {
 		frames[i] = f
 	}
 	for _, solver := range []string{"gaec", "klj"} {
-		opt := sparse.DefaultSegmentOptions()
+		opt := motiongraph.DefaultSegmentOptions()
 		opt.Solver = solver
-		res, err := sparse.Segment(ts, frames, opt)
+		res, err := motiongraph.Segment(ts, frames, opt)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if err := multicut.Feasible(res.Graph, res.Labels); err != nil {
 			t.Fatal(err)
 		}
-		r, err := eval.Sequence(seq.GroundTruth("s"), sparse.Labelled(ts, res.Labels), eval.Options{})
+		r, err := eval.Sequence(seq.GroundTruth("s"), motiongraph.Labelled(ts, res.Labels), eval.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -54,7 +54,7 @@ func TestMergeSmallClusters(t *testing.T) {
 		{U: 3, V: 5, Cost: -2, Lifted: true}, // lifted counts in the sum: {3,4} total −1.5 < −1
 	}}
 	labels := []int{0, 0, 0, 1, 1, 2}
-	got, n := sparse.MergeSmallClusters(g, labels, 3)
+	got, n := motiongraph.MergeSmallClusters(g, labels, 3)
 	// smallest first: {5} (size 1) → best of {0,1,2} (−1) and {3,4} (−1.5) is {0,1,2};
 	// then {3,4} (size 2) → only neighbour {0,1,2,5}.
 	if n != 2 {
@@ -65,7 +65,7 @@ func TestMergeSmallClusters(t *testing.T) {
 			t.Fatalf("labels %v", got)
 		}
 	}
-	got, n = sparse.MergeSmallClusters(g, labels, 2)
+	got, n = motiongraph.MergeSmallClusters(g, labels, 2)
 	want := []int{0, 0, 0, 1, 1, 0}
 	for i := range want {
 		if got[i] != want[i] || n != 1 {
@@ -77,7 +77,7 @@ func TestMergeSmallClusters(t *testing.T) {
 	}
 	// isolated cluster without E neighbour stays
 	g2 := &multicut.Graph{N: 3, Edges: []multicut.Edge{{U: 0, V: 1, Cost: 1}, {U: 1, V: 2, Cost: 1, Lifted: true}}}
-	got, n = sparse.MergeSmallClusters(g2, []int{0, 0, 1}, 5)
+	got, n = motiongraph.MergeSmallClusters(g2, []int{0, 0, 1}, 5)
 	if n != 0 || got[2] != 1 {
 		t.Fatalf("isolated cluster merged: %v", got)
 	}

@@ -1,4 +1,4 @@
-package sparse
+package motiongraph
 
 import (
 	"fmt"
@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/densify/densify/multicut"
+	"github.com/densify/densify/trajectory"
 )
 
 // GraphParams control which trajectory pairs become edges of the motion
@@ -103,7 +104,7 @@ func (ps *PairSet) Features(i int) []float64 {
 // of seed Eq. 9 with p the model's cut probability of the pair features.
 // frames may be nil (no colour feature: it is set to the model's mean, i.e.
 // it has no influence); otherwise it holds one image per frame of ts.
-func BuildGraph(ts *TrackSet, frames []image.Image, p GraphParams, model *CostModel) (*multicut.Graph, *GraphStats, error) {
+func BuildGraph(ts *trajectory.TrackSet, frames []image.Image, p GraphParams, model *CostModel) (*multicut.Graph, *GraphStats, error) {
 	t0 := time.Now()
 	if model == nil {
 		model = DefaultCostModel()
@@ -300,7 +301,7 @@ func (fi *frameIndex) within(x, y, r float64, self int32, buf []int32) []int32 {
 
 // checkTracks verifies that every track is non-empty, has finite coordinates
 // and consecutive frames inside [0, Frames).
-func checkTracks(ts *TrackSet) error {
+func checkTracks(ts *trajectory.TrackSet) error {
 	if ts == nil {
 		return fmt.Errorf("graph: nil track set")
 	}
@@ -331,7 +332,7 @@ func pairKey(a, b int32) uint64 {
 	return uint64(a)<<32 | uint64(uint32(b))
 }
 
-func overlap(a, b *Track) int {
+func overlap(a, b *trajectory.Track) int {
 	s := max(a.Start(), b.Start())
 	e := min(a.End(), b.End())
 	return e - s + 1
@@ -340,7 +341,7 @@ func overlap(a, b *Track) int {
 // ComputePairs applies the neighbour rule of GraphParams and computes the raw
 // features of every pair (see PairFeatures). It is the part of BuildGraph
 // shared with FitCosts' sample collection.
-func ComputePairs(ts *TrackSet, frames []image.Image, p GraphParams, fp FeatureParams) (*PairSet, error) {
+func ComputePairs(ts *trajectory.TrackSet, frames []image.Image, p GraphParams, fp FeatureParams) (*PairSet, error) {
 	if err := p.validate(); err != nil {
 		return nil, err
 	}
@@ -533,7 +534,7 @@ func ComputePairs(ts *TrackSet, frames []image.Image, p GraphParams, fp FeatureP
 // unreliable on real video: on the DAVIS dev set they are the two best
 // single features (rank AUC 0.885 and 0.888 vs 0.869 for f1 and 0.813 for
 // f0) and raise the leave-one-sequence-out AUC of the model from 0.907 to 0.927.
-func pairFeatures(A, B *Track, da, db *trackData, T int, sig02 float64, colour bool, out []float64) {
+func pairFeatures(A, B *trajectory.Track, da, db *trackData, T int, sig02 float64, colour bool, out []float64) {
 	s := max(da.start, db.start)
 	e := min(da.end, db.end)
 	pa := A.Points[s-da.start : e-da.start+1]
@@ -576,7 +577,7 @@ func pairFeatures(A, B *Track, da, db *trackData, T int, sig02 float64, colour b
 }
 
 // liftedPairs draws the lifted edges F (see GraphParams).
-func liftedPairs(ts *TrackSet, idx []*frameIndex, eKeys []uint64, p GraphParams) []uint64 {
+func liftedPairs(ts *trajectory.TrackSet, idx []*frameIndex, eKeys []uint64, p GraphParams) []uint64 {
 	n := len(ts.Tracks)
 	per := make([][]uint64, n)
 	parallelFor(n, p.Workers, func(a int) {
