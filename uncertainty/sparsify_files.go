@@ -13,6 +13,7 @@ import (
 	"github.com/densify/densify/dataset"
 	"github.com/densify/densify/internal/atomicfile"
 	"github.com/densify/densify/internal/fileerr"
+	"github.com/densify/densify/internal/listfile"
 	"github.com/densify/densify/multicut"
 	"github.com/densify/densify/trajectory"
 )
@@ -116,8 +117,9 @@ func SparsifyFiles(in SequenceInput, opt SparsifyOptions) (*SequenceCurves, erro
 //
 //	name graph labels tracks gt
 //
-// separated by white space; '#' starts a comment; relative paths are taken
-// relative to the list's folder.
+// separated by tabs when the line holds a tab (then paths may contain
+// spaces), by white space otherwise (internal/listfile); '#' starts a
+// comment; relative paths are taken relative to the list's folder.
 func ReadSequenceList(path string) ([]SequenceInput, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -134,16 +136,12 @@ func ReadSequenceList(path string) ([]SequenceInput, error) {
 	var out []SequenceInput
 	sc := bufio.NewScanner(f)
 	for line := 1; sc.Scan(); line++ {
-		s := sc.Text()
-		if i := strings.IndexByte(s, '#'); i >= 0 {
-			s = s[:i]
-		}
-		fs := strings.Fields(s)
+		fs := listfile.Fields(sc.Text())
 		if len(fs) == 0 {
 			continue
 		}
 		if len(fs) != 5 {
-			return nil, fileerr.New(path, line, "want 5 fields (name graph labels tracks gt), got %d", len(fs))
+			return nil, fileerr.New(path, line, "want 5 fields (name graph labels tracks gt; separated by tabs when a path contains spaces), got %d", len(fs))
 		}
 		out = append(out, SequenceInput{Name: fs[0], Graph: rel(fs[1]), Labels: rel(fs[2]), Tracks: rel(fs[3]), GT: rel(fs[4])})
 	}
