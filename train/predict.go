@@ -87,7 +87,7 @@ func Predict(ckpt string, frames []string, out string, opt PredictOptions) (err 
 	if err := os.MkdirAll(filepath.Dir(filepath.Clean(out)), 0o755); err != nil {
 		return err
 	}
-	tmp, err := os.MkdirTemp(filepath.Dir(filepath.Clean(out)), "."+filepath.Base(out)+".tmp*")
+	tmp, err := os.MkdirTemp(filepath.Dir(filepath.Clean(out)), atomicfile.TempPattern(filepath.Base(filepath.Clean(out))))
 	if err != nil {
 		return err
 	}
