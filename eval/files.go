@@ -44,6 +44,11 @@ func ScoreTracks(gt *dataset.GroundTruth, path string, opt Options) (*Result, er
 	if err != nil {
 		return nil, err
 	}
+	if len(gt.Frames) > 0 {
+		if err := ts.CheckBounds(path, gt.Frames[0].Width, gt.Frames[0].Height); err != nil {
+			return nil, fmt.Errorf("%w (ground truth %s)", err, gt.Path)
+		}
+	}
 	target := path
 	r, err := Sequence(gt, ts, opt)
 	if err != nil {

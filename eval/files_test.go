@@ -116,6 +116,15 @@ func TestScoreTracksRejectsFolder(t *testing.T) {
 	if _, err := ScoreTracks(gt, dir, Options{}); err == nil || err.Error() != dir+" is a directory, not a Tracks*.dat file (dense masks are scored with --masks)" {
 		t.Errorf("folder: %v", err)
 	}
+	// Tracks whose points lie outside the ground truth's frames.
+	p := filepath.Join(dir, "Tracks1.dat")
+	if err := os.WriteFile(p, []byte("1\n1\n0 1\n3 0 0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want := p + ": track 0, frame 0: point (3, 0) lies outside the 1x1 frames (tracks of another sequence or resolution?) (ground truth test/Def.dat)"
+	if _, err := ScoreTracks(gt, p, Options{}); err == nil || err.Error() != want {
+		t.Errorf("outside: %v\nwant %s", err, want)
+	}
 }
 
 func TestSequenceName(t *testing.T) {

@@ -137,6 +137,9 @@ func Prepare(in Input, opt Options) (*Set, error) {
 	if in.Width <= 0 || in.Height <= 0 {
 		return nil, fmt.Errorf("prepare: invalid image size %dx%d", in.Width, in.Height)
 	}
+	if err := ts.CheckBounds("", in.Width, in.Height); err != nil {
+		return nil, fmt.Errorf("prepare: %w", err)
+	}
 	if in.Uncertainty != nil && len(in.Uncertainty) != len(ts.Tracks) {
 		return nil, fmt.Errorf("prepare: %d uncertainties for %d trajectories", len(in.Uncertainty), len(ts.Tracks))
 	}

@@ -72,6 +72,15 @@ func WriteHeatmaps(framesDir, outDir string, ts *trajectory.TrackSet, u []float6
 	if err != nil {
 		return nil, err
 	}
+	if len(paths) > 0 {
+		w, h, err := dataset.ImageSize(paths[0])
+		if err != nil {
+			return nil, err
+		}
+		if err := ts.CheckBounds("heatmaps", w, h); err != nil {
+			return nil, err
+		}
+	}
 	var out []string
 	for i, f := range frames {
 		if f < 0 || f >= len(paths) {

@@ -56,6 +56,11 @@ func SparsifySequence(name string, g *multicut.Graph, labels []int, ts *trajecto
 	if opt.Seeds < 1 {
 		return nil, fmt.Errorf("sparsify: seeds = %d, want ≥ 1", opt.Seeds)
 	}
+	if gt != nil && len(gt.Frames) > 0 {
+		if err := ts.CheckBounds(name, gt.Frames[0].Width, gt.Frames[0].Height); err != nil {
+			return nil, fmt.Errorf("%w (ground truth %s)", err, gt.Path)
+		}
+	}
 	fr, err := Fractions(opt.Step, opt.Max)
 	if err != nil {
 		return nil, err
