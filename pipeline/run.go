@@ -85,6 +85,11 @@ func prepareDataset(ctx context.Context, root, work string, opt *Options) ([]str
 	if err := checkWork(work); err != nil {
 		return nil, nil, err
 	}
+	locks, err := LockSequences(work, seqs)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer locks.Release()
 	var dirs []string
 	for _, s := range seqs {
 		p, err := newSeqRun(ctx, s, work, opt)
@@ -115,6 +120,11 @@ func Run(ctx context.Context, root, work string, opt Options, variants ...Varian
 	if err := checkWork(work); err != nil {
 		return nil, err
 	}
+	locks, err := LockSequences(work, seqs)
+	if err != nil {
+		return nil, err
+	}
+	defer locks.Release()
 	t0 := time.Now()
 	rep := &Report{Root: root, Work: work, Variants: variants, Options: reportOptions(opt), Started: t0.UTC()}
 	var failed []string
