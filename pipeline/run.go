@@ -148,12 +148,19 @@ func Run(ctx context.Context, root, work string, opt Options, variants ...Varian
 	rep.Seconds = time.Since(t0).Seconds()
 	rep.summarise()
 	if err := rep.Write(work); err != nil {
-		return rep, err
+		// The cause of the sequences' failures first: an unwritable work
+		// folder usually fails them too.
+		if len(failed) > 0 {
+			return rep, fmt.Errorf("%d of %d sequences failed: %s; and the report could not be written: %w",
+				len(failed), len(seqs), strings.Join(failed, "; "), err)
+		}
+		return rep, fmt.Errorf("the report could not be written: %w", err)
 	}
-	fmt.Fprintf(opt.log(), "report: %s\n", filepath.Join(work, "report.md"))
+	rep.ReportPath = filepath.Join(work, "report.md")
+	fmt.Fprintf(opt.log(), "report: %s\n", rep.ReportPath)
 	if len(failed) > 0 {
 		return rep, fmt.Errorf("%d of %d sequences failed (see %s): %s", len(failed), len(seqs),
-			filepath.Join(work, "report.md"), strings.Join(failed, "; "))
+			rep.ReportPath, strings.Join(failed, "; "))
 	}
 	return rep, nil
 }
