@@ -87,6 +87,18 @@ type Options struct {
 	AllowMissingMasks bool
 }
 
+// Validate checks the ranges: threshold in (0, 1) (0 = DefaultThreshold),
+// evaluated frames ≥ −1.
+func (o Options) Validate() error {
+	if !(o.Threshold >= 0 && o.Threshold < 1) {
+		return fmt.Errorf("eval: threshold must be in (0, 1), got %v", o.Threshold)
+	}
+	if o.EvalFrames < -1 {
+		return fmt.Errorf("eval: evaluated frames must be ≥ −1 (0 = the tracks' frames, −1 = all), got %d", o.EvalFrames)
+	}
+	return nil
+}
+
 func (o Options) threshold() float64 {
 	if o.Threshold == 0 {
 		return DefaultThreshold

@@ -107,3 +107,30 @@ func TestRunLocksSequences(t *testing.T) {
 		t.Error("lock left after the run")
 	}
 }
+
+// Absurd settings are refused before the work folder is touched.
+func TestOptionsValidatedBeforeWork(t *testing.T) {
+	root, tracks := tinySequence(t)
+	for _, c := range []struct {
+		mod  func(*Options)
+		want string
+	}{
+		{func(o *Options) { o.Train.LR = 1e300 }, "learning rate must be in (0, 1]"},
+		{func(o *Options) { o.Sparsify.Step = 1e-12 }, "sparsify: step must be in [0.0001, 1]"},
+		{func(o *Options) { o.HeatmapEvery = 0 }, "heat maps: every must be in [1, 1000000]"},
+		{func(o *Options) { o.Prepare.Factor = -1 }, "hard-example factor"},
+		{func(o *Options) { o.Eval.Threshold = 2 }, "eval: threshold must be in (0, 1)"},
+		{func(o *Options) { o.Segment.Solver = "nope" }, `unknown solver "nope"`},
+	} {
+		var log bytes.Buffer
+		o := testOptions(tracks, &fakeDensifier{}, &log)
+		c.mod(&o)
+		work := filepath.Join(t.TempDir(), "work")
+		if _, err := Run(context.Background(), root, work, o); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("got %v, want %q", err, c.want)
+		}
+		if _, err := os.Stat(work); err == nil {
+			t.Errorf("%q: work folder created", c.want)
+		}
+	}
+}

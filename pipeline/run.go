@@ -78,6 +78,9 @@ func PrepareDataset(root, work string, opt Options) (setDirs []string, seqs []da
 }
 
 func prepareDataset(ctx context.Context, root, work string, opt *Options) ([]string, []dataset.SequenceInfo, error) {
+	if err := opt.Validate(); err != nil {
+		return nil, nil, err
+	}
 	seqs, err := SelectSequences(root, *opt)
 	if err != nil {
 		return nil, nil, err
@@ -112,6 +115,9 @@ func prepareDataset(ctx context.Context, root, work string, opt *Options) ([]str
 func Run(ctx context.Context, root, work string, opt Options, variants ...Variant) (*Report, error) {
 	if len(variants) == 0 {
 		variants = []Variant{VariantWeighted}
+	}
+	if err := opt.Validate(); err != nil {
+		return nil, err
 	}
 	seqs, err := SelectSequences(root, opt)
 	if err != nil {

@@ -35,6 +35,29 @@ type SparsifyOptions struct {
 	Seeds int     `json:"seeds"` // random orderings averaged
 }
 
+// Ranges of SparsifyOptions (Validate). The smallest step bounds the number
+// of points of a curve (1/MinStep), and so time and memory.
+const (
+	MinStep  = 1e-4
+	MaxSeeds = 1000
+)
+
+// Validate checks the ranges: β in (0, 1), step in [MinStep, 1], max in
+// [0, 1), seeds in [1, MaxSeeds].
+func (o SparsifyOptions) Validate() error {
+	switch {
+	case !(o.Beta > 0 && o.Beta < 1):
+		return fmt.Errorf("sparsify: beta must be in (0, 1), got %v", o.Beta)
+	case !(o.Step >= MinStep && o.Step <= 1):
+		return fmt.Errorf("sparsify: step must be in [%g, 1] (at most %g curve points), got %v", MinStep, 1/MinStep, o.Step)
+	case !(o.Max >= 0 && o.Max < 1):
+		return fmt.Errorf("sparsify: max must be in [0, 1), got %v", o.Max)
+	case o.Seeds < 1 || o.Seeds > MaxSeeds:
+		return fmt.Errorf("sparsify: seeds must be in [1, %d], got %d", MaxSeeds, o.Seeds)
+	}
+	return nil
+}
+
 // SequenceCurves is the sparsification result of one sequence.
 type SequenceCurves struct {
 	Name      string  `json:"name"`
@@ -53,8 +76,8 @@ func SparsifySequence(name string, g *multicut.Graph, labels []int, ts *trajecto
 	if len(ts.Tracks) != g.N {
 		return nil, fmt.Errorf("%s: %d trajectories but the graph has %d nodes", name, len(ts.Tracks), g.N)
 	}
-	if opt.Seeds < 1 {
-		return nil, fmt.Errorf("sparsify: seeds = %d, want ≥ 1", opt.Seeds)
+	if err := opt.Validate(); err != nil {
+		return nil, err
 	}
 	if gt != nil && len(gt.Frames) > 0 {
 		if err := ts.CheckBounds(name, gt.Frames[0].Width, gt.Frames[0].Height); err != nil {
