@@ -64,6 +64,35 @@ func HeatmapFrames(total int, gt *dataset.GroundTruth, every int, all bool) []in
 	return fs
 }
 
+// CheckHeatmapGeometry checks, before anything is drawn or written, that
+// the trajectories (read from tracksName) lie on the frames of framesDir
+// (trajectory.TrackSet.CheckBounds against the first frame's size) and
+// that the frames cover the tracks' frames.
+func CheckHeatmapGeometry(framesDir string, ts *trajectory.TrackSet, tracksName string) error {
+	paths, err := dataset.ListFrames(framesDir)
+	if err != nil {
+		return err
+	}
+	return checkHeatmapGeometry(paths, framesDir, ts, tracksName)
+}
+
+func checkHeatmapGeometry(paths []string, framesDir string, ts *trajectory.TrackSet, name string) error {
+	if len(paths) < ts.Frames {
+		return fmt.Errorf("%s: the tracks have %d frames but %s has %d", name, ts.Frames, framesDir, len(paths))
+	}
+	if len(paths) == 0 {
+		return nil
+	}
+	w, h, err := dataset.ImageSize(paths[0])
+	if err != nil {
+		return err
+	}
+	if err := ts.CheckBounds(name, w, h); err != nil {
+		return fmt.Errorf("%w (frames in %s)", err, framesDir)
+	}
+	return nil
+}
+
 // WriteHeatmaps draws Heatmap for each frame in frames (images from
 // framesDir, see dataset.ListFrames) into outDir/heat_NNNNN.png and
 // returns the written paths. Progress goes to stderr.
@@ -72,14 +101,8 @@ func WriteHeatmaps(framesDir, outDir string, ts *trajectory.TrackSet, u []float6
 	if err != nil {
 		return nil, err
 	}
-	if len(paths) > 0 {
-		w, h, err := dataset.ImageSize(paths[0])
-		if err != nil {
-			return nil, err
-		}
-		if err := ts.CheckBounds("heatmaps", w, h); err != nil {
-			return nil, err
-		}
+	if err := checkHeatmapGeometry(paths, framesDir, ts, "heatmaps"); err != nil {
+		return nil, err
 	}
 	var out []string
 	for i, f := range frames {

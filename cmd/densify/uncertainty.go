@@ -61,6 +61,9 @@ points coloured by uncertainty into --heatmaps.`,
 			if err != nil {
 				return err
 			}
+			if err := uncertainty.CheckHeatmapGeometry(frames, ts, tracks); err != nil {
+				return err
+			}
 			var gt *dataset.GroundTruth
 			if gtPath != "" {
 				if gt, err = dataset.LoadGroundTruth(gtPath); err != nil {
