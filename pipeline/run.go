@@ -69,6 +69,32 @@ func checkWork(work string) error {
 	return os.MkdirAll(work, 0o755)
 }
 
+// preflight checks, before any work, what can be checked cheaply for every
+// selected sequence: at least two frames, and ground truth of the frames'
+// size (headers only; dataset.CheckGroundTruthFiles).
+func preflight(seqs []dataset.SequenceInfo) error {
+	for _, s := range seqs {
+		frames, err := dataset.ListFrames(s.FramesDir)
+		if err != nil {
+			return err
+		}
+		if len(frames) < 2 {
+			return fmt.Errorf("%s: %d frames, need at least 2", s.FramesDir, len(frames))
+		}
+		if s.GTPath == "" {
+			continue
+		}
+		w, h, err := dataset.ImageSize(frames[0])
+		if err != nil {
+			return err
+		}
+		if err := dataset.CheckGroundTruthFiles(s.GTPath, w, h, s.FramesDir); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // PrepareDataset runs the missing upstream stages (track → segment →
 // uncertainty → sparse eval → prepare) for every selected sequence of root
 // and returns the prepared training-set folders, in sequence order, with
@@ -83,6 +109,9 @@ func prepareDataset(ctx context.Context, root, work string, opt *Options) ([]str
 	}
 	seqs, err := SelectSequences(root, *opt)
 	if err != nil {
+		return nil, nil, err
+	}
+	if err := preflight(seqs); err != nil {
 		return nil, nil, err
 	}
 	if err := checkWork(work); err != nil {
@@ -121,6 +150,9 @@ func Run(ctx context.Context, root, work string, opt Options, variants ...Varian
 	}
 	seqs, err := SelectSequences(root, opt)
 	if err != nil {
+		return nil, err
+	}
+	if err := preflight(seqs); err != nil {
 		return nil, err
 	}
 	if err := checkWork(work); err != nil {
