@@ -23,6 +23,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // catalogueFixture is a synthetic sequence (160×120, 12 frames, ground truth
@@ -295,19 +298,19 @@ func TestBadInputCatalogue(t *testing.T) {
 			}},
 
 		// 4. Numeric flag ranges.
-		{name: "sparsify tiny step", code: 1, want: []string{"step must be in [0.0001, 1]"},
+		{name: "sparsify tiny step", code: 1, want: []string{"--step 1e-12 is out of range: want [0.0001, 1]"},
 			args: func(f *catalogueFixture, out string) []string {
 				return []string{"sparsify", "--graph", f.path("one.graph"), "--labels", f.path("one.labels"), "--tracks", f.path("far.dat"), "--gt", f.gt, "--out", out, "--step", "1e-12"}
 			}},
-		{name: "eval threshold 2", code: 1, want: []string{"--threshold"},
+		{name: "eval threshold 2", code: 1, want: []string{"--threshold 2 is out of range: want (0, 1)"},
 			args: func(f *catalogueFixture, out string) []string {
 				return []string{"eval", "--gt", f.gt, "--tracks", f.tracks, "--threshold", "2"}
 			}},
-		{name: "train lr 1e300", code: 1, want: []string{"learning rate must be in (0, 1], got 1e+300"},
+		{name: "train lr 1e300", code: 1, want: []string{"--lr 1e+300 is out of range: want (0, 1]"},
 			args: func(f *catalogueFixture, out string) []string {
 				return []string{"train", "--set", f.seq, "--out", filepath.Join(out, "model"), "--lr", "1e300"}
 			}},
-		{name: "train DATASET lr 1e300", code: 1, want: []string{"learning rate must be in (0, 1], got 1e+300"},
+		{name: "train DATASET lr 1e300", code: 1, want: []string{"--lr 1e+300 is out of range: want (0, 1]"},
 			args: func(f *catalogueFixture, out string) []string {
 				return []string{"train", f.seq, "--out", filepath.Join(out, "model"), "--lr", "1e300"}
 			}},
@@ -440,5 +443,36 @@ func TestBadInputCatalogue(t *testing.T) {
 				t.Errorf("an input was changed")
 			}
 		})
+	}
+}
+
+// Every numeric flag of every command has a range (checks.go), its default
+// lies in it, and --help shows it.
+func TestEveryNumericFlagHasARange(t *testing.T) {
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		c.Flags().VisitAll(func(fl *pflag.Flag) {
+			switch fl.Value.Type() {
+			case "int", "int64", "float64", "int32", "uint", "float32":
+			default:
+				return
+			}
+			r, ok := rangeOf(c, fl)
+			if !ok {
+				t.Errorf("%s --%s has no range", c.Name(), fl.Name)
+				return
+			}
+			if v, err := strconv.ParseFloat(fl.DefValue, 64); err != nil || !r.contains(v) {
+				t.Errorf("%s --%s: default %s outside %s", c.Name(), fl.Name, fl.DefValue, r)
+			}
+		})
+		for _, s := range c.Commands() {
+			walk(s)
+		}
+	}
+	walk(rootCmd)
+	out, err := densify(t, "sparsify", "--help")
+	if err != nil || !strings.Contains(out, "(range [0.0001, 1])") {
+		t.Errorf("help without ranges: %v\n%s", err, out)
 	}
 }
