@@ -134,3 +134,21 @@ func TestOptionsValidatedBeforeWork(t *testing.T) {
 		}
 	}
 }
+
+// A report that cannot be written is an error naming the cause, and the
+// report has no path (the command prints none).
+func TestUnwritableReport(t *testing.T) {
+	root, tracks := tinySequence(t)
+	work := filepath.Join(t.TempDir(), "work")
+	if err := os.MkdirAll(filepath.Join(work, "report.md", "x"), 0o755); err != nil { // a folder where the report goes
+		t.Fatal(err)
+	}
+	var log bytes.Buffer
+	rep, err := Run(context.Background(), root, work, testOptions(tracks, &fakeDensifier{}, &log))
+	if err == nil || !strings.Contains(err.Error(), "the report could not be written: ") || !strings.Contains(err.Error(), "report.md") {
+		t.Fatalf("err = %v", err)
+	}
+	if rep == nil || rep.ReportPath != "" || strings.Contains(log.String(), "report: ") {
+		t.Errorf("report path %q; log:\n%s", rep.ReportPath, log.String())
+	}
+}

@@ -100,40 +100,54 @@ func preflight(seqs []dataset.SequenceInfo) error {
 // and returns the prepared training-set folders, in sequence order, with
 // their sequences. It stops at the first failing sequence.
 func PrepareDataset(root, work string, opt Options) (setDirs []string, seqs []dataset.SequenceInfo, err error) {
+	dirs, seqs, locks, err := prepareDataset(context.Background(), root, work, &opt)
+	locks.Release()
+	return dirs, seqs, err
+}
+
+// PrepareDatasetLocked is PrepareDataset that keeps the sequences' work
+// folders locked (see LockName) for the caller's next step, training on the
+// prepared sets; the caller releases the locks (also on error: nil locks
+// release nothing).
+func PrepareDatasetLocked(root, work string, opt Options) (setDirs []string, seqs []dataset.SequenceInfo, locks Locks, err error) {
 	return prepareDataset(context.Background(), root, work, &opt)
 }
 
-func prepareDataset(ctx context.Context, root, work string, opt *Options) ([]string, []dataset.SequenceInfo, error) {
+func prepareDataset(ctx context.Context, root, work string, opt *Options) (_ []string, _ []dataset.SequenceInfo, locks Locks, err error) {
 	if err := opt.Validate(); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	seqs, err := SelectSequences(root, *opt)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if err := preflight(seqs); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if err := checkWork(work); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	locks, err := LockSequences(work, seqs)
-	if err != nil {
-		return nil, nil, err
+	if locks, err = LockSequences(work, seqs); err != nil {
+		return nil, nil, nil, err
 	}
-	defer locks.Release()
+	defer func() {
+		if err != nil {
+			locks.Release()
+			locks = nil
+		}
+	}()
 	var dirs []string
 	for _, s := range seqs {
 		p, err := newSeqRun(ctx, s, work, opt)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, locks, err
 		}
 		if err := p.upstream(); err != nil {
-			return nil, nil, err
+			return nil, nil, locks, err
 		}
 		dirs = append(dirs, p.lay.Prepared())
 	}
-	return dirs, seqs, nil
+	return dirs, seqs, locks, nil
 }
 
 // Run runs the whole chain for every selected sequence of root (a sequence
