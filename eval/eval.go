@@ -40,7 +40,11 @@
 //     label + 1, unused labels are empty clusters (they take part in the
 //     assignment). Negative labels are an error (MoSegEval indexes out of
 //     bounds) unless Options.CompactLabels maps the distinct labels to
-//     0..k−1 in increasing order.
+//     0..k−1 in increasing order. Tables are sized by the clusters present,
+//     not by the largest label (MoSegEval allocates a square table of the
+//     largest label: a label of 40000 takes 12 GB there); beyond 1024
+//     clusters the assignment runs on a reduced table with the same optimum
+//     (see result). At most MaxClusters distinct labels are accepted.
 //   - Where the original would divide by zero (no pair counted, P̄+R̄ = 0, no
 //     visible region) we report 0 instead of NaN; with no labelled frame in
 //     the evaluated range we return an error.
