@@ -41,8 +41,8 @@
 //     assignment). Negative labels are an error (MoSegEval indexes out of
 //     bounds) unless Options.CompactLabels maps the distinct labels to
 //     0..k−1 in increasing order. Tables are sized by the clusters present,
-//     not by the largest label (MoSegEval allocates a square table of the
-//     largest label: a label of 40000 takes 12 GB there); beyond 1024
+//     not by the largest label (a square table of the largest label has
+//     40001² entries for a single label of 40000); beyond 1024
 //     clusters the assignment runs on a reduced table with the same optimum
 //     (see result). At most MaxClusters distinct labels are accepted.
 //   - Where the original would divide by zero (no pair counted, P̄+R̄ = 0, no
