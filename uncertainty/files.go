@@ -66,14 +66,25 @@ func HeatmapFrames(total int, gt *dataset.GroundTruth, every int, all bool) []in
 
 // CheckHeatmapGeometry checks, before anything is drawn or written, that
 // the trajectories (read from tracksName) lie on the frames of framesDir
-// (trajectory.TrackSet.CheckBounds against the first frame's size) and
-// that the frames cover the tracks' frames.
-func CheckHeatmapGeometry(framesDir string, ts *trajectory.TrackSet, tracksName string) error {
+// (trajectory.TrackSet.CheckBounds against the first frame's size), that
+// the frames cover the tracks' frames and, when gt is not nil (it selects
+// the frames drawn), that its label images have the frames' size.
+func CheckHeatmapGeometry(framesDir string, ts *trajectory.TrackSet, tracksName string, gt *dataset.GroundTruth) error {
 	paths, err := dataset.ListFrames(framesDir)
 	if err != nil {
 		return err
 	}
-	return checkHeatmapGeometry(paths, framesDir, ts, tracksName)
+	if err := checkHeatmapGeometry(paths, framesDir, ts, tracksName); err != nil {
+		return err
+	}
+	if gt != nil && len(paths) > 0 {
+		w, h, err := dataset.ImageSize(paths[0])
+		if err != nil {
+			return err
+		}
+		return dataset.CheckGroundTruthSize(gt, w, h, framesDir)
+	}
+	return nil
 }
 
 func checkHeatmapGeometry(paths []string, framesDir string, ts *trajectory.TrackSet, name string) error {

@@ -61,14 +61,14 @@ points coloured by uncertainty into --heatmaps.`,
 			if err != nil {
 				return err
 			}
-			if err := uncertainty.CheckHeatmapGeometry(frames, ts, tracks); err != nil {
-				return err
-			}
 			var gt *dataset.GroundTruth
 			if gtPath != "" {
 				if gt, err = dataset.LoadGroundTruth(gtPath); err != nil {
 					return err
 				}
+			}
+			if err := uncertainty.CheckHeatmapGeometry(frames, ts, tracks, gt); err != nil {
+				return err
 			}
 			hmFrames = uncertainty.HeatmapFrames(ts.Frames, gt, every, all)
 			tsU = func() error {
