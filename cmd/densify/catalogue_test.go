@@ -179,6 +179,7 @@ func newCatalogueFixture(t *testing.T) *catalogueFixture {
 	// Trajectories outside the 160×120 frames (another sequence's; negative).
 	f.write(t, "far.dat", "12\n1\n0 2\n500 10 0\n501 10 1\n")
 	f.write(t, "negative.dat", "12\n1\n0 2\n-5 10 0\n-4 10 1\n")
+	f.write(t, "inside.dat", "12\n1\n0 2\n5 10 0\n6 10 1\n")
 	f.write(t, "one.graph", "1 0\n")
 	f.write(t, "one.labels", "0\n")
 	// The ground-truth tracks with one label of 40000.
@@ -277,6 +278,11 @@ func TestBadInputCatalogue(t *testing.T) {
 			args: func(f *catalogueFixture, out string) []string {
 				return []string{"uncertainty", "--graph", f.path("one.graph"), "--labels", f.path("one.labels"), "--out", filepath.Join(out, "u.csv"),
 					"--tracks", f.path("far.dat"), "--frames", f.seq, "--heatmaps", filepath.Join(out, "heat")}
+			}},
+		{name: "heat maps ground truth of another size", code: 1, want: []string{"is 10x10 but the frames in", "are 160x120"},
+			args: func(f *catalogueFixture, out string) []string {
+				return []string{"uncertainty", "--graph", f.path("one.graph"), "--labels", f.path("one.labels"), "--out", filepath.Join(out, "u.csv"),
+					"--tracks", f.path("inside.dat"), "--frames", f.seq, "--heatmaps", filepath.Join(out, "heat"), "--gt", f.path("small-gt/synth01/GroundTruth/synth01Def.dat")}
 			}},
 		{name: "run ground truth of another size", code: 1, want: []string{"is 10x10 but the frames in", "are 160x120"},
 			args: func(f *catalogueFixture, out string) []string {
