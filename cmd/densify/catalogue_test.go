@@ -352,6 +352,13 @@ func TestBadInputCatalogue(t *testing.T) {
 				return []string{"run", f.seq, "--out", filepath.Join(out, "work")}
 			}},
 
+		// An unwritable work folder (a file stands where a folder must be):
+		// the cause, and no report path.
+		{name: "run out unwritable", code: 1, want: []string{"not a directory"},
+			args: func(f *catalogueFixture, out string) []string {
+				return []string{"run", f.seq, "--out", filepath.Join(f.path("g.txt"), "work")}
+			}},
+
 		// 7. Masks missing for labelled frames.
 		{name: "eval masks missing", code: 1, want: []string{"no mask for 3 of 4 labelled frames: 3, 6, 9"},
 			args: func(f *catalogueFixture, out string) []string {
@@ -426,6 +433,9 @@ func TestBadInputCatalogue(t *testing.T) {
 				if !strings.Contains(buf.String(), w) {
 					t.Errorf("output lacks %q:\n%s", w, buf.String())
 				}
+			}
+			if code != 0 && strings.Contains(buf.String(), "report: ") {
+				t.Errorf("a failed command names a report:\n%s", buf.String())
 			}
 			if code != 0 && strings.Contains(buf.String(), "panic") {
 				t.Errorf("panic:\n%s", buf.String())
