@@ -210,6 +210,13 @@ func newCatalogueFixture(t *testing.T) *catalogueFixture {
 	f.write(t, "badDef.dat", "Ground truth definition file; do not change!\n\nTotal number of regions:\n1\n\nScale of region 0:\n0\n")
 	f.write(t, "badlist.txt", "only-one-field\n")
 	f.write(t, "u-bad.csv", "node,uncertainty\n0,0.5\n999999,0.1\n")
+	f.write(t, "frame.dat", "3\n1\n0 2\n1 2 0\n1 2 5\n")
+	f.write(t, "short.dat", "3\n2\n0 1\n1 2 0\n")
+	f.write(t, "dup.txt", "3 2\n0 1 1 0\n0 1 2 0\n")
+	f.write(t, "self.txt", "3 1\n0 0 1 0\n")
+	f.write(t, "nonint.txt", "0\nx\n1\n")
+	f.write(t, "tabs.txt", "a\tb\tc\td\n")
+	f.write(t, "dupDef.dat", "Ground truth definition file; do not change!\n\nTotal number of regions:\n2\n\n0\n\n0\n")
 
 	// A dataset list whose paths contain spaces (tab-separated).
 	copyTree(t, filepath.Join(f.seq, "GroundTruth"), f.path("my data/ground truth"))
@@ -397,6 +404,34 @@ func TestBadInputCatalogue(t *testing.T) {
 		{name: "tracks bad token", code: 1, want: []string{"badtoken.dat:5:"},
 			args: func(f *catalogueFixture, out string) []string {
 				return []string{"eval", "--gt", f.gt, "--tracks", f.path("badtoken.dat")}
+			}},
+		{name: "tracks frame out of range", code: 1, want: []string{"frame.dat:5: frame 5 of track 0 outside [0, 3)"},
+			args: func(f *catalogueFixture, out string) []string {
+				return []string{"segment", "--tracks", f.path("frame.dat"), "--out", out}
+			}},
+		{name: "tracks truncated", code: 1, want: []string{"short.dat:4: unexpected end of file, expected label of track 1"},
+			args: func(f *catalogueFixture, out string) []string {
+				return []string{"segment", "--tracks", f.path("short.dat"), "--out", out}
+			}},
+		{name: "graph duplicate edge", code: 1, want: []string{"dup.txt:3: duplicate edge (0,1) (already on line 2)"},
+			args: func(f *catalogueFixture, out string) []string {
+				return []string{"multicut", "--graph", f.path("dup.txt"), "--out", filepath.Join(out, "l.txt")}
+			}},
+		{name: "graph self-loop", code: 1, want: []string{"self.txt:2: self-loop (0,0)"},
+			args: func(f *catalogueFixture, out string) []string {
+				return []string{"multicut", "--graph", f.path("self.txt"), "--out", filepath.Join(out, "l.txt")}
+			}},
+		{name: "labels not an integer", code: 1, want: []string{"nonint.txt:2: label \"x\" is not an integer"},
+			args: func(f *catalogueFixture, out string) []string {
+				return []string{"uncertainty", "--graph", f.path("g.txt"), "--labels", f.path("nonint.txt"), "--out", filepath.Join(out, "u.csv")}
+			}},
+		{name: "list with four tab fields", code: 1, want: []string{"tabs.txt:1: want", "got 4 fields"},
+			args: func(f *catalogueFixture, out string) []string {
+				return []string{"eval", "--dataset", f.path("tabs.txt")}
+			}},
+		{name: "def duplicate colour", code: 1, want: []string{"dupDef.dat:8: region 1 has the same colour 0 as region 0"},
+			args: func(f *catalogueFixture, out string) []string {
+				return []string{"eval", "--gt", f.path("dupDef.dat"), "--tracks", f.tracks}
 			}},
 		{name: "list bad line", code: 1, want: []string{"badlist.txt:1: want"},
 			args: func(f *catalogueFixture, out string) []string {
