@@ -131,11 +131,7 @@ func checkRanges(cmd *cobra.Command) error {
 		}
 		r, ok := rangeOf(cmd, fl)
 		if !ok {
-			switch fl.Value.Type() {
-			case "int", "int64", "float64", "int32", "uint", "float32":
-				err = fmt.Errorf("internal: flag --%s of %s has no range in checks.go", fl.Name, cmd.Name())
-			}
-			return
+			return // TestEveryNumericFlagHasARange requires a range for every numeric flag
 		}
 		v, perr := strconv.ParseFloat(fl.Value.String(), 64)
 		if perr != nil || !r.contains(v) {
