@@ -82,7 +82,7 @@ func MasksFunc(gt *dataset.GroundTruth, src MaskSource, opt Options) (*Result, e
 		a.coverage += int64(len(m.Labels))
 	}
 	if len(missing) > 0 && !opt.AllowMissingMasks {
-		return nil, fmt.Errorf("eval: no mask for %d of %d labelled frames: %s (allow with AllowMissingMasks / --allow-missing-masks: they then count as uncovered)",
+		return nil, fmt.Errorf("eval: no mask for %d of %d labelled frames: %s (allow them with --allow-missing-masks, Options.AllowMissingMasks: they then count as uncovered)",
 			len(missing), a.usedFrames, frameList(missing))
 	}
 	if err := checkTable(gt, len(values)); err != nil {
