@@ -32,7 +32,9 @@ are scored with every pixel of every labelled frame as a one-point track.
   --masks    a folder of PNG masks, one per frame: 00000.png (DAVIS, 0-based) or
              <seq>_0001.png (FBMS, 1-based); label = grey value / colour / palette index
   --dataset  a text file, one sequence per line: "<gt> <tracks file or mask folder>
-             [name]", '#' comments, paths relative to the list file. Prints one row per
+             [name]", '#' comments, paths relative to the list file; fields are
+             separated by tabs when the line holds a tab (paths with spaces),
+             by white space otherwise. Prints one row per
              sequence and the MoSegEvalAllPR summary (mean P, mean R, F from the means,
              objects of visible objects, standard deviations).
 
@@ -51,6 +53,7 @@ func init() {
 	f.String("dataset", "", "list file of \"<gt> <tracks-or-masks> [name]\" lines")
 	f.Float64("threshold", eval.DefaultThreshold, "F above which an assigned region counts as an extracted object")
 	f.Int("eval-frames", 0, "evaluated length E (labelled frames with number > E are skipped); 0 = frames of the tracks file (masks: all); -1 = all")
+	f.Bool("allow-missing-masks", false, "score labelled frames without a mask as uncovered (listed in the output and the JSON) instead of failing")
 	f.Bool("compact-labels", false, "number clusters by distinct label instead of by label value (MoSegEval: value = cluster, gaps are empty clusters; needed for negative labels)")
 	f.String("json", "", "write the result as JSON to this file")
 	rootCmd.AddCommand(evalCmd)
@@ -67,6 +70,7 @@ func runEval(cmd *cobra.Command, _ []string) error {
 	opt.Threshold, _ = f.GetFloat64("threshold")
 	opt.EvalFrames, _ = f.GetInt("eval-frames")
 	opt.CompactLabels, _ = f.GetBool("compact-labels")
+	opt.AllowMissingMasks, _ = f.GetBool("allow-missing-masks")
 	if opt.Threshold <= 0 || opt.Threshold >= 1 {
 		return fmt.Errorf("--threshold %g must lie in (0,1)", opt.Threshold)
 	}
@@ -90,6 +94,7 @@ func runEval(cmd *cobra.Command, _ []string) error {
 		if err != nil {
 			return err
 		}
+		printWarnings(r.Warnings)
 		if err := eval.WriteReport(out, masks, r); err != nil {
 			return err
 		}
@@ -104,10 +109,11 @@ func runEval(cmd *cobra.Command, _ []string) error {
 		if len(files) > 1 {
 			fmt.Fprintf(os.Stderr, "eval: %d/%d %s\n", i+1, len(files), p)
 		}
-		if results[i], err = eval.ScoreFiles(gt, p, opt); err != nil {
+		if results[i], err = eval.ScoreTracks(gt, p, opt); err != nil {
 			return err
 		}
 	}
+	printWarnings(results[0].Warnings)
 	if len(files) == 1 {
 		if err := eval.WriteReport(out, files[0], results[0]); err != nil {
 			return err
@@ -180,12 +186,20 @@ func evalDataset(out io.Writer, list string, opt eval.Options, jsonPath string) 
 		if results[i], err = eval.ScoreFiles(gt, e.Target, opt); err != nil {
 			return fmt.Errorf("%s: %w", e.Name, err)
 		}
+		printWarnings(results[i].Warnings)
 	}
 	s := eval.Dataset(names, results)
 	if err := eval.WriteTable(out, s); err != nil {
 		return err
 	}
 	return writeEvalJSON(jsonPath, s)
+}
+
+// printWarnings writes one "warning: …" line per warning to stderr.
+func printWarnings(ws []string) {
+	for _, w := range ws {
+		fmt.Fprintf(os.Stderr, "warning: %s\n", w)
+	}
 }
 
 func writeEvalJSON(path string, v any) error {

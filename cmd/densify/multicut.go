@@ -108,15 +108,20 @@ func runMulticut(cmd *cobra.Command, _ []string) error {
 	sum.Seconds = time.Since(t0).Seconds()
 	sum.Energy = multicut.Energy(g, labels)
 	sum.Clusters = multicut.NumClusters(labels)
+	// The summary is encoded before anything is written, so that no labels
+	// file is left behind when it cannot be (costs are bounded by
+	// multicut.MaxCost, so energies are finite).
+	var js []byte
+	if fl.jsonOut != "" {
+		if js, err = json.MarshalIndent(sum, "", "  "); err != nil {
+			return fmt.Errorf("multicut: summary for %s: %w", fl.jsonOut, err)
+		}
+	}
 	if err := multicut.WriteLabels(fl.out, labels); err != nil {
 		return err
 	}
-	if fl.jsonOut != "" {
-		b, err := json.MarshalIndent(sum, "", "  ")
-		if err != nil {
-			return err
-		}
-		if err := atomicfile.WriteBytes(fl.jsonOut, append(b, '\n')); err != nil {
+	if js != nil {
+		if err := atomicfile.WriteBytes(fl.jsonOut, append(js, '\n')); err != nil {
 			return err
 		}
 	}

@@ -229,7 +229,11 @@ func printRunSummary(w io.Writer, rep *pipeline.Report) {
 		}
 		fmt.Fprintln(w, " |")
 	}
-	fmt.Fprintf(w, "report: %s/report.md (%.1fs)\n", rep.Work, rep.Seconds)
+	if rep.ReportPath != "" {
+		fmt.Fprintf(w, "report: %s (%.1fs)\n", rep.ReportPath, rep.Seconds)
+	} else {
+		fmt.Fprintf(w, "no report written (%.1fs)\n", rep.Seconds)
+	}
 }
 
 func init() {

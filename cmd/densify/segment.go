@@ -148,7 +148,16 @@ func runSegment(cmd *cobra.Command, _ []string) error {
 		if len(paths) < ts.Frames {
 			return fmt.Errorf("%s: %d frames, the tracks have %d", fl.frames, len(paths), ts.Frames)
 		}
-		var err error
+		// Geometry before reading every frame: tracks of another sequence.
+		w, h, err := dataset.ImageSize(paths[0])
+		if err != nil {
+			return err
+		}
+		if fl.tracks != "" {
+			if err := ts.CheckBounds(fl.tracks, w, h); err != nil {
+				return fmt.Errorf("%w (frames in %s)", err, fl.frames)
+			}
+		}
 		if imgs, err = costsReadFrames(paths); err != nil {
 			return err
 		}

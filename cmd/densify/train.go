@@ -48,7 +48,9 @@ here too (see densify run --help).`,
 			if err != nil {
 				return err
 			}
-			prepared, seqs, err := pipeline.PrepareDataset(args[0], filepath.Join(out, "work"), opt)
+			// The sequences' work folders stay locked through training.
+			prepared, seqs, locks, err := pipeline.PrepareDatasetLocked(args[0], filepath.Join(out, "work"), opt)
+			defer locks.Release()
 			if err != nil {
 				return err
 			}

@@ -67,6 +67,9 @@ points coloured by uncertainty into --heatmaps.`,
 					return err
 				}
 			}
+			if err := uncertainty.CheckHeatmapGeometry(frames, ts, tracks, gt); err != nil {
+				return err
+			}
 			hmFrames = uncertainty.HeatmapFrames(ts.Frames, gt, every, all)
 			tsU = func() error {
 				written, err := uncertainty.WriteHeatmaps(frames, heat, ts, r.U, hmFrames)
