@@ -20,7 +20,13 @@ type KLjOptions struct {
 	// one) runs its sequence to the end, as Kernighan and Lin's does,
 	// whatever MaxStall says (0: 1000; negative: never).
 	FullSweep int
-	// Progress, when set, is called after every outer iteration.
+	// Levels are the coarsening factors of the multilevel refinement that
+	// follows the node-level search, finest first: level i merges at most
+	// Levels[i] nodes of the level below into one (nil: 16, 4, 4; an
+	// empty, non-nil slice turns it off). See multilevel.
+	Levels []int
+	// Progress, when set, is called after every outer iteration of the
+	// node-level search on the input graph.
 	Progress func(KLjProgress)
 }
 
@@ -108,6 +114,26 @@ func KLj(g *Graph, opts KLjOptions) ([]int, error) {
 	if fullSweep == 0 {
 		fullSweep = 1000
 	}
+	levels := opts.Levels
+	if levels == nil {
+		levels = defaultLevels
+	}
+	labels := kljSearch(g, start, maxIter, maxStall, fullSweep, opts.Progress)
+	if len(levels) > 0 {
+		run := func(h *Graph, from []int, stall int) []int {
+			if stall == 0 {
+				stall = maxStall
+			}
+			return kljSearch(h, from, maxIter, stall, fullSweep, nil)
+		}
+		labels = multilevel(g, labels, levels, run)
+	}
+	return labels, nil
+}
+
+// kljSearch is KLj's node-level search (phases 1 and 2) from a feasible,
+// canonical labelling; it returns the best labelling seen, canonical.
+func kljSearch(g *Graph, start []int, maxIter, maxStall, fullSweep int, progress func(KLjProgress)) []int {
 	s := newKL(g, start, maxStall, fullSweep)
 	best := slices.Clone(start)
 	bestE := s.energy()
@@ -123,8 +149,8 @@ func KLj(g *Graph, opts KLjOptions) ([]int, error) {
 				best[v] = int(l)
 			}
 		}
-		if opts.Progress != nil {
-			opts.Progress(KLjProgress{Iter: it, Energy: e, Clusters: s.numClusters(), Improvement: imp})
+		if progress != nil {
+			progress(KLjProgress{Iter: it, Energy: e, Clusters: s.numClusters(), Improvement: imp})
 		}
 		if imp <= 0 {
 			if s.deep || s.fullSw <= 0 {
@@ -133,7 +159,7 @@ func KLj(g *Graph, opts KLjOptions) ([]int, error) {
 			s.deep = true
 		}
 	}
-	return Canonical(best), nil
+	return Canonical(best)
 }
 
 // kl is the state of KLj: node labels, cluster member lists and scratch
