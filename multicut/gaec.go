@@ -102,7 +102,7 @@ func gaecWithin(g *Graph, within []int, maxSize int) []int {
 				cost[es] += cost[eo]
 				reg[es] = reg[es] || reg[eo]
 				ver[es]++
-				if reg[es] && cost[es] > 0 {
+				if reg[es] && cost[es] > 0 && (maxSize == 0 || int(size[s]+size[o]+size[nb]) <= maxSize) {
 					h.push(heapEntry{cost[es], es, ver[es]})
 				}
 			} else {
