@@ -89,6 +89,13 @@ const klEps = 1e-9
 // components once per outer iteration.) All accepted changes strictly
 // decrease the objective; the best labelling seen is returned, so KLj is
 // never worse than its start. Labels are canonical.
+//
+// Multilevel refinement. After phase 2, one V-cycle over fragment graphs
+// (see multilevel) moves whole fragments of clusters, which reaches
+// improvements even full sequences of single-node moves miss; its result is
+// kept only when it lowers the energy. Lifted edges are carried into the
+// fragment graphs with their costs, so energies and feasibility are exactly
+// those of the node graph.
 func KLj(g *Graph, opts KLjOptions) ([]int, error) {
 	if err := g.Validate(); err != nil {
 		return nil, err
