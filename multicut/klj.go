@@ -22,7 +22,7 @@ type KLjOptions struct {
 	FullSweep int
 	// Levels are the coarsening factors of the multilevel refinement that
 	// follows the node-level search, finest first: level i merges at most
-	// Levels[i] nodes of the level below into one (nil: 16, 4, 4; an
+	// Levels[i] nodes of the level below into one (nil: 16, 4, 4, 4, 4; an
 	// empty, non-nil slice turns it off). See multilevel.
 	Levels []int
 	// Progress, when set, is called after every outer iteration of the
