@@ -79,6 +79,7 @@ func TestKLjLongSequence(t *testing.T) {
 		check("phase 1", KLjOptions{FullSweep: -1, Levels: []int{}}, 0)
 		check("full sweeps", KLjOptions{Levels: []int{}}, opt)
 		check("multilevel", KLjOptions{FullSweep: -1}, opt)
+		check("two V-cycles", KLjOptions{FullSweep: -1, VCycles: 2}, opt)
 		check("default", KLjOptions{}, opt)
 	}
 }
