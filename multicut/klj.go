@@ -131,13 +131,16 @@ func KLj(g *Graph, opts KLjOptions) ([]int, error) {
 	if levels == nil {
 		levels = defaultLevels
 	}
-	labels := kljSearch(g, start, maxIter, maxStall, fullSweep, opts.Progress)
+	labels := kljSearch(g, start, maxIter, maxStall, fullSweep, false, opts.Progress)
 	if len(levels) > 0 {
 		run := func(h *Graph, from []int, stall int) []int {
 			if stall == 0 {
 				stall = maxStall
 			}
-			return kljSearch(h, from, maxIter, stall, fullSweep, nil)
+			// On a fragment graph (stall −1) joins are known not to help:
+			// from a local optimum of some level, the clusters are the
+			// same sets at every level, and so are the join gains.
+			return kljSearch(h, from, maxIter, stall, fullSweep, stall < 0, nil)
 		}
 		cycles := opts.VCycles
 		if cycles == 0 {
@@ -156,8 +159,21 @@ func KLj(g *Graph, opts KLjOptions) ([]int, error) {
 
 // kljSearch is KLj's node-level search (phases 1 and 2) from a feasible,
 // canonical labelling; it returns the best labelling seen, canonical.
-func kljSearch(g *Graph, start []int, maxIter, maxStall, fullSweep int, progress func(KLjProgress)) []int {
+//
+// With joinsTried, start is known to admit no improving join of two
+// clusters (it is a local optimum of KLj on the same sets): a pair of two
+// one-node clusters, whose only sequences are its two joins, is then not
+// tried until one of them changes.
+func kljSearch(g *Graph, start []int, maxIter, maxStall, fullSweep int, joinsTried bool, progress func(KLjProgress)) []int {
 	s := newKL(g, start, maxStall, fullSweep)
+	if joinsTried {
+		for _, p := range s.adjacentPairs() {
+			a, b := int32(p>>32), int32(uint32(p))
+			if len(s.members[a]) == 1 && len(s.members[b]) == 1 {
+				s.pairTried[p] = tried{s.ver[a] + 1, s.ver[b] + 1, s.stall(2) < 0}
+			}
+		}
+	}
 	best := slices.Clone(start)
 	bestE := s.energy()
 	for it := 1; it <= maxIter; it++ {
