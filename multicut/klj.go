@@ -131,16 +131,23 @@ func KLj(g *Graph, opts KLjOptions) ([]int, error) {
 	if levels == nil {
 		levels = defaultLevels
 	}
-	labels := kljSearch(g, start, maxIter, maxStall, fullSweep, false, opts.Progress)
+	s := newKL(g, start, maxStall, fullSweep)
+	labels := s.search(start, maxIter, opts.Progress)
 	if len(levels) > 0 {
-		run := func(h *Graph, from []int, stall int) []int {
-			if stall == 0 {
-				stall = maxStall
-			}
-			// On a fragment graph (stall −1) joins are known not to help:
-			// from a local optimum of some level, the clusters are the
-			// same sets at every level, and so are the join gains.
-			return kljSearch(h, from, maxIter, stall, fullSweep, stall < 0, nil)
+		solve := func(h *Graph, from []int) []int {
+			// Fragment graphs: sequences run to their end, and joins are
+			// known not to help (from a local optimum of some level the
+			// clusters are the same sets at every level, and so are the
+			// join gains).
+			c := newKL(h, from, -1, fullSweep)
+			c.joinsTried()
+			return c.search(from, maxIter, nil)
+		}
+		// The node-level search resumes from its state: clusters the
+		// V-cycle left unchanged keep what was already tried on them.
+		refine := func(from []int) []int {
+			s.relabel(from)
+			return s.search(from, maxIter, nil)
 		}
 		cycles := opts.VCycles
 		if cycles == 0 {
@@ -148,7 +155,7 @@ func KLj(g *Graph, opts KLjOptions) ([]int, error) {
 		}
 		lv := slices.Clone(levels)
 		for c := 0; c < cycles; c++ {
-			labels = multilevel(g, labels, lv, run)
+			labels = multilevel(g, labels, lv, solve, refine)
 			// The next cycle: fragments half as large at the finest
 			// level (other boundaries), one more level on top.
 			lv = append([]int{max(2, lv[0]/2)}, append(lv[1:], 4)...)
@@ -157,31 +164,31 @@ func KLj(g *Graph, opts KLjOptions) ([]int, error) {
 	return labels, nil
 }
 
-// kljSearch is KLj's node-level search (phases 1 and 2) from a feasible,
-// canonical labelling; it returns the best labelling seen, canonical.
-//
-// With joinsTried, start is known to admit no improving join of two
-// clusters (it is a local optimum of KLj on the same sets): a pair of two
-// one-node clusters, whose only sequences are its two joins, is then not
-// tried until one of them changes.
-func kljSearch(g *Graph, start []int, maxIter, maxStall, fullSweep int, joinsTried bool, progress func(KLjProgress)) []int {
-	s := newKL(g, start, maxStall, fullSweep)
-	if joinsTried {
-		for _, p := range s.adjacentPairs() {
-			a, b := int32(p>>32), int32(uint32(p))
-			if len(s.members[a]) == 1 && len(s.members[b]) == 1 {
-				s.pairTried[p] = tried{s.ver[a] + 1, s.ver[b] + 1, s.stall(2) < 0}
-			}
+// joinsTried records that the current labelling admits no improving join
+// of two clusters: a pair of two one-node clusters, whose only sequences
+// are its two joins, is then not tried until one of them changes.
+func (s *kl) joinsTried() {
+	for _, p := range s.adjacentPairs() {
+		a, b := int32(p>>32), int32(uint32(p))
+		if len(s.members[a]) == 1 && len(s.members[b]) == 1 {
+			s.pairTried[p] = tried{s.ver[a] + 1, s.ver[b] + 1, s.stall(2) < 0}
 		}
 	}
+}
+
+// search is KLj's node-level search (phases 1 and 2) from the current
+// state, whose labelling is start (canonical); it returns the best
+// labelling seen, canonical, and leaves the state at it.
+func (s *kl) search(start []int, maxIter int, progress func(KLjProgress)) []int {
 	best := slices.Clone(start)
 	bestE := s.energy()
+	e := bestE
 	for it := 1; it <= maxIter; it++ {
 		imp := s.outerIteration()
 		if imp <= 0 {
 			imp = s.localMoves()
 		}
-		e := s.energy()
+		e = s.energy()
 		if e < bestE {
 			bestE = e
 			for v, l := range s.label {
@@ -198,7 +205,58 @@ func kljSearch(g *Graph, start []int, maxIter, maxStall, fullSweep int, joinsTri
 			s.deep = true
 		}
 	}
-	return Canonical(best)
+	best = Canonical(best)
+	if e > bestE {
+		s.relabel(best)
+	}
+	return best
+}
+
+// relabel moves the state to labels (a feasible labelling). A cluster of
+// labels that is already a cluster keeps its id, its version and so what
+// was tried on it; the nodes of every other cluster move to a new id.
+func (s *kl) relabel(labels []int) {
+	k := 0
+	for _, l := range labels {
+		k = max(k, l+1)
+	}
+	keep := make([]int32, k) // new label → kept old id, −1: none, −2: unset
+	count := make([]int32, k)
+	for i := range keep {
+		keep[i] = -2
+	}
+	for v, l := range labels {
+		count[l]++
+		switch old := s.label[v]; keep[l] {
+		case -2:
+			keep[l] = old
+		case old, -1:
+		default:
+			keep[l] = -1
+		}
+	}
+	claimed := make(map[int32]bool)
+	for l := range keep {
+		if old := keep[l]; old >= 0 && (int(count[l]) != len(s.members[old]) || claimed[old]) {
+			keep[l] = -1
+		} else if old >= 0 {
+			claimed[old] = true
+		}
+	}
+	fresh := make([]int32, k)
+	for l := range fresh {
+		fresh[l] = -1
+	}
+	for v, l := range labels {
+		if keep[l] >= 0 {
+			continue
+		}
+		if fresh[l] < 0 {
+			fresh[l] = s.allocID()
+		}
+		s.removeMember(int32(v), s.label[v])
+		s.addMember(int32(v), fresh[l])
+	}
 }
 
 // kl is the state of KLj: node labels, cluster member lists and scratch

@@ -3,6 +3,7 @@ package multicut
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -137,6 +138,61 @@ func TestFragmentGraph(t *testing.T) {
 			}
 			if (Feasible(cg, coarse) == nil) != (Feasible(g, fine) == nil) {
 				t.Fatalf("instance %d: feasibility differs: coarse %v, expanded %v", it, Feasible(cg, coarse), Feasible(g, fine))
+			}
+		}
+	}
+}
+
+// relabel moves KLj's state to another labelling: the same partition, member
+// lists and positions consistent with the labels, and a cluster present in
+// both keeping its id and version.
+func TestKLjRelabel(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	for it := 0; it < 100; it++ {
+		n := 5 + r.IntN(60)
+		g := randomGraph(r, n, 0.1+0.3*r.Float64(), 0.2*r.Float64(), r.Float64()-0.5)
+		from, to := Components(g), gaec(g)
+		if it%2 == 1 {
+			from, to = to, from
+		}
+		s := newKL(g, from, 200, 1000)
+		oldVer := slices.Clone(s.ver)
+		oldLabel := slices.Clone(s.label)
+		s.relabel(to)
+		got := make([]int, n)
+		for v, l := range s.label {
+			got[v] = int(l)
+		}
+		if !equalInts(Canonical(got), Canonical(to)) {
+			t.Fatalf("instance %d: relabelled to %v, want the partition %v", it, got, to)
+		}
+		for c, m := range s.members {
+			for i, v := range m {
+				if s.label[v] != int32(c) || s.pos[v] != int32(i) {
+					t.Fatalf("instance %d: member list of %d inconsistent at node %d", it, c, v)
+				}
+			}
+		}
+		// A cluster of to that equals a cluster of from keeps id and version.
+		for _, m := range s.members {
+			if len(m) == 0 {
+				continue
+			}
+			c := s.label[m[0]]
+			same := int(c) < len(oldVer)
+			for _, v := range m {
+				same = same && oldLabel[v] == c
+			}
+			if same {
+				size := 0
+				for _, l := range oldLabel {
+					if l == c {
+						size++
+					}
+				}
+				if size == len(m) && s.ver[c] != oldVer[c] {
+					t.Fatalf("instance %d: unchanged cluster %d got a new version", it, c)
+				}
 			}
 		}
 	}

@@ -32,10 +32,10 @@ var defaultLevels = []int{16, 4, 4, 4, 4}
 //     fragments of the level above.
 //  3. When the coarse levels lowered the energy, run KLj on the nodes again.
 //
-// The result is returned only when it lowers the energy. run is KLj's
-// search (phases 1 and 2) from a labelling; stall −1 runs every sequence
-// to its end, 0 uses the options.
-func multilevel(g *Graph, labels []int, levels []int, run func(*Graph, []int, int) []int) []int {
+// The result is returned only when it lowers the energy. solve is KLj's
+// search on a fragment graph with every sequence run to its end; refine is
+// KLj's search on the nodes (phases 1 and 2), both from a labelling.
+func multilevel(g *Graph, labels []int, levels []int, solve func(*Graph, []int) []int, refine func([]int) []int) []int {
 	graphs := []*Graph{g}
 	var frags [][]int
 	lab := labels
@@ -62,7 +62,7 @@ func multilevel(g *Graph, labels []int, levels []int, run func(*Graph, []int, in
 	}
 	e0 := Energy(g, labels)
 	for i := len(frags) - 1; i >= 0; i-- {
-		lab = run(graphs[i+1], lab, -1)
+		lab = solve(graphs[i+1], lab)
 		fine := make([]int, graphs[i].N)
 		for v, f := range frags[i] {
 			fine[v] = lab[f]
@@ -72,7 +72,7 @@ func multilevel(g *Graph, labels []int, levels []int, run func(*Graph, []int, in
 	if Energy(g, lab) >= e0-klEps {
 		return labels
 	}
-	lab = run(g, lab, 0)
+	lab = refine(lab)
 	if Energy(g, lab) >= e0-klEps {
 		return labels
 	}
