@@ -24,14 +24,15 @@ var fitCostsFlags struct {
 	spacing                     int
 	lambda                      float64
 	noColour, heldOut           bool
+	folds                       string
 	graph                       costsGraphFlags
 }
 
 // costsGraphFlags are the neighbour-rule flags shared by fit-costs and segment.
 type costsGraphFlags struct {
-	k, minOverlap, liftedPer int
-	radius, liftedRadius     float64
-	lifted                   bool
+	k, minOverlap, liftedPer, farPer int
+	radius, liftedRadius, farRadius  float64
+	lifted                           bool
 }
 
 func addCostsGraphFlags(cmd *cobra.Command, v *costsGraphFlags) {
@@ -39,6 +40,8 @@ func addCostsGraphFlags(cmd *cobra.Command, v *costsGraphFlags) {
 	cmd.Flags().IntVar(&v.k, "k", d.K, "neighbour rule: K nearest alive trajectories per frame")
 	cmd.Flags().Float64Var(&v.radius, "radius", d.Radius, "neighbour rule: radius in pixels")
 	cmd.Flags().IntVar(&v.minOverlap, "min-overlap", d.MinOverlap, "minimum number of common frames of an edge")
+	cmd.Flags().IntVar(&v.farPer, "long-range-per-node", d.LongRangePerNode, "long-range edges (part of E) drawn per trajectory (0 = off)")
+	cmd.Flags().Float64Var(&v.farRadius, "long-range-radius", d.LongRangeRadius, "long-range edges: radius in pixels")
 	cmd.Flags().BoolVar(&v.lifted, "lifted", false, "add lifted edges to longer-range pairs")
 	cmd.Flags().Float64Var(&v.liftedRadius, "lifted-radius", d.LiftedRadius, "lifted edges: radius in pixels")
 	cmd.Flags().IntVar(&v.liftedPer, "lifted-per-node", d.LiftedPerNode, "lifted edges: drawn per trajectory")
@@ -47,6 +50,7 @@ func addCostsGraphFlags(cmd *cobra.Command, v *costsGraphFlags) {
 func (v *costsGraphFlags) params(beta float64) motiongraph.GraphParams {
 	p := motiongraph.DefaultGraphParams()
 	p.K, p.Radius, p.MinOverlap = v.k, v.radius, v.minOverlap
+	p.LongRangePerNode, p.LongRangeRadius = v.farPer, v.farRadius
 	p.Lifted, p.LiftedRadius, p.LiftedPerNode = v.lifted, v.liftedRadius, v.liftedPer
 	p.Beta = beta
 	return p
@@ -76,6 +80,7 @@ func init() {
 	f.Float64Var(&fitCostsFlags.lambda, "lambda", 1, "L2 penalty on the standardised feature weights")
 	f.BoolVar(&fitCostsFlags.noColour, "no-colour", false, "do not read frames for the colour feature")
 	f.BoolVar(&fitCostsFlags.heldOut, "held-out", true, "also report leave-one-sequence-out calibration")
+	f.StringVar(&fitCostsFlags.folds, "fold-models", "", "write the leave-one-sequence-out models as DIR/<sequence>.json (each fitted without that sequence)")
 	addCostsGraphFlags(fitCostsCmd, &fitCostsFlags.graph)
 	fitCostsCmd.MarkFlagRequired("data")
 	fitCostsCmd.MarkFlagRequired("out")
@@ -162,9 +167,18 @@ func runFitCosts(cmd *cobra.Command, _ []string) error {
 	}
 	rep.InSample = cal
 	if fl.heldOut && len(rep.Sequences) >= 2 {
-		rep.HeldOut, rep.PerSeqOut, err = motiongraph.HeldOutCalibration(samples, opt)
+		var folds map[string]*motiongraph.CostModel
+		rep.HeldOut, rep.PerSeqOut, folds, err = motiongraph.HeldOut(samples, opt)
 		if err != nil {
 			return err
+		}
+		if fl.folds != "" {
+			for name, fm := range folds {
+				fm.Source = fmt.Sprintf("%s without %s", opt.Source, name)
+				if err := motiongraph.WriteCostModel(filepath.Join(fl.folds, name+".json"), fm); err != nil {
+					return err
+				}
+			}
 		}
 	}
 	calibPath := fl.calib
