@@ -234,6 +234,11 @@ func (r *Report) Markdown(w io.Writer) error {
 		if pr := s.Prepared; pr != nil {
 			fmt.Fprintf(&b, "Training set: %d frames %d×%d, %d classes, labelled pixels per class %v, %d hard-example pixels (%d trajectories).\n",
 				pr.Frames, pr.Width, pr.Height, pr.Classes, pr.ClassCounts, pr.HardPixels, pr.HardTracks)
+			if q := pr.LabelQuality; q != nil {
+				fmt.Fprintf(&b, "Training labels against the ground truth: foreground precision %.3f, recall %.3f, IoU %.3f over %d labelled pixels; hard-example pixels %.3f / %.3f / %.3f, correct %.1f %% of %d.\n",
+					q.Labelled.Precision, q.Labelled.Recall, q.Labelled.IoU, q.Labelled.Pixels,
+					q.Hard.Precision, q.Hard.Recall, q.Hard.IoU, 100*q.Hard.Accuracy, q.Hard.Pixels)
+			}
 		}
 		b.WriteString("\n")
 		var links []string

@@ -35,6 +35,8 @@ type seqRun struct {
 	w, h   int                  // frame size (of the first frame)
 	gt     *dataset.GroundTruth // nil without ground truth
 	res    *SequenceResult
+	// background clusters decided by the segment stage (camera motion)
+	background []int
 }
 
 func newSeqRun(ctx context.Context, seq dataset.SequenceInfo, work string, opt *Options) (*seqRun, error) {
@@ -174,6 +176,12 @@ type SegmentInfo struct {
 	GraphSeconds float64                 `json:"graph_seconds"`
 	SolveSeconds float64                 `json:"solve_seconds"`
 	OutputTracks string                  `json:"output_tracks"`
+	// SmallShare is the share of trajectories in clusters of fewer than 20.
+	SmallShare float64 `json:"small_cluster_share"`
+	// Camera is the camera-motion evidence per cluster; Background the
+	// clusters it explains (the background of the training labels).
+	Camera     []motiongraph.ClusterCamera `json:"camera_clusters"`
+	Background []int                       `json:"background_clusters"`
 }
 
 func (p *seqRun) segment() error {
@@ -200,7 +208,8 @@ func (p *seqRun) segment() error {
 		info := SegmentInfo{Tracks: p.lay.Tracks(), Solver: res.SolverName, Beta: p.opt.Segment.Graph.Beta, Graph: p.opt.Segment.Graph,
 			Nodes: res.Graph.N, Edges: res.Stats.Edges, LiftedEdges: res.Stats.LiftedEdges, Energy: res.Energy,
 			SolverEnergy: res.SolverEnergy, Clusters: res.Clusters, MergedSmall: res.MergedSmall, ClusterSizes: res.ClusterSizes(),
-			GraphSeconds: res.GraphSeconds, SolveSeconds: res.SolveSeconds, OutputTracks: out}
+			GraphSeconds: res.GraphSeconds, SolveSeconds: res.SolveSeconds, OutputTracks: out,
+			SmallShare: res.SmallShare(20), Camera: res.Camera, Background: res.Background}
 		if err := res.Write(ts, out, p.lay.Graph(), p.lay.Labels()); err != nil {
 			return nil, err
 		}
@@ -210,6 +219,7 @@ func (p *seqRun) segment() error {
 		return info, nil
 	})
 	p.res.Clusters = info.Clusters
+	p.background = info.Background
 	p.res.Energy = info.Energy
 	p.res.Edges = info.Edges
 	p.res.LiftedEdges = info.LiftedEdges
@@ -386,16 +396,21 @@ type PrepareInfo struct {
 	HardPixels   int   `json:"hard_pixels"`
 	HardTracks   int   `json:"hard_trajectories"`
 	BorderPoints int   `json:"border_points"`
+	// LabelQuality scores the training labels against the ground truth
+	// (when the sequence has one).
+	LabelQuality *sampling.LabelQuality `json:"label_quality,omitempty"`
 }
 
 func (p *seqRun) prepare() error {
+	po := p.opt.Prepare
+	po.BackgroundClusters = p.background
 	tracks := p.lay.LabelledTracks(p.res.TrackFrames)
-	st := stage{name: "prepare", params: p.opt.Prepare,
+	st := stage{name: "prepare", params: po,
 		inputs:  append([]string{tracks, p.lay.UncertaintyCSV()}, p.frames...),
 		outputs: []string{filepath.Join(p.lay.Prepared(), "manifest.json")}}
 	var info PrepareInfo
 	_, err := p.runStage(st, &info, func(string) (any, error) {
-		set, err := sampling.PrepareFiles(p.seq.FramesDir, tracks, p.lay.UncertaintyCSV(), p.lay.Prepared(), p.opt.Prepare)
+		set, err := sampling.PrepareFiles(p.seq.FramesDir, tracks, p.lay.UncertaintyCSV(), p.lay.Prepared(), po)
 		if err != nil {
 			return nil, err
 		}
@@ -412,6 +427,10 @@ func (p *seqRun) prepare() error {
 		}
 		for _, s := range set.Segments {
 			info.HardTracks += s.HardTracks
+		}
+		if p.gt != nil {
+			q := sampling.ScoreLabels(set, p.gt)
+			info.LabelQuality = &q
 		}
 		return info, nil
 	})

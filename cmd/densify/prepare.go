@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 
+	"github.com/densify/densify/dataset"
 	"github.com/densify/densify/sampling"
 	"github.com/spf13/cobra"
 )
@@ -27,9 +28,28 @@ oversampling is a loss weight, so memory does not depend on the factor.`,
 			return fmt.Errorf("prepare needs --frames, --tracks and --out")
 		}
 		opt := prepareOptions
+		if seg, _ := f.GetString("segment"); seg != "" {
+			bg, err := sampling.ReadBackgroundClusters(seg)
+			if err != nil {
+				return err
+			}
+			opt.BackgroundClusters = bg
+		}
+		var gt *dataset.GroundTruth
+		if gtPath, _ := f.GetString("gt"); gtPath != "" {
+			var err error
+			if gt, err = dataset.LoadGroundTruth(gtPath); err != nil {
+				return err
+			}
+		}
 		set, err := sampling.PrepareFiles(frames, tracks, unc, out, opt)
 		if err != nil {
 			return err
+		}
+		if gt != nil {
+			q := sampling.ScoreLabels(set, gt)
+			fmt.Fprintf(cmd.OutOrStdout(), "label quality: foreground P/R/IoU %.3f/%.3f/%.3f over %d labelled pixels; hard examples %.3f/%.3f/%.3f, accuracy %.3f over %d pixels\n",
+				q.Labelled.Precision, q.Labelled.Recall, q.Labelled.IoU, q.Labelled.Pixels, q.Hard.Precision, q.Hard.Recall, q.Hard.IoU, q.Hard.Accuracy, q.Hard.Pixels)
 		}
 		hard, labelled := 0, 0
 		for _, fr := range set.Frames {
@@ -52,6 +72,8 @@ func init() {
 	f.String("tracks", "", "labelled Tracks*.dat (from densify segment)")
 	f.String("uncertainty", "", "uncertainty CSV (from densify uncertainty); without it there are no hard examples")
 	f.String("out", "", "output training-set folder")
+	f.String("segment", "", "segment.json of densify segment: its camera-explained clusters are the background (instead of --background)")
+	f.String("gt", "", "ground truth (Def.dat or DAVIS annotation folder): score the training labels against it")
 	addPrepareFlags(f, &prepareOptions)
 	rootCmd.AddCommand(prepareCmd)
 }

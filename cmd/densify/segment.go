@@ -77,6 +77,10 @@ type segmentReport struct {
 	TrackSeconds float64                 `json:"track_seconds,omitempty"`
 	TotalSeconds float64                 `json:"total_seconds"`
 	OutputTracks string                  `json:"output_tracks"`
+	SmallShare   float64                 `json:"small_cluster_share"`
+	// camera-motion evidence per cluster and the background decision
+	Camera     []motiongraph.ClusterCamera `json:"camera_clusters"`
+	Background []int                       `json:"background_clusters"`
 }
 
 func runSegment(cmd *cobra.Command, _ []string) error {
@@ -173,7 +177,7 @@ func runSegment(cmd *cobra.Command, _ []string) error {
 		Energy: res.Energy, SolverEnergy: res.SolverEnergy, Clusters: res.Clusters, SolverClust: res.SolverCluster,
 		MergedSmall: res.MergedSmall, ClusterSizes: res.ClusterSizes(), Stats: res.Stats,
 		GraphSeconds: res.GraphSeconds, SolveSeconds: res.SolveSeconds, TrackSeconds: trackSecs,
-		OutputTracks: outTracks,
+		OutputTracks: outTracks, SmallShare: res.SmallShare(20), Camera: res.Camera, Background: res.Background,
 	}
 	rep.TotalSeconds = time.Since(t0).Seconds()
 	// write everything; a failure leaves no partially written file (each write is atomic)
