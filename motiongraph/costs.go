@@ -88,16 +88,46 @@ type CostModel struct {
 	Lambda float64 `json:"lambda,omitempty"`
 }
 
-//go:embed default_costs.json
-var defaultCostsJSON []byte
+// The embedded cost models, by name.
+var (
+	//go:embed davis_costs.json
+	davisCostsJSON []byte
+	//go:embed synthetic_costs.json
+	syntheticCostsJSON []byte
+)
 
-// DefaultCostModel returns the embedded default model (motiongraph/default_costs.json).
-func DefaultCostModel() *CostModel {
-	m, err := ParseCostModel("default_costs.json", defaultCostsJSON)
-	if err != nil {
-		// The embedded file is part of the source and covered by a test.
-		panic("motiongraph: embedded default_costs.json: " + err.Error())
+// CostModelNames are the names of the embedded cost models (the first is the
+// default):
+//   - "davis": fitted on real trajectories of the ten DAVIS 2016 development
+//     sequences (pairs labelled same / different region by the ground truth;
+//     long-range edges and camera-residual features included); its
+//     leave-one-sequence-out numbers are in scripts/sparse-eval.sh's table.
+//   - "synthetic": the first version's model, fitted on six synthetic
+//     sequences with the first seven features.
+var CostModelNames = []string{"davis", "synthetic"}
+
+// NamedCostModel returns an embedded model by name (see CostModelNames).
+func NamedCostModel(name string) (*CostModel, bool) {
+	var data []byte
+	switch name {
+	case "davis":
+		data = davisCostsJSON
+	case "synthetic":
+		data = syntheticCostsJSON
+	default:
+		return nil, false
 	}
+	m, err := ParseCostModel(name+"_costs.json", data)
+	if err != nil {
+		// The embedded files are part of the source and covered by a test.
+		panic("motiongraph: embedded " + name + "_costs.json: " + err.Error())
+	}
+	return m, true
+}
+
+// DefaultCostModel returns the embedded default model ("davis").
+func DefaultCostModel() *CostModel {
+	m, _ := NamedCostModel(CostModelNames[0])
 	return m
 }
 
@@ -161,8 +191,12 @@ func ParseCostModel(file string, data []byte) (*CostModel, error) {
 	return &m, nil
 }
 
-// LoadCostModel reads a JSON cost model written by WriteCostModel.
+// LoadCostModel returns the embedded model of that name (CostModelNames)
+// or reads a JSON cost model written by WriteCostModel.
 func LoadCostModel(path string) (*CostModel, error) {
+	if m, ok := NamedCostModel(path); ok {
+		return m, nil
+	}
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err

@@ -77,9 +77,30 @@ func TestDefaultModelAndRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := []float64{1, 0.3, 2, 0.1, 2, 0.5, 0.2}
+	f := []float64{1, 0.3, 2, 0.1, 2, 0.5, 0.2, 0.4, 1.5, 0.7, 2.2}
 	if m.Cost(f, 0.5) != m2.Cost(f, 0.5) {
 		t.Fatal("round trip changed the model")
+	}
+	// the embedded models by name: davis (the default, every feature) and
+	// synthetic (the first seven: a prefix, the rest is not read)
+	for _, name := range CostModelNames {
+		nm, err := LoadCostModel(name)
+		if err != nil || nm.Validate() != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+	}
+	d, _ := NamedCostModel("davis")
+	syn, _ := NamedCostModel("synthetic")
+	if len(d.Features) != NumFeatures || len(syn.Features) != 7 || d.Cost(f, 0.5) != m.Cost(f, 0.5) {
+		t.Fatalf("davis has %d features, synthetic %d; default is davis: %v", len(d.Features), len(syn.Features), d.Cost(f, 0.5) == m.Cost(f, 0.5))
+	}
+	g := append([]float64(nil), f...)
+	g[9], g[10] = 100, -100 // features the synthetic model does not use
+	if syn.Cost(f, 0.5) != syn.Cost(g, 0.5) {
+		t.Fatal("the synthetic model reads features beyond its seven")
+	}
+	if _, ok := NamedCostModel("nonsense"); ok {
+		t.Fatal("unknown name accepted")
 	}
 }
 

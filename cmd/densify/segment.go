@@ -43,7 +43,7 @@ func init() {
 	f := segmentCmd.Flags()
 	f.StringVar(&segmentFlags.tracks, "tracks", "", "FBMS Tracks*.dat file")
 	f.StringVar(&segmentFlags.frames, "frames", "", "frame folder (colour feature; tracked first when --tracks is absent)")
-	f.StringVar(&segmentFlags.model, "model", "", "cost model JSON (default: the embedded model)")
+	f.StringVar(&segmentFlags.model, "model", "", "cost model: a JSON file from fit-costs or an embedded model by name (davis, synthetic; default davis)")
 	f.StringVar(&segmentFlags.solver, "solver", "klj", "multicut solver: gaec or klj")
 	f.Float64Var(&segmentFlags.beta, "beta", 0.5, "prior cut probability β of the cost (seed Eq. 9)")
 	f.IntVar(&segmentFlags.minCluster, "min-cluster", 0, "merge clusters of fewer trajectories into their best E-adjacent cluster (0 = off)")
