@@ -12,11 +12,15 @@
 // Options.Force redoes everything. Every file is written atomically
 // (internal/atomicfile, or a temporary folder renamed into place).
 //
-// The stages call the packages that implement them: video (tracking, cgo),
-// sparse (graph, costs, multicut via motiongraph.Segment), uncertainty (seed
-// Eqs. 10–14, sparsification), sampling (ACCV'20 training data with UAI'21
-// hard examples), the U-Net trainer (a Densifier, libtorch by default) and
-// eval (FBMS MoSegEval protocol). The package itself has no cgo.
+// The stages call the packages that implement them: trajectory (tracking on
+// optical flow, through Options.FlowTracker), motiongraph (graph, costs,
+// multicut via motiongraph.Segment), uncertainty (seed Eqs. 10–14,
+// sparsification), sampling (ACCV'20 training data with UAI'21 hard
+// examples), the dense network (Options.Densifier) and eval (FBMS MoSegEval
+// protocol). The two parts that need native libraries, OpenCV's optical flow
+// and the libtorch U-Net, are injected by the composition root (cmd/densify:
+// video.Tracker and its U-Net densifier), so this package and its tests link
+// neither OpenCV nor libtorch.
 package pipeline
 
 import (
@@ -28,7 +32,6 @@ import (
 	"github.com/densify/densify/sampling"
 	"github.com/densify/densify/trajectory"
 	"github.com/densify/densify/uncertainty"
-	"github.com/densify/densify/video"
 )
 
 // Variant names a training variant: VariantWeighted uses the prepared loss
@@ -52,9 +55,12 @@ type Options struct {
 	// tracking stage copies it to tracks.dat).
 	TracksFor func(seq string) string
 
-	// Track.
-	Tracker trajectory.TrackerOptions
-	Flow    video.Method
+	// Track: the tracker's options, the optical-flow method (recorded in
+	// the stamp) and the implementation (nil: sequences without TracksFor
+	// fail with "no tracker").
+	Tracker     trajectory.TrackerOptions
+	Flow        string
+	FlowTracker trajectory.SequenceTracker
 
 	// Segment: graph (K, radius, lifted edges, β), cost model, solver.
 	Segment motiongraph.SegmentOptions
@@ -67,8 +73,8 @@ type Options struct {
 	// Prepare.
 	Prepare sampling.Options
 
-	// Train / predict: the densifier (nil = the libtorch U-Net of package
-	// train, see DefaultDensifier) and its settings.
+	// Train / predict: the densifier (nil: the dense stages fail with "no
+	// densifier") and its settings.
 	Densifier Densifier
 	Train     TrainOptions
 
@@ -99,12 +105,16 @@ type TrainOptions struct {
 	ProbMaps  bool    `json:"prob_maps"`  // predict also writes prob/NNNNN.png
 }
 
+// DefaultFlow is the default optical-flow method, video.DefaultMethod (this
+// package does not import video; cmd/densify's tests check they agree).
+const DefaultFlow = "dis"
+
 // DefaultOptions are the defaults of `densify run`: the defaults of every
 // stage's own command.
 func DefaultOptions() Options {
 	return Options{
 		Tracker:      trajectory.DefaultTrackerOptions(),
-		Flow:         video.DefaultMethod,
+		Flow:         DefaultFlow,
 		Segment:      motiongraph.DefaultSegmentOptions(),
 		HeatmapEvery: 10,
 		Sparsify:     uncertainty.SparsifyOptions{Beta: 0.5, Step: 0.05, Max: 0.9, Seeds: 10},

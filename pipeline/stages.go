@@ -18,7 +18,6 @@ import (
 	"github.com/densify/densify/sampling"
 	"github.com/densify/densify/trajectory"
 	"github.com/densify/densify/uncertainty"
-	"github.com/densify/densify/video"
 )
 
 // seqRun is the state of one sequence's run.
@@ -88,7 +87,7 @@ func (p *seqRun) track() error {
 	}
 	type params struct {
 		Tracker trajectory.TrackerOptions `json:"tracker,omitempty"`
-		Flow    video.Method              `json:"flow,omitempty"`
+		Flow    string                    `json:"flow,omitempty"`
 		From    string                    `json:"from,omitempty"`
 	}
 	st := stage{name: "track", outputs: []string{p.lay.Tracks()}}
@@ -111,7 +110,10 @@ func (p *seqRun) track() error {
 				return nil, fmt.Errorf("%s: %d frames but %s has %d", src, ts.Frames, p.seq.FramesDir, len(p.frames))
 			}
 		} else {
-			if ts, err = video.TrackSequence(p.frames, p.opt.Tracker, p.opt.Flow, p.progressFunc("track")); err != nil {
+			if p.opt.FlowTracker == nil {
+				return nil, fmt.Errorf("no tracker: Options.FlowTracker is not set and no Tracks file is given")
+			}
+			if ts, err = p.opt.FlowTracker.TrackSequence(p.frames, p.opt.Tracker, p.opt.Flow, p.progressFunc("track")); err != nil {
 				return nil, err
 			}
 			src = fmt.Sprintf("tracker (%s)", p.opt.Flow)

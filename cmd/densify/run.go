@@ -94,7 +94,8 @@ func (p *pipelineFlags) upstreamOptions(root string) (pipeline.Options, error) {
 	if err != nil {
 		return o, err
 	}
-	o.Flow = m
+	o.Flow, o.FlowTracker = string(m), video.Tracker{}
+	o.Densifier = unetDensifier{}
 	if err := o.Tracker.Validate(); err != nil {
 		return o, err
 	}

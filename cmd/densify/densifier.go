@@ -1,22 +1,22 @@
-package pipeline
+package main
 
 import (
 	"context"
 
+	"github.com/densify/densify/pipeline"
 	"github.com/densify/densify/train"
 )
 
-// unetDensifier is the libtorch U-Net of package train (ACCV'20 U-Net
-// trained on the sparse labels with the prepared loss weights).
+// unetDensifier is the pipeline.Densifier of the composition root: the
+// libtorch U-Net of package train (ACCV'20 U-Net trained on the sparse labels
+// with the prepared loss weights). pipeline itself links no libtorch.
 type unetDensifier struct{}
-
-func init() { DefaultDensifier = unetDensifier{} }
 
 func (unetDensifier) Name() string { return "unet" }
 
-// TrainConfig maps the pipeline's training options onto train.Config
+// unetTrainConfig maps the pipeline's training options onto train.Config
 // (zero values keep train.DefaultConfig).
-func TrainConfig(o TrainOptions, uniform, resume bool) train.Config {
+func unetTrainConfig(o pipeline.TrainOptions, uniform, resume bool) train.Config {
 	cfg := train.DefaultConfig()
 	if o.Preset != "" {
 		cfg.Preset = o.Preset
@@ -38,20 +38,20 @@ func TrainConfig(o TrainOptions, uniform, resume bool) train.Config {
 	return cfg
 }
 
-func (unetDensifier) Train(ctx context.Context, req TrainRequest) (*TrainResult, error) {
+func (unetDensifier) Train(ctx context.Context, req pipeline.TrainRequest) (*pipeline.TrainResult, error) {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	cfg := TrainConfig(req.Options, req.Uniform, req.Resume)
+	cfg := unetTrainConfig(req.Options, req.Uniform, req.Resume)
 	cfg.Joint = true // one model over the given sets (the pipeline passes one set per sequence)
 	sum, err := train.Run(ctx, cfg, req.Sets, req.Out, req.Progress)
 	if err != nil {
 		return nil, err
 	}
-	return &TrainResult{Checkpoint: sum.Checkpoint, Epochs: sum.Epochs, FinalLoss: sum.FinalLoss}, nil
+	return &pipeline.TrainResult{Checkpoint: sum.Checkpoint, Epochs: sum.Epochs, FinalLoss: sum.FinalLoss}, nil
 }
 
-func (unetDensifier) Predict(ctx context.Context, req PredictRequest) error {
+func (unetDensifier) Predict(ctx context.Context, req pipeline.PredictRequest) error {
 	o := req.Options
 	return train.Predict(req.Checkpoint, req.Frames, req.Out, train.PredictOptions{
 		Prob: o.ProbMaps, Overlay: o.Overlays, Preset: o.Preset, Device: o.Device, Threads: o.Threads,
