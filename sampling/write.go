@@ -51,8 +51,8 @@ type ManifestFrame struct {
 }
 
 // Write stores the set in dir: frames/NNNNN_{labels,weights,hard}.npy
-// (int16 with -1 = unlabelled, float32 weights, uint8 hard mask; shape
-// (H, W)), previews/NNNNN.png and manifest.json. framePath(f) names the image
+// (int16 with -1 = unlabelled, float32 base weights = class balance, uint8
+// hard-example mask; shape (H, W)), previews/NNNNN.png and manifest.json. framePath(f) names the image
 // of frame f (recorded in the manifest and used for previews). The folder
 // is built beside dir and renamed into place, so a failure leaves no partial set.
 func (s *Set) Write(dir string, framePath func(frame int) string, readImage func(path string) (image.Image, error), source map[string]string) error {

@@ -64,9 +64,9 @@ type Config struct {
 	Batch int
 	// Scale resizes frames before training (0 = auto: 0.5 on CPU, 1 on CUDA).
 	Scale float64
-	// Uniform uses the class-balance weights without the hard-example factor
-	// (the ablation baseline): w/Factor at hard pixels.
-	Uniform bool
+	// Variant composes the loss weights from the prepared base weights and
+	// hard-example mask ("" = VariantHard).
+	Variant Variant
 	// NoFlip disables random horizontal flips.
 	NoFlip bool
 	// Seed drives weight initialisation, data order and flips.
@@ -85,9 +85,9 @@ type Config struct {
 }
 
 // DefaultConfig: unet-cpu, 15 epochs (ACCV'20), Adam with lr 1e-3, batch 2,
-// automatic scale, seed 1, CPU, all cores.
+// automatic scale, seed 1, CPU, all cores, hard examples weighted.
 func DefaultConfig() Config {
-	return Config{Preset: "unet-cpu", Epochs: 15, LR: 1e-3, Batch: 2, Seed: 1, Device: "cpu"}
+	return Config{Preset: "unet-cpu", Epochs: 15, LR: 1e-3, Batch: 2, Seed: 1, Device: "cpu", Variant: VariantHard}
 }
 
 // Options is the part of the configuration that determines the result; it is
@@ -99,7 +99,7 @@ type Options struct {
 	LR      float64     `json:"lr"`
 	Batch   int         `json:"batch"`
 	Scale   float64     `json:"scale"`
-	Uniform bool        `json:"uniform"`
+	Variant Variant     `json:"variant"`
 	Flip    bool        `json:"flip"`
 	Seed    int64       `json:"seed"`
 }
@@ -144,6 +144,12 @@ func (c *Config) validate() error {
 		return fmt.Errorf("train: batch size must be ≥ 1, got %d", c.Batch)
 	case c.Scale < 0 || c.Scale > 4 || math.IsNaN(c.Scale):
 		return fmt.Errorf("train: scale must be in (0, 4] (0 = auto), got %v", c.Scale)
+	}
+	if c.Variant == "" {
+		c.Variant = VariantHard
+	}
+	if _, err := ParseVariant(string(c.Variant)); err != nil {
+		return fmt.Errorf("train: %w", err)
 	}
 	return nil
 }
@@ -268,7 +274,7 @@ func trainOne(ctx context.Context, cfg Config, sets []string, out string, progre
 			scale = 1
 		}
 	}
-	data, err := loadSets(sets, scale, cfg.Uniform)
+	data, err := loadSets(sets, scale, cfg.Variant)
 	if err != nil {
 		return nil, err
 	}
@@ -282,7 +288,7 @@ func trainOne(ctx context.Context, cfg Config, sets []string, out string, progre
 		}
 	}
 	opts := Options{Model: mc, Sets: absAll(sets), Mode: data.Mode, LR: cfg.LR, Batch: cfg.Batch, Scale: scale,
-		Uniform: cfg.Uniform, Flip: !cfg.NoFlip, Seed: cfg.Seed}
+		Variant: cfg.Variant, Flip: !cfg.NoFlip, Seed: cfg.Seed}
 
 	unet.ManualSeed(cfg.Seed)
 	model, err := unet.New(mc, dev)

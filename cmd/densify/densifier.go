@@ -34,7 +34,10 @@ func unetTrainConfig(o pipeline.TrainOptions, uniform, resume bool) train.Config
 		cfg.Device = o.Device
 	}
 	cfg.Scale, cfg.Seed, cfg.Threads, cfg.NoFlip = o.Scale, o.Seed, o.Threads, o.NoFlip
-	cfg.Uniform, cfg.Resume = uniform, resume
+	cfg.Variant, cfg.Resume = train.VariantHard, resume
+	if uniform {
+		cfg.Variant = train.VariantUniform
+	}
 	return cfg
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/densify/densify/pipeline"
 	"github.com/densify/densify/train"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 var trainCmd = &cobra.Command{
@@ -56,6 +57,9 @@ here too (see densify run --help).`,
 			sets = prepared
 		}
 		cfg := trainConfig
+		if u, _ := f.GetBool("uniform"); u {
+			cfg.Variant = train.VariantUniform
+		}
 		if f.Changed("edges") {
 			e, _ := f.GetBool("edges")
 			cfg.Edges = &e
@@ -83,19 +87,13 @@ var (
 )
 
 // addTrainFlags binds the training options to f (shared with commands that train).
-func addTrainFlags(f interface {
-	StringVar(*string, string, string, string)
-	IntVar(*int, string, int, string)
-	Int64Var(*int64, string, int64, string)
-	Float64Var(*float64, string, float64, string)
-	BoolVar(*bool, string, bool, string)
-}, c *train.Config) {
+func addTrainFlags(f *pflag.FlagSet, c *train.Config) {
 	f.StringVar(&c.Preset, "preset", c.Preset, "U-Net preset in models/: unet-cpu or unet-paper")
 	f.IntVar(&c.Epochs, "epochs", c.Epochs, "training epochs")
 	f.Float64Var(&c.LR, "lr", c.LR, "Adam learning rate")
 	f.IntVar(&c.Batch, "batch", c.Batch, "frames per optimisation step")
 	f.Float64Var(&c.Scale, "scale", c.Scale, "input scale (0 = auto: 0.5 on CPU, 1 on CUDA); sparse labels are mapped, not resampled")
-	f.BoolVar(&c.Uniform, "uniform", c.Uniform, "ignore the hard-example factor (class-balance weights only; ablation baseline)")
+	f.Var(variantFlag{&c.Variant}, "variant", "loss weighting: hard (hard examples × the set's factor) or uniform (class balance only; ablation baseline)")
 	f.BoolVar(&c.NoFlip, "no-flip", c.NoFlip, "no random horizontal flips")
 	f.Int64Var(&c.Seed, "seed", c.Seed, "random seed (weights, data order, flips)")
 	f.IntVar(&c.Threads, "threads", c.Threads, "libtorch CPU threads (0 = all cores)")
@@ -109,7 +107,20 @@ func init() {
 	f.StringArray("set", nil, "prepared training-set folder (repeatable)")
 	f.String("out", "", "output folder")
 	f.Bool("edges", true, "Sobel edge input channel (default: as the preset says)")
+	f.Bool("uniform", false, "same as --variant uniform")
 	addTrainFlags(f, &trainConfig)
 	trainUpstream.bindUpstream(trainCmd)
 	rootCmd.AddCommand(trainCmd)
 }
+
+// variantFlag binds a train.Variant (pflag.Value).
+type variantFlag struct{ v *train.Variant }
+
+func (f variantFlag) String() string {
+	if f.v == nil {
+		return ""
+	}
+	return string(*f.v)
+}
+func (f variantFlag) Set(s string) (err error) { *f.v, err = train.ParseVariant(s); return err }
+func (f variantFlag) Type() string             { return "variant" }
