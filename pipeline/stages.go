@@ -14,6 +14,7 @@ import (
 	"github.com/densify/densify/dataset"
 	"github.com/densify/densify/eval"
 	"github.com/densify/densify/internal/atomicfile"
+	"github.com/densify/densify/internal/progress"
 	"github.com/densify/densify/motiongraph"
 	"github.com/densify/densify/sampling"
 	"github.com/densify/densify/trajectory"
@@ -131,17 +132,10 @@ func (p *seqRun) track() error {
 	return err
 }
 
-// progressFunc prints coarse progress (every 10 %) of a long stage.
+// progressFunc reports the progress of a long stage (internal/progress: a
+// bar on a terminal, plain lines elsewhere).
 func (p *seqRun) progressFunc(what string) func(done, total int) {
-	last := -1
-	w := p.opt.progress()
-	return func(done, total int) {
-		pct := 100 * done / max(total, 1)
-		if pct/10 != last/10 || done == total {
-			last = pct
-			fmt.Fprintf(w, "%s: %s %d/%d (%d%%)\n", p.name, what, done, total, pct)
-		}
-	}
+	return progress.Func(p.opt.progress(), p.name+": "+what)
 }
 
 // SegmentInfo summarises the segmentation stage (also segment/segment.json).
@@ -284,7 +278,7 @@ func (p *seqRun) uncertainty() error {
 			hgt = nil
 		}
 		hf := uncertainty.HeatmapFrames(ts.Frames, hgt, p.opt.HeatmapEvery, false)
-		written, err := uncertainty.WriteHeatmaps(p.seq.FramesDir, tmp, ts, r.U, hf)
+		written, err := uncertainty.WriteHeatmaps(p.seq.FramesDir, tmp, ts, r.U, hf, p.progressFunc("heatmaps"))
 		if err != nil {
 			return nil, err
 		}

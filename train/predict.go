@@ -9,12 +9,11 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"time"
 
 	"github.com/densify/densify/dataset"
 	"github.com/densify/densify/internal/atomicfile"
+	"github.com/densify/densify/internal/progress"
 	"github.com/densify/densify/unet"
-	"github.com/schollz/progressbar/v3"
 	"github.com/sugarme/gotch"
 )
 
@@ -104,12 +103,7 @@ func Predict(ckpt string, frames []string, out string, opt PredictOptions) (err 
 			return err
 		}
 	}
-	progress := opt.Progress
-	if progress == nil {
-		progress = io.Discard
-	}
-	bar := progressbar.NewOptions(len(frames), progressbar.OptionSetWriter(progress), progressbar.OptionShowCount(),
-		progressbar.OptionSetWidth(30), progressbar.OptionThrottle(200*time.Millisecond), progressbar.OptionSetDescription("predict"))
+	bar := progress.New(opt.Progress, len(frames), "predict")
 	var names []string
 	for i, path := range frames {
 		img, err := dataset.ReadImage(path)
@@ -143,10 +137,9 @@ func Predict(ckpt string, frames []string, out string, opt PredictOptions) (err 
 			}
 			names = append(names, filepath.Join("overlay", name))
 		}
-		_ = bar.Add(1)
+		bar.Add(1)
 	}
-	_ = bar.Finish()
-	fmt.Fprintln(progress)
+	bar.Finish()
 	for _, d := range append([]string{""}, subs...) {
 		if err := os.MkdirAll(filepath.Join(out, d), 0o755); err != nil {
 			return err

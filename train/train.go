@@ -39,8 +39,8 @@ import (
 	"time"
 
 	"github.com/densify/densify/internal/atomicfile"
+	"github.com/densify/densify/internal/progress"
 	"github.com/densify/densify/unet"
-	"github.com/schollz/progressbar/v3"
 	"github.com/sugarme/gotch"
 	"github.com/sugarme/gotch/ts"
 )
@@ -262,7 +262,7 @@ type logRow struct {
 	Seconds     float64
 }
 
-func trainOne(ctx context.Context, cfg Config, sets []string, out string, progress io.Writer) (*Summary, error) {
+func trainOne(ctx context.Context, cfg Config, sets []string, out string, progressW io.Writer) (*Summary, error) {
 	dev, err := unet.ParseDevice(cfg.Device)
 	if err != nil {
 		return nil, err
@@ -315,7 +315,7 @@ func trainOne(ctx context.Context, cfg Config, sets []string, out string, progre
 			if rows, err = readLog(filepath.Join(out, "train_log.csv"), start); err != nil {
 				return nil, err
 			}
-			fmt.Fprintf(progress, "resuming %s after epoch %d (step %d)\n", out, start, step)
+			fmt.Fprintf(progressW, "resuming %s after epoch %d (step %d)\n", out, start, step)
 		}
 	}
 	if err := os.MkdirAll(epochDir, 0o755); err != nil {
@@ -323,10 +323,7 @@ func trainOne(ctx context.Context, cfg Config, sets []string, out string, progre
 	}
 
 	perEpoch := len(epochBatches(data.Samples, cfg.Batch, cfg.Seed, 0, false))
-	bar := progressbar.NewOptions(perEpoch*(cfg.Epochs-start),
-		progressbar.OptionSetWriter(progress), progressbar.OptionShowCount(), progressbar.OptionSetWidth(30),
-		progressbar.OptionThrottle(200*time.Millisecond), progressbar.OptionSetPredictTime(true),
-		progressbar.OptionSetDescription(fmt.Sprintf("epoch %d/%d", start+1, cfg.Epochs)))
+	bar := progress.New(progressW, perEpoch*(cfg.Epochs-start), fmt.Sprintf("epoch %d/%d", start+1, cfg.Epochs))
 	sum := &Summary{Out: out, Checkpoint: filepath.Join(out, "model.ckpt"), Options: opts, Params: model.NumParams(),
 		Device: deviceName(dev), Threads: unet.Threads(), Epochs: cfg.Epochs, Frames: len(data.Samples),
 		Labelled: data.Labelled, Hard: data.Hard, Width: data.Samples[0].W, Height: data.Samples[0].H, ResumedAt: start}
@@ -353,7 +350,7 @@ func trainOne(ctx context.Context, cfg Config, sets []string, out string, progre
 			total += loss
 			rows = append(rows, logRow{epoch + 1, step, loss, seconds + time.Since(began).Seconds()})
 			bar.Describe(fmt.Sprintf("epoch %d/%d loss %.4f", epoch+1, cfg.Epochs, loss))
-			_ = bar.Add(1)
+			bar.Add(1)
 			if cfg.OnStep != nil {
 				cfg.OnStep(epoch+1, step, loss)
 			}
@@ -364,8 +361,7 @@ func trainOne(ctx context.Context, cfg Config, sets []string, out string, progre
 			return nil, err
 		}
 	}
-	_ = bar.Finish()
-	fmt.Fprintln(progress)
+	bar.Finish()
 	sum.Steps = step
 	sum.Seconds = seconds + time.Since(began).Seconds()
 	sum.FinalLoss = sum.EpochLoss[len(sum.EpochLoss)-1]

@@ -12,6 +12,7 @@ import (
 
 	"github.com/densify/densify/dataset"
 	"github.com/densify/densify/internal/atomicfile"
+	"github.com/densify/densify/internal/progress"
 	"github.com/densify/densify/motiongraph"
 	"github.com/densify/densify/trajectory"
 	"github.com/densify/densify/video"
@@ -217,7 +218,7 @@ func costsSequenceTracks(name, framesDir, tracksDir string, method video.Method,
 	}
 	opt := trajectory.DefaultTrackerOptions()
 	opt.Spacing = spacing
-	ts, err := video.TrackSequence(paths, opt, method, costsProgress("track "+name))
+	ts, err := video.TrackSequence(paths, opt, method, progress.Func(os.Stderr, "track "+name))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -238,16 +239,4 @@ func costsReadFrames(paths []string) ([]image.Image, error) {
 		imgs[i] = im
 	}
 	return imgs, nil
-}
-
-// costsProgress reports progress as periodic lines on stderr.
-func costsProgress(what string) func(done, total int) {
-	last := -1
-	return func(done, total int) {
-		pct := 100 * done / max(total, 1)
-		if pct/10 != last/10 || done == total {
-			last = pct
-			fmt.Fprintf(os.Stderr, "%s: %d/%d\n", what, done, total)
-		}
-	}
 }

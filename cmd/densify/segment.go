@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"image"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/densify/densify/dataset"
 	"github.com/densify/densify/internal/atomicfile"
+	"github.com/densify/densify/internal/progress"
 	"github.com/densify/densify/motiongraph"
 	"github.com/densify/densify/trajectory"
 	"github.com/densify/densify/video"
@@ -135,7 +137,7 @@ func runSegment(cmd *cobra.Command, _ []string) error {
 		to := trajectory.DefaultTrackerOptions()
 		to.Spacing = fl.spacing
 		t1 := time.Now()
-		if ts, err = video.TrackSequence(paths, to, method, costsProgress("track")); err != nil {
+		if ts, err = video.TrackSequence(paths, to, method, progress.Func(os.Stderr, "track")); err != nil {
 			return err
 		}
 		trackSecs = time.Since(t1).Seconds()

@@ -10,9 +10,9 @@ import (
 
 	"github.com/densify/densify/dataset"
 	"github.com/densify/densify/internal/atomicfile"
+	"github.com/densify/densify/internal/progress"
 	"github.com/densify/densify/trajectory"
 	"github.com/densify/densify/video"
-	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 )
 
@@ -86,11 +86,7 @@ func runTrack(cmd *cobra.Command, _ []string) error {
 	if err != nil {
 		return err
 	}
-	bar := progressbar.NewOptions(len(paths)-1, progressbar.OptionSetWriter(os.Stderr),
-		progressbar.OptionSetDescription("track"), progressbar.OptionShowCount(), progressbar.OptionShowIts(),
-		progressbar.OptionSetItsString("frames"), progressbar.OptionClearOnFinish())
-	ts, st, err := video.Track(frames, opt, method, func(done, _ int) { bar.Set(done) })
-	bar.Finish()
+	ts, st, err := video.Track(frames, opt, method, progress.Func(os.Stderr, "track"))
 	if err != nil {
 		return err
 	}

@@ -3,9 +3,11 @@ package main
 import (
 	"fmt"
 	"math"
+	"os"
 	"sort"
 
 	"github.com/densify/densify/dataset"
+	"github.com/densify/densify/internal/progress"
 	"github.com/densify/densify/uncertainty"
 	"github.com/spf13/cobra"
 )
@@ -69,7 +71,7 @@ points coloured by uncertainty into --heatmaps.`,
 			}
 			hmFrames = uncertainty.HeatmapFrames(ts.Frames, gt, every, all)
 			tsU = func() error {
-				written, err := uncertainty.WriteHeatmaps(frames, heat, ts, r.U, hmFrames)
+				written, err := uncertainty.WriteHeatmaps(frames, heat, ts, r.U, hmFrames, progress.Func(os.Stderr, "heatmaps"))
 				if err == nil {
 					fmt.Printf("heat maps: %d frames → %s\n", len(written), heat)
 				}
