@@ -6,6 +6,7 @@ import (
 
 	"github.com/densify/densify/dataset"
 	"github.com/densify/densify/trajectory"
+	"github.com/densify/densify/uncertainty"
 )
 
 // PrepareFiles is Prepare on files: the frames folder of a sequence (FBMS or
@@ -30,7 +31,7 @@ func PrepareFiles(framesDir, tracksPath, uncertaintyPath, outDir string, opt Opt
 	}
 	var u []float64
 	if uncertaintyPath != "" {
-		if u, err = ReadUncertaintyCSV(uncertaintyPath, len(ts.Tracks)); err != nil {
+		if u, err = uncertainty.ReadUncertaintyCSV(uncertaintyPath, len(ts.Tracks)); err != nil {
 			return nil, err
 		}
 	}

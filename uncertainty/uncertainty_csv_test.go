@@ -1,4 +1,4 @@
-package sampling
+package uncertainty
 
 import (
 	"os"
