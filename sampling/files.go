@@ -31,7 +31,7 @@ func PrepareFiles(framesDir, tracksPath, uncertaintyPath, outDir string, opt Opt
 	}
 	var u []float64
 	if uncertaintyPath != "" {
-		if u, err = uncertainty.ReadUncertaintyCSV(uncertaintyPath, len(ts.Tracks)); err != nil {
+		if u, err = uncertainty.ReadCSV(uncertaintyPath, len(ts.Tracks)); err != nil {
 			return nil, err
 		}
 	}

@@ -255,7 +255,7 @@ func Prepare(in Input, opt Options) (*Set, error) {
 			continue
 		}
 		for _, p := range t.Points {
-			x, y := int(math.Round(p.X)), int(math.Round(p.Y))
+			x, y := p.Pixel()
 			if x < 0 || y < 0 || x >= W || y >= H || p.Frame < 0 || p.Frame >= ts.Frames {
 				continue
 			}

@@ -72,10 +72,10 @@ func WriteClusters(path string, r *Result) error {
 	})
 }
 
-// ReadUncertaintyCSV reads the per-trajectory uncertainty written by
-// `densify uncertainty` (columns node,...,uncertainty,...; header required)
+// ReadCSV reads the per-trajectory uncertainty of a CSV written by WriteCSV
+// (`densify uncertainty`; columns node,...,uncertainty,...; header required)
 // and returns u indexed by node; n is the expected number of nodes.
-func ReadUncertaintyCSV(path string, n int) ([]float64, error) {
+func ReadCSV(path string, n int) ([]float64, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err

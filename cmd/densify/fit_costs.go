@@ -141,7 +141,7 @@ func runFitCosts(cmd *cobra.Command, _ []string) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", sq.Name, err)
 		}
-		reg := motiongraph.TrackRegions(ts, gt.Frames)
+		reg := dataset.TrackRegions(ts, gt.Frames)
 		s := motiongraph.LabelPairs(ps, reg, sq.Name, gp.Lifted)
 		cut := 0
 		for _, x := range s {
