@@ -13,6 +13,7 @@ import (
 
 	"github.com/densify/densify/synth"
 	"github.com/densify/densify/trajectory"
+	"github.com/densify/densify/uncertainty"
 )
 
 // tinySequence writes a small synthetic sequence (FBMS layout, ground truth
@@ -344,7 +345,7 @@ func TestReportMarkdown(t *testing.T) {
 		Sequences: []*SequenceResult{
 			{Name: "s1", Frames: 10, Trajectories: 300, Clusters: 3, TrackFrames: 10,
 				Sparse:      &Scores{Precision: 0.9, Recall: 0.8, F: 0.847},
-				Uncertainty: &UncertaintyInfo{Nodes: 300, MeanU: 0.01, AUCVI: map[string]float64{"proposed": 0.1, "likelihood": 0.2, "random": 0.3}, VIFalls: &falls, Heatmaps: []string{"uncertainty/heatmaps/heat_00000.png"}},
+				Uncertainty: &UncertaintyInfo{Summary: uncertainty.Summary{Nodes: 300, MeanU: 0.01}, AUCVI: map[string]float64{"proposed": 0.1, "likelihood": 0.2, "random": 0.3}, VIFalls: &falls, Heatmaps: []string{"uncertainty/heatmaps/heat_00000.png"}},
 				Dense: map[Variant]*DenseResult{VariantWeighted: {Masks: "masks-weighted", Preview: "preview-weighted.png",
 					Scores: &Scores{Precision: 0.7, Recall: 0.6, F: 0.646, IoU: 0.5}}},
 				Stages: []StageStatus{{Stage: "track", Seconds: 2}, {Stage: "segment", Seconds: 0.5, Skipped: true}}},

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/densify/densify/internal/atomicfile"
+	"github.com/densify/densify/sampling"
 )
 
 // SequenceResult is one sequence's row of the report.
@@ -29,7 +30,7 @@ type SequenceResult struct {
 	// ground truth).
 	Sparse      *Scores                  `json:"sparse,omitempty"`
 	Uncertainty *UncertaintyInfo         `json:"uncertainty,omitempty"`
-	Prepared    *PrepareInfo             `json:"prepared,omitempty"`
+	Prepared    *sampling.Summary        `json:"prepared,omitempty"`
 	Dense       map[Variant]*DenseResult `json:"dense,omitempty"`
 	Stages      []StageStatus            `json:"stages"`
 	Error       string                   `json:"error,omitempty"`

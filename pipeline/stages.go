@@ -4,9 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"image"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"time"
@@ -138,57 +136,15 @@ func (p *seqRun) progressFunc(what string) func(done, total int) {
 	return progress.Func(p.opt.progress(), p.name+": "+what)
 }
 
-// SegmentInfo summarises the segmentation stage (also segment/segment.json).
-type SegmentInfo struct {
-	Tracks       string                  `json:"tracks"`
-	Solver       string                  `json:"solver"`
-	Beta         float64                 `json:"beta"`
-	Graph        motiongraph.GraphParams `json:"graph_params"`
-	Nodes        int                     `json:"nodes"`
-	Edges        int                     `json:"edges"`
-	LiftedEdges  int                     `json:"lifted_edges"`
-	Energy       float64                 `json:"energy"`
-	SolverEnergy float64                 `json:"solver_energy"`
-	Clusters     int                     `json:"clusters"`
-	MergedSmall  int                     `json:"merged_small_clusters"`
-	ClusterSizes []int                   `json:"cluster_sizes"`
-	GraphSeconds float64                 `json:"graph_seconds"`
-	SolveSeconds float64                 `json:"solve_seconds"`
-	OutputTracks string                  `json:"output_tracks"`
-}
-
 func (p *seqRun) segment() error {
 	out := p.lay.LabelledTracks(p.res.TrackFrames)
 	st := stage{name: "segment", params: p.opt.Segment,
 		inputs:  append([]string{p.lay.Tracks()}, p.frames...),
 		outputs: []string{p.lay.Graph(), p.lay.Labels(), out, p.lay.SegmentJSON()}}
-	var info SegmentInfo
+	var info motiongraph.SegmentReport
 	_, err := p.runStage(st, &info, func(string) (any, error) {
-		ts, err := trajectory.ReadTracks(p.lay.Tracks())
-		if err != nil {
-			return nil, err
-		}
-		imgs := make([]image.Image, ts.Frames)
-		for i := range imgs {
-			if imgs[i], err = dataset.ReadImage(p.frames[i]); err != nil {
-				return nil, err
-			}
-		}
-		res, err := motiongraph.Segment(ts, imgs, p.opt.Segment)
-		if err != nil {
-			return nil, err
-		}
-		info := SegmentInfo{Tracks: p.lay.Tracks(), Solver: res.SolverName, Beta: p.opt.Segment.Graph.Beta, Graph: p.opt.Segment.Graph,
-			Nodes: res.Graph.N, Edges: res.Stats.Edges, LiftedEdges: res.Stats.LiftedEdges, Energy: res.Energy,
-			SolverEnergy: res.SolverEnergy, Clusters: res.Clusters, MergedSmall: res.MergedSmall, ClusterSizes: res.ClusterSizes(),
-			GraphSeconds: res.GraphSeconds, SolveSeconds: res.SolveSeconds, OutputTracks: out}
-		if err := res.Write(ts, out, p.lay.Graph(), p.lay.Labels()); err != nil {
-			return nil, err
-		}
-		if err := writeJSON(p.lay.SegmentJSON(), info); err != nil {
-			return nil, err
-		}
-		return info, nil
+		return motiongraph.SegmentFiles(motiongraph.FilesOptions{Tracks: p.lay.Tracks(), Frames: p.frames,
+			FramesDir: p.seq.FramesDir, Name: p.name, Out: p.lay.SegmentDir(), Segment: p.opt.Segment})
 	})
 	p.res.Clusters = info.Clusters
 	p.res.Energy = info.Energy
@@ -199,12 +155,8 @@ func (p *seqRun) segment() error {
 
 // UncertaintyInfo summarises the uncertainty stage.
 type UncertaintyInfo struct {
-	Nodes     int      `json:"nodes"`
-	Clusters  int      `json:"clusters"`
-	Boundary  int      `json:"boundary"`  // nodes with γ < ∞
-	Improving int      `json:"improving"` // nodes with u > 0.5
-	MeanU     float64  `json:"mean_u"`
-	Heatmaps  []string `json:"heatmaps"` // relative to the sequence folder
+	uncertainty.Summary
+	Heatmaps []string `json:"heatmaps"` // relative to the sequence folder
 	// Areas under the VI sparsification curves (with ground truth).
 	AUCVI map[string]float64 `json:"auc_vi,omitempty"`
 	// VIFalls: VI at the largest removed fraction is below VI at 0 for the
@@ -232,37 +184,6 @@ func (p *seqRun) uncertainty() error {
 		outputs: outs}
 	var info UncertaintyInfo
 	_, err := p.runStage(st, &info, func(string) (any, error) {
-		g, labels, err := uncertainty.LoadInstance(p.lay.Graph(), p.lay.Labels())
-		if err != nil {
-			return nil, err
-		}
-		r, err := uncertainty.Compute(g, labels, pr.Beta)
-		if err != nil {
-			return nil, err
-		}
-		ts, err := uncertainty.LoadTracks(tracks, g.N)
-		if err != nil {
-			return nil, err
-		}
-		info := UncertaintyInfo{Nodes: g.N, Clusters: len(r.Clusters)}
-		for v, u := range r.U {
-			info.MeanU += u
-			if !math.IsInf(r.Gamma[v], 1) {
-				info.Boundary++
-			}
-			if u > 0.5 {
-				info.Improving++
-			}
-		}
-		if g.N > 0 {
-			info.MeanU /= float64(g.N)
-		}
-		if err := uncertainty.WriteCSV(p.lay.UncertaintyCSV(), r); err != nil {
-			return nil, err
-		}
-		if err := uncertainty.WriteClusters(p.lay.ClustersCSV(), r); err != nil {
-			return nil, err
-		}
 		// heat maps into a fresh folder renamed into place
 		tmp := p.lay.Heatmaps() + ".tmp"
 		if err := os.RemoveAll(tmp); err != nil {
@@ -271,21 +192,26 @@ func (p *seqRun) uncertainty() error {
 		if err := os.MkdirAll(tmp, 0o755); err != nil {
 			return nil, err
 		}
-		// the labelled frames (FBMS: every 10th or 20th), unless they are
-		// denser than every HeatmapEvery-th frame (DAVIS labels every frame)
-		hgt := p.gt
-		if every := max(p.opt.HeatmapEvery, 1); hgt != nil && len(hgt.Frames) > (ts.Frames+every-1)/every {
-			hgt = nil
-		}
-		hf := uncertainty.HeatmapFrames(ts.Frames, hgt, p.opt.HeatmapEvery, false)
-		written, err := uncertainty.WriteHeatmaps(p.seq.FramesDir, tmp, ts, r.U, hf, p.progressFunc("heatmaps"))
+		res, err := uncertainty.ComputeFiles(uncertainty.FilesOptions{Graph: p.lay.Graph(), Labels: p.lay.Labels(), Beta: pr.Beta,
+			CSV: p.lay.UncertaintyCSV(), Clusters: p.lay.ClustersCSV(), Tracks: tracks, FramesDir: p.seq.FramesDir, Heatmaps: tmp,
+			HeatmapFrames: func(n int) []int {
+				// the labelled frames (FBMS: every 10th or 20th), unless they are
+				// denser than every HeatmapEvery-th frame (DAVIS labels every frame)
+				hgt := p.gt
+				if every := max(p.opt.HeatmapEvery, 1); hgt != nil && len(hgt.Frames) > (n+every-1)/every {
+					hgt = nil
+				}
+				return uncertainty.HeatmapFrames(n, hgt, p.opt.HeatmapEvery, false)
+			}, Progress: p.progressFunc("heatmaps")})
 		if err != nil {
 			return nil, err
 		}
 		if err := atomicfile.ReplaceDir(tmp, p.lay.Heatmaps()); err != nil {
 			return nil, err
 		}
-		for _, w := range written {
+		info := UncertaintyInfo{Summary: res.Summary}
+		g, labels, ts := res.Graph, res.Labels, res.Tracks
+		for _, w := range res.Heatmaps {
 			info.Heatmaps = append(info.Heatmaps, filepath.Join("uncertainty", "heatmaps", filepath.Base(w)))
 		}
 		if pr.Sparsify != nil {
@@ -357,44 +283,18 @@ func (p *seqRun) sparseEval() error {
 	return err
 }
 
-// PrepareInfo summarises the prepared training set.
-type PrepareInfo struct {
-	Frames       int   `json:"frames"`
-	Width        int   `json:"width"`
-	Height       int   `json:"height"`
-	Classes      int   `json:"classes"`
-	ClassCounts  []int `json:"class_counts"`
-	HardPixels   int   `json:"hard_pixels"`
-	HardTracks   int   `json:"hard_trajectories"`
-	BorderPoints int   `json:"border_points"`
-}
-
 func (p *seqRun) prepare() error {
 	tracks := p.lay.LabelledTracks(p.res.TrackFrames)
 	st := stage{name: "prepare", params: p.opt.Prepare,
 		inputs:  append([]string{tracks, p.lay.UncertaintyCSV()}, p.frames...),
 		outputs: []string{filepath.Join(p.lay.Prepared(), "manifest.json")}}
-	var info PrepareInfo
+	var info sampling.Summary
 	_, err := p.runStage(st, &info, func(string) (any, error) {
 		set, err := sampling.PrepareFiles(p.seq.FramesDir, tracks, p.lay.UncertaintyCSV(), p.lay.Prepared(), p.opt.Prepare)
 		if err != nil {
 			return nil, err
 		}
-		info := PrepareInfo{Frames: len(set.Frames), Width: set.Width, Height: set.Height, Classes: set.Classes,
-			ClassCounts: make([]int, set.Classes)}
-		for _, fr := range set.Frames {
-			info.HardPixels += fr.NHard
-			info.BorderPoints += fr.NBorder
-			for c, n := range fr.Counts {
-				if c < len(info.ClassCounts) {
-					info.ClassCounts[c] += n
-				}
-			}
-		}
-		for _, s := range set.Segments {
-			info.HardTracks += s.HardTracks
-		}
-		return info, nil
+		return set.Summary(), nil
 	})
 	p.res.Prepared = &info
 	return err
