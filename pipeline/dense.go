@@ -165,11 +165,7 @@ func (p *seqRun) dense(v Variant) error {
 		outputs: []string{p.lay.DenseEval(v)}}
 	var sc Scores
 	_, err = p.runStage(est, &sc, func(string) (any, error) {
-		m, err := eval.ReadMaskDir(masks, p.gt)
-		if err != nil {
-			return nil, err
-		}
-		r, err := eval.Masks(p.gt, m, p.opt.Eval)
+		r, err := eval.ScoreFiles(p.gt, masks, p.opt.Eval)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", masks, err)
 		}

@@ -264,13 +264,9 @@ func (p *seqRun) sparseEval() error {
 		outputs: []string{p.lay.SparseEval()}}
 	var sc Scores
 	_, err := p.runStage(st, &sc, func(string) (any, error) {
-		ts, err := trajectory.ReadTracks(tracks)
+		r, err := eval.ScoreFiles(p.gt, tracks, p.opt.Eval)
 		if err != nil {
 			return nil, err
-		}
-		r, err := eval.Sequence(p.gt, ts, p.opt.Eval)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", tracks, err)
 		}
 		if err := writeJSON(p.lay.SparseEval(), r); err != nil {
 			return nil, err
