@@ -281,7 +281,12 @@ func (p *seqRun) sparseEval() error {
 
 func (p *seqRun) prepare() error {
 	tracks := p.lay.LabelledTracks(p.res.TrackFrames)
-	st := stage{name: "prepare", params: p.opt.Prepare,
+	// the format version is a parameter: a set of an older layout is redone
+	type params struct {
+		Options sampling.Options `json:"options"`
+		Format  int              `json:"format"`
+	}
+	st := stage{name: "prepare", params: params{p.opt.Prepare, sampling.FormatVersion},
 		inputs:  append([]string{tracks, p.lay.UncertaintyCSV()}, p.frames...),
 		outputs: []string{filepath.Join(p.lay.Prepared(), "manifest.json")}}
 	var info sampling.Summary

@@ -12,6 +12,12 @@ import (
 	"github.com/densify/densify/internal/fileerr"
 )
 
+// FormatVersion is the version of the prepared-set layout Write produces.
+// Version 2 keeps the base weights (class balance) in _weights.npy and the
+// hard-example mask apart; version 1 sets had the hard-example factor
+// multiplied into _weights.npy.
+const FormatVersion = 2
+
 // Manifest describes a prepared training set (manifest.json). Paths are
 // relative to the set's folder except Image, which is where the frame was read.
 type Manifest struct {
@@ -68,7 +74,7 @@ func (s *Set) Write(dir string, framePath func(frame int) string, readImage func
 	if s.Options.Multi {
 		mode = "multi"
 	}
-	m := Manifest{Version: 1, Mode: mode, Width: s.Width, Height: s.Height, Classes: s.Classes,
+	m := Manifest{Version: FormatVersion, Mode: mode, Width: s.Width, Height: s.Height, Classes: s.Classes,
 		Background: s.Background, Options: s.Options, Source: source, ClassCounts: make([]int, s.Classes),
 		DroppedIsolated: s.DroppedIsolated, Segments: s.Segments}
 	for _, seg := range s.Segments {

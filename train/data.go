@@ -39,6 +39,9 @@ func loadSets(dirs []string, scale float64, v Variant) (*trainData, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", dir, err)
 		}
+		if m.Version < sampling.FormatVersion {
+			return nil, fmt.Errorf("%s: prepared set of format version %d, which has the hard-example factor in its weights; this densify needs version %d (base weights and hard mask apart): run densify prepare again", dir, m.Version, sampling.FormatVersion)
+		}
 		switch m.Mode {
 		case "binary", "multi":
 		default:

@@ -1,6 +1,8 @@
 package train
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -29,5 +31,24 @@ func TestVariantWeight(t *testing.T) {
 	cfg.Variant = "nope"
 	if err := cfg.validate(); err == nil {
 		t.Error("config with an unknown variant accepted")
+	}
+}
+
+// A set of the old layout (factor inside _weights.npy) is refused, not
+// weighted twice.
+func TestOldPreparedSetRefused(t *testing.T) {
+	set, _ := synthSet(t, t.TempDir(), 48, 32, 2, testOptions())
+	p := filepath.Join(set, "manifest.json")
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := strings.Replace(string(b), `"version": 2`, `"version": 1`, 1)
+	if old == string(b) {
+		t.Fatal("manifest has no version 2")
+	}
+	os.WriteFile(p, []byte(old), 0o644)
+	if _, err := loadSets([]string{set}, 1, VariantHard); err == nil || !strings.Contains(err.Error(), "run densify prepare again") {
+		t.Fatalf("old set: err = %v", err)
 	}
 }
