@@ -35,7 +35,7 @@ type Densifier interface {
 type TrainRequest struct {
 	Sets     []string // prepared training-set folders
 	Out      string   // model folder
-	Uniform  bool     // ignore the uncertainty weights (VariantUniform)
+	Uniform  bool     // class-balance weights only, hard examples not weighted (VariantUniform)
 	Resume   bool     // continue from the checkpoints in Out
 	Options  TrainOptions
 	Progress io.Writer

@@ -34,9 +34,11 @@ import (
 	"github.com/densify/densify/uncertainty"
 )
 
-// Variant names a training variant: VariantWeighted uses the prepared loss
-// weights (class balance × hard-example factor), VariantUniform ignores the
-// uncertainty weights (the ablation baseline, seed Table 1 "w/o").
+// Variant names a training variant of the run (folder names model-<v>,
+// masks-<v>): VariantWeighted weights the hard examples of the prepared set
+// × its factor on top of the class balance (the U-Net densifier trains
+// train.VariantHard), VariantUniform uses the class balance only (the
+// ablation baseline, seed Table 1 "w/o"; train.VariantUniform).
 type Variant string
 
 const (
