@@ -113,23 +113,40 @@ func findDefs(dir string) ([]string, error) {
 // LoadGroundTruth(second result of DAVISPaths(root, seq)). A DAVIS frame
 // folder (JPEGImages/480p/<seq>) is mapped to its annotation folder.
 func LoadGroundTruth(path string) (*GroundTruth, error) {
-	st, err := os.Stat(path)
+	def, davis, err := groundTruthSource(path)
 	if err != nil {
 		return nil, err
 	}
+	if def != "" {
+		return ReadDef(def)
+	}
+	gt, err := ReadDAVISAnnotations(davis)
+	if err != nil {
+		return nil, fmt.Errorf("%s: no *Def.dat (also not in GroundTruth/) and not a DAVIS annotation folder: %w", davis, err)
+	}
+	return gt, nil
+}
+
+// groundTruthSource resolves a ground-truth path as LoadGroundTruth does:
+// the Def.dat to read, or else the DAVIS annotation folder.
+func groundTruthSource(path string) (def, davis string, err error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return "", "", err
+	}
 	if !st.IsDir() {
-		return ReadDef(path)
+		return path, "", nil
 	}
 	defs, err := findDefs(path)
 	if err != nil {
-		return nil, err
+		return "", "", err
 	}
 	switch len(defs) {
 	case 0:
 	case 1:
-		return ReadDef(defs[0])
+		return defs[0], "", nil
 	default:
-		return nil, fmt.Errorf("%s: several ground-truth files (%s), name one", path, strings.Join(defs, ", "))
+		return "", "", fmt.Errorf("%s: several ground-truth files (%s), name one", path, strings.Join(defs, ", "))
 	}
 	seq := filepath.Base(filepath.Clean(path))
 	if parent := filepath.Dir(filepath.Clean(path)); filepath.Base(parent) == "480p" &&
@@ -139,9 +156,49 @@ func LoadGroundTruth(path string) (*GroundTruth, error) {
 			path = ann
 		}
 	}
-	gt, err := ReadDAVISAnnotations(path)
+	return "", path, nil
+}
+
+// CheckGroundTruthFiles is CheckGroundTruthSize on files, reading only the
+// Def.dat and the headers of the label images (or of the DAVIS annotation
+// PNGs): a cheap check of every sequence before any work. Unreadable ground
+// truth is left to LoadGroundTruth to report (nil here).
+func CheckGroundTruthFiles(path string, w, h int, framesDir string) error {
+	def, davis, err := groundTruthSource(path)
 	if err != nil {
-		return nil, fmt.Errorf("%s: no *Def.dat (also not in GroundTruth/) and not a DAVIS annotation folder: %w", path, err)
+		return nil
 	}
-	return gt, nil
+	var files []string
+	if def != "" {
+		fh, err := os.Open(def)
+		if err != nil {
+			return nil
+		}
+		gt, err := ParseDef(fh, def)
+		fh.Close()
+		if err != nil {
+			return nil
+		}
+		for _, lf := range gt.Frames {
+			p := lf.File
+			if !filepath.IsAbs(p) {
+				p = filepath.Join(filepath.Dir(def), p)
+			}
+			files = append(files, p)
+		}
+	} else if files, _, err = numberedImages(davis, func(name string) bool {
+		return strings.EqualFold(filepath.Ext(name), ".png")
+	}); err != nil {
+		return nil
+	}
+	for _, p := range files {
+		fw, fh, err := ImageSize(p)
+		if err != nil {
+			continue
+		}
+		if fw != w || fh != h {
+			return fmt.Errorf("%s: ground truth %s is %dx%d but the frames in %s are %dx%d", path, filepath.Base(p), fw, fh, framesDir, w, h)
+		}
+	}
+	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -56,11 +57,17 @@ import (
 // <seq>_01.jpg, is frame 0; MoSegEval compares them directly with the 0-based
 // frames of Tracks*.dat), so LabelledFrame.Frame is the Def.dat number as is.
 //
+// Real FBMS files come in two forms that MoSegEval both reads: before each
+// region's colour it skips exactly one line (getline after the previous
+// number), which is either the title "Scale of region N:" or an empty line;
+// "Confusion penality matrix" is written with or without a colon. ParseDef
+// reads the same: exactly one line of any content before each colour.
+//
 // ParseDef is stricter than MoSegEval where MoSegEval would silently misread:
-// it checks the label lines (case-insensitive prefixes "Total number of
-// regions", "Scale of region", "Confusion penal", "Total number of frames",
-// "Total number of labeled frames", "Frame number", "File name", "Input file
-// name"), tolerates extra blank lines, and requires distinct colours in
+// it checks the other label lines (case-insensitive prefixes "Total number
+// of regions", "Confusion penal", "Total number of frames", "Total number of
+// labeled frames", "Frame number", "File name", "Input file name"),
+// tolerates extra blank lines around them, and requires distinct colours in
 // [0, 2^24), finite penalties, frame numbers strictly increasing within
 // [0, total frames) and label files ending in .ppm or .pgm.
 
@@ -91,6 +98,13 @@ func (d *defReader) nonBlank(what string) (string, int, error) {
 		}
 	}
 	return "", d.last, d.errf(d.last, "unexpected end of file, expected %s", what)
+}
+
+// skipLine skips the next line whatever it holds (MoSegEval's getline).
+func (d *defReader) skipLine() {
+	if d.i < len(d.lines) {
+		d.i++
+	}
 }
 
 func (d *defReader) label(prefix string) error {
@@ -158,11 +172,15 @@ func ParseDef(r io.Reader, name string) (*GroundTruth, error) {
 	seen := make(map[int]int)
 	gt.Colors = make([]int, 0, min(nr, 256))
 	for k := 0; k < nr; k++ {
-		if err := d.label("Scale of region"); err != nil {
-			return nil, err
-		}
+		// MoSegEval: getline (rest of the number's line), getline (one
+		// line: the "Scale of region k:" title or an empty line), >> colour.
+		d.skipLine()
 		c, ln, err := d.int(fmt.Sprintf("colour of region %d", k), 0, 1<<24-1)
 		if err != nil {
+			var fe *fileerr.Error
+			if errors.As(err, &fe) && strings.Contains(fe.Msg, "is not an integer") {
+				fe.Msg += " (MoSegEval skips exactly one line, a \"Scale of region\" title or an empty line, before each colour)"
+			}
 			return nil, err
 		}
 		if j, dup := seen[c]; dup {
@@ -272,7 +290,9 @@ type LabelImageLoader func(name string) (io.ReadCloser, error)
 //
 // Region[i] is the index of the pixel's colour in gt.Colors, or -1 for a
 // colour that is no region (MoSegEval maps such pixels to region 0 because
-// its colour table is zero-initialised; the evaluation decides what to do).
+// its colour table is zero-initialised; package eval does the same). Each
+// label image with such colours adds one sentence to gt.Warnings naming the
+// file, the frame, the pixel count and the colours.
 // All label images must have the same size.
 func LoadLabelImages(gt *GroundTruth, dir string) error {
 	return loadLabelImages(gt, func(name string) (io.ReadCloser, error) {
@@ -301,6 +321,7 @@ func loadLabelImages(gt *GroundTruth, open LabelImageLoader, display func(string
 		defer rc.Close()
 		return DecodePNM(rc, display(name))
 	}
+	unlisted := map[int]int{} // colour → pixels, of the current frame
 	for k := range gt.Frames {
 		lf := &gt.Frames[k]
 		img, err := decode(lf.File)
@@ -342,6 +363,13 @@ func loadLabelImages(gt *GroundTruth, open LabelImageLoader, display func(string
 			}
 			lf.Region[i] = lastRegion
 			lf.Prob[i] = 1
+			if lastRegion < 0 {
+				unlisted[c]++
+			}
+		}
+		if len(unlisted) > 0 {
+			gt.Warnings = append(gt.Warnings, unlistedWarning(display(lf.File), lf.Frame, unlisted, gt.Colors[0], isPPM))
+			clear(unlisted)
 		}
 		if !isPPM {
 			continue
@@ -370,6 +398,34 @@ func loadLabelImages(gt *GroundTruth, open LabelImageLoader, display func(string
 		}
 	}
 	return nil
+}
+
+// unlistedWarning describes the pixels of one label image whose colour is
+// no region of the Def.dat. MoSegEval looks colours up in a table that is
+// zero-initialised in practice, so such pixels belong to region 0 there;
+// the evaluation (package eval) does the same.
+func unlistedWarning(file string, frame int, unlisted map[int]int, color0 int, isPPM bool) string {
+	colours := make([]int, 0, len(unlisted))
+	total := 0
+	for c, n := range unlisted {
+		colours = append(colours, c)
+		total += n
+	}
+	slices.Sort(colours)
+	var list []string
+	for i, c := range colours {
+		if i == 5 {
+			list = append(list, fmt.Sprintf("and %d more", len(colours)-5))
+			break
+		}
+		if isPPM {
+			list = append(list, fmt.Sprintf("%d (RGB %d,%d,%d) ×%d", c, c>>16, (c>>8)&255, c&255, unlisted[c]))
+		} else {
+			list = append(list, fmt.Sprintf("%d ×%d", c, unlisted[c]))
+		}
+	}
+	return fmt.Sprintf("%s (labelled frame %d): %d pixels have colours the Def.dat does not list: %s; they count as region 0 (colour %d), as in MoSegEval",
+		file, frame, total, strings.Join(list, ", "), color0)
 }
 
 // ReadDef reads a Def.dat and its label images (see ParseDef and

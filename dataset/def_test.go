@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -97,7 +98,7 @@ func TestReadDefHandWritten(t *testing.T) {
 }
 
 func TestParseDefToleratesCRLFAndBlankLines(t *testing.T) {
-	src := strings.ReplaceAll(strings.Replace(handDef, "Total number of regions:\n3\n", "Total number of regions:\n\n3\n\n", 1), "\n", "\r\n")
+	src := strings.ReplaceAll(strings.Replace(handDef, "Total number of regions:\n3\n", "Total number of regions:\n\n3\n", 1), "\n", "\r\n")
 	gt, err := ParseDef(strings.NewReader(src), "crlf.dat")
 	if err != nil {
 		t.Fatal(err)
@@ -113,6 +114,56 @@ func TestParseDefToleratesCRLFAndBlankLines(t *testing.T) {
 	}
 }
 
+// emptyLineDef is handDef in the second form found in FBMS59: an empty line
+// instead of each "Scale of region N:" title and no colon after "Confusion
+// penality matrix". MoSegEval skips one line before each colour, so it
+// reads both forms alike.
+var emptyLineDef = strings.NewReplacer("Scale of region 0:\n", "\n", "Scale of region 1:\n", "\n",
+	"Scale of region 2:\n", "\n", "Confusion penality matrix:", "Confusion penality matrix").Replace(handDef)
+
+func TestParseDefBothFBMSForms(t *testing.T) {
+	want, err := ParseDef(strings.NewReader(handDef), "d.dat")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(emptyLineDef, "\n\n0\n\n16711680\n\n65535\n") || strings.Contains(emptyLineDef, "Scale") {
+		t.Fatalf("replacer did not build the empty-line form:\n%s", emptyLineDef)
+	}
+	for name, src := range map[string]string{
+		"empty lines":       emptyLineDef,
+		"empty lines CRLF":  strings.ReplaceAll(emptyLineDef, "\n", "\r\n"),
+		"titles, no colon":  strings.Replace(handDef, "matrix:", "matrix", 1),
+		"other title words": strings.ReplaceAll(handDef, "Scale of region", "Colour of region"),
+	} {
+		got, err := ParseDef(strings.NewReader(src), "d.dat")
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: %+v, want %+v", name, got, want)
+		}
+	}
+}
+
+func TestUnlistedColourWarning(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "seqDef.dat"), []byte(emptyLineDef))
+	// Frame 0: black, red, and two pixels of the unlisted colour (1,2,3) = 66051.
+	writeFile(t, filepath.Join(dir, "seq_0001_gt.ppm"), append([]byte("P6\n4 1\n255\n"), 0, 0, 0, 255, 0, 0, 1, 2, 3, 1, 2, 3))
+	writeFile(t, filepath.Join(dir, "seq_0020_gt.ppm"), append([]byte("P6\n4 1\n255\n"), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+	gt, err := ReadDef(filepath.Join(dir, "seqDef.dat"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(gt.Frames[0].Region, []int{0, 1, -1, -1}) {
+		t.Errorf("regions %v", gt.Frames[0].Region)
+	}
+	want := filepath.Join(dir, "seq_0001_gt.ppm") + " (labelled frame 0): 2 pixels have colours the Def.dat does not list: 66051 (RGB 1,2,3) ×2; they count as region 0 (colour 0), as in MoSegEval"
+	if len(gt.Warnings) != 1 || gt.Warnings[0] != want {
+		t.Errorf("warnings %q\nwant %q", gt.Warnings, want)
+	}
+}
+
 func TestParseDefErrors(t *testing.T) {
 	rep := func(old, new string) string { return strings.Replace(handDef, old, new, 1) }
 	cases := []struct{ name, src, want string }{
@@ -122,7 +173,8 @@ func TestParseDefErrors(t *testing.T) {
 		{"zero regions", rep("regions:\n3", "regions:\n0"), "d.dat:4: number of regions 0 out of range"},
 		{"colour too big", rep("16711680", "16777216"), "d.dat:8: colour of region 1 16777216 out of range"},
 		{"duplicate colour", rep("65535", "0"), "d.dat:10: region 2 has the same colour 0 as region 0"},
-		{"missing scale label", rep("Scale of region 2:\n", ""), "d.dat:9: expected \"Scale of region\", found \"65535\""},
+		{"missing scale line", rep("Scale of region 2:\n", ""), "d.dat:11: colour of region 2: \"Confusion penality matrix:\" is not an integer (MoSegEval skips exactly one line"},
+		{"extra blank before scale", rep("3\nScale of region 0:", "3\n\nScale of region 0:"), "d.dat:6: colour of region 0: \"Scale of region 0:\" is not an integer"},
 		{"penalty NaN", rep("1 0 0.5", "1 NaN 0.5"), "d.dat:14: penalty \"NaN\" is not a finite number"},
 		{"penalty word", rep("1 0 0.5", "1 zero 0.5"), "d.dat:14: penalty \"zero\" is not a finite number"},
 		{"penalty too many", rep("1 0.5 0\n", "1 0.5 0 7\n"), "d.dat:15: more than 3x3 values"},
@@ -233,6 +285,10 @@ func TestDefRoundTrip(t *testing.T) {
 			t.Fatal(err)
 		}
 		gt.Path = path
+		if hasNone := slices.ContainsFunc(gt.Frames, func(lf LabelledFrame) bool { return slices.Contains(lf.Region, -1) }); hasNone != (len(got.Warnings) > 0) {
+			t.Fatalf("pixels without region: %v, warnings %q", hasNone, got.Warnings)
+		}
+		got.Warnings = nil // pixels without region are written in an unlisted colour
 		for k := range gt.Frames {
 			gt.Frames[k].Input = strings.TrimSuffix(gt.Frames[k].File, "_gt"+c.ext) + c.ext
 		}
@@ -274,6 +330,9 @@ func TestWriteDefRejectsInvalid(t *testing.T) {
 func FuzzParseDef(f *testing.F) {
 	f.Add([]byte(handDef))
 	f.Add([]byte(strings.ReplaceAll(handDef, "\n", "\r\n")))
+	f.Add([]byte(emptyLineDef))
+	f.Add([]byte(strings.ReplaceAll(emptyLineDef, "\n", "\r\n")))
+	f.Add([]byte(strings.Replace(handDef, "matrix:", "matrix", 1)))
 	f.Add([]byte("x\n\nTotal number of regions:\n1\nScale of region 0:\n0\n\nConfusion penality matrix:\n0\n\nTotal number of frames in this shot:\n1\nTotal number of labeled frames for this shot:\n0\n"))
 	f.Add([]byte("x\n\nTotal number of regions:\n16777216\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {

@@ -12,6 +12,10 @@ type GroundTruth struct {
 	Penalty     [][]float64 // confusion penalty matrix, len(Colors) x len(Colors)
 	TotalFrames int         // total number of frames of the sequence
 	Frames      []LabelledFrame
+	// Warnings are non-fatal findings made while reading, one sentence each
+	// (e.g. label-image colours that the Def.dat does not list). Commands
+	// print them; eval copies them into its Result.
+	Warnings []string
 }
 
 // LabelledFrame is one ground-truth image.

@@ -40,7 +40,11 @@
 //     label + 1, unused labels are empty clusters (they take part in the
 //     assignment). Negative labels are an error (MoSegEval indexes out of
 //     bounds) unless Options.CompactLabels maps the distinct labels to
-//     0..k−1 in increasing order.
+//     0..k−1 in increasing order. Tables are sized by the clusters present,
+//     not by the largest label (a square table of the largest label has
+//     40001² entries for a single label of 40000); beyond 1024
+//     clusters the assignment runs on a reduced table with the same optimum
+//     (see result). At most MaxClusters distinct labels are accepted.
 //   - Where the original would divide by zero (no pair counted, P̄+R̄ = 0, no
 //     visible region) we report 0 instead of NaN; with no labelled frame in
 //     the evaluated range we return an error.
@@ -70,10 +74,6 @@ const DefaultThreshold = 0.75
 // invisibleSize is MoSegEval's visibility limit on a region's total size.
 const invisibleSize = 1e-4
 
-// maxClusters guards against absurd label values (each label value below the
-// maximum is a cluster in MoSegEval's numbering).
-const maxClusters = 1 << 20
-
 // Options controls an evaluation.
 type Options struct {
 	// Threshold on F for counting an extracted object; 0 means DefaultThreshold.
@@ -85,6 +85,22 @@ type Options struct {
 	// CompactLabels maps the distinct track labels to cluster ids 0..k−1 in
 	// increasing order instead of using the label values as ids (MoSegEval).
 	CompactLabels bool
+	// AllowMissingMasks scores a labelled frame without a mask as all
+	// pixels uncovered (listed in Result.MissingMasks and a warning)
+	// instead of failing.
+	AllowMissingMasks bool
+}
+
+// Validate checks the ranges: threshold in (0, 1) (0 = DefaultThreshold),
+// evaluated frames ≥ −1.
+func (o Options) Validate() error {
+	if !(o.Threshold >= 0 && o.Threshold < 1) {
+		return fmt.Errorf("eval: threshold must be in (0, 1), got %v", o.Threshold)
+	}
+	if o.EvalFrames < -1 {
+		return fmt.Errorf("eval: evaluated frames must be ≥ −1 (0 = the tracks' frames, −1 = all), got %d", o.EvalFrames)
+	}
+	return nil
 }
 
 func (o Options) threshold() float64 {
@@ -127,6 +143,12 @@ type Result struct {
 	// Pairs lists the assignment row by row (cluster 0, 1, …, then padding
 	// clusters), as MoSegEval's "Cluster l => Region k" lines.
 	Pairs []Pair `json:"pairs"`
+	// MissingMasks lists labelled frames scored without a mask (all pixels
+	// uncovered); only with Options.AllowMissingMasks.
+	MissingMasks []int `json:"missing_masks,omitempty"`
+	// Warnings are the ground truth's warnings (dataset.GroundTruth.Warnings,
+	// e.g. label colours the Def.dat does not list) and the evaluation's.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // RegionDetail describes one ground-truth region (visible or not).
@@ -154,6 +176,7 @@ type Pair struct {
 	Recall    float64 `json:"recall"`
 	F         float64 `json:"f"`
 	Counted   bool    `json:"counted"` // false: cluster on a padding region, ignored
+	Empty     bool    `json:"empty"`   // an empty cluster (label gap) or a padding row
 }
 
 // accum holds the sums of step 1. Cluster-indexed slices grow as clusters
@@ -288,42 +311,43 @@ func Sequence(gt *dataset.GroundTruth, ts *trajectory.TrackSet, opt Options) (*R
 	if ts == nil {
 		return nil, errors.New("eval: no tracks")
 	}
-	// Cluster ids.
-	ids := make([]int, len(ts.Tracks))
+	// Cluster ids: always the distinct labels in increasing order (tables
+	// are sized by the clusters present); in MoSegEval numbering the label
+	// values up to the largest one are clusters too, the missing ones empty
+	// (numbering.empty).
+	seen := map[int]bool{}
 	var labels []int
-	if opt.CompactLabels {
-		seen := map[int]bool{}
-		for i := range ts.Tracks {
-			if l := ts.Tracks[i].Label; !seen[l] {
-				seen[l] = true
-				labels = append(labels, l)
+	maxLabel := 0
+	for i := range ts.Tracks {
+		l := ts.Tracks[i].Label
+		if l < 0 && !opt.CompactLabels {
+			return nil, fmt.Errorf("eval: track %d has negative label %d (MoSegEval needs labels ≥ 0; use compact labels)", i, l)
+		}
+		maxLabel = max(maxLabel, l)
+		if !seen[l] {
+			if len(labels) == MaxClusters {
+				return nil, fmt.Errorf("eval: more than %d distinct track labels (clusters); a segmentation has far fewer", MaxClusters)
 			}
+			seen[l] = true
+			labels = append(labels, l)
 		}
-		slices.Sort(labels)
-		pos := make(map[int]int, len(labels))
-		for c, l := range labels {
-			pos[l] = c
-		}
-		for i := range ts.Tracks {
-			ids[i] = pos[ts.Tracks[i].Label]
-		}
-	} else {
-		nC := 0
-		for i := range ts.Tracks {
-			l := ts.Tracks[i].Label
-			if l < 0 {
-				return nil, fmt.Errorf("eval: track %d has negative label %d (MoSegEval needs labels ≥ 0; use compact labels)", i, l)
-			}
-			if l >= maxClusters {
-				return nil, fmt.Errorf("eval: track %d has label %d ≥ %d (MoSegEval makes every smaller value a cluster; use compact labels)", i, l, maxClusters)
-			}
-			ids[i] = l
-			nC = max(nC, l+1)
-		}
-		labels = make([]int, nC)
-		for c := range labels {
-			labels[c] = c
-		}
+	}
+	slices.Sort(labels)
+	pos := make(map[int]int, len(labels))
+	for c, l := range labels {
+		pos[l] = c
+	}
+	ids := make([]int, len(ts.Tracks))
+	for i := range ts.Tracks {
+		ids[i] = pos[ts.Tracks[i].Label]
+	}
+	num := numbering{labels: labels}
+	if !opt.CompactLabels && len(labels) > 0 {
+		num.mosegeval = true
+		num.total = int64(maxLabel) + 1
+	}
+	if err := checkTable(gt, len(labels)); err != nil {
+		return nil, err
 	}
 
 	e := opt.EvalFrames
@@ -355,18 +379,83 @@ func Sequence(gt *dataset.GroundTruth, ts *trajectory.TrackSet, opt Options) (*R
 		}
 		a.endFrame(fa)
 	}
-	return a.result(gt, labels, max(e, 0), opt.threshold())
+	return a.result(gt, num, max(e, 0), opt.threshold())
 }
 
-// result runs steps 2–6 on the accumulated sums.
-func (a *accum) result(gt *dataset.GroundTruth, labels []int, e int, thr float64) (*Result, error) {
+// numbering tells result how cluster ids relate to the label values.
+// labels are the distinct labels present, in increasing order (compact id c
+// ↔ labels[c]). With mosegeval, cluster ids are the label values as in
+// MoSegEval, so there are total = largest label + 1 clusters, the
+// total − len(labels) missing values being empty clusters.
+type numbering struct {
+	labels    []int
+	mosegeval bool
+	total     int64
+}
+
+// clusters is the cluster count of the evaluation protocol.
+func (n numbering) clusters() int64 {
+	if n.mosegeval {
+		return n.total
+	}
+	return int64(len(n.labels))
+}
+
+// MaxClusters bounds the number of distinct labels (clusters) an evaluation
+// accepts: a motion segmentation has tens of clusters; a colour photo or a
+// folder of unrelated images read as masks has one per colour.
+const MaxClusters = 1 << 16
+
+// maxTableCells bounds clusters × regions, the size of each overlap table
+// (one per used labelled frame plus one for the sequence; 8 MiB each).
+const maxTableCells = 1 << 20
+
+// exactSide is the largest assignment table built in full, with a row for
+// every cluster (MoSegEval numbering: every label value up to the largest,
+// empty ones included), so that ties break exactly as in MoSegEval.
+// maxAssignSide bounds the reduced table used beyond it (see result).
+var exactSide = 1024 // a variable so that tests can force the reduced table
+
+const maxAssignSide = 4096
+
+// checkTable refuses cluster counts whose tables would not fit the bounds.
+func checkTable(gt *dataset.GroundTruth, clusters int) error {
+	if clusters > MaxClusters {
+		return fmt.Errorf("eval: %d distinct labels (clusters) exceed the limit of %d; a segmentation has far fewer (is this a colour image or another kind of file?)", clusters, MaxClusters)
+	}
+	if cells := int64(clusters) * int64(len(gt.Colors)); cells > maxTableCells {
+		return fmt.Errorf("eval: %d clusters × %d ground-truth regions = %d table cells exceed the limit of %d", clusters, len(gt.Colors), cells, maxTableCells)
+	}
+	return nil
+}
+
+// result runs steps 2–6 on the accumulated sums. Tables are sized by the
+// clusters present (compact ids), never by the largest label value.
+//
+// The assignment (step 4) has one row per cluster. When the protocol's
+// cluster count and the visible regions are at most exactSide, the rows are
+// all clusters in protocol order (empty ones of the MoSegEval numbering
+// included, with zero F), exactly as MoSegEval builds its matrix. Beyond
+// that the table is reduced without changing the optimum ΣF: in an optimal
+// assignment every region can be given one of its nV best clusters (if its
+// cluster is not among them, one of them is not used by the other nV − 1
+// regions and can be swapped in, F not lower), so the rows are the union of
+// the nV best clusters of each visible region (by int(F·10000), ties to the
+// smaller id), in id order, followed by min(empty clusters, nV) empty rows
+// (a region matched to an empty cluster counts P = R = 0, as in MoSegEval).
+// Only ties between equally good assignments may then break differently
+// from MoSegEval.
+func (a *accum) result(gt *dataset.GroundTruth, num numbering, e int, thr float64) (*Result, error) {
 	if a.usedFrames == 0 {
 		return nil, fmt.Errorf("%s: no labelled frame within the evaluated %d frames", gt.Path, e)
 	}
+	labels := num.labels
 	nC := len(labels)
 	a.grow(nC)
 	nR := a.nR
-	res := &Result{Threshold: thr, EvalFrames: e, LabelledFrames: a.usedFrames, Clusters: nC, ClusterLabels: labels}
+	total := num.clusters()
+	res := &Result{Threshold: thr, EvalFrames: e, LabelledFrames: a.usedFrames, Clusters: int(total),
+		ClusterLabels: labels, Warnings: gt.Warnings}
 
 	// Step 2: visible regions and region densities.
 	var vis []int
@@ -391,7 +480,7 @@ func (a *accum) result(gt *dataset.GroundTruth, labels []int, e int, thr float64
 	res.Visible = max(0, nV-1)
 	res.Density = 100 * float64(a.coverage) / (float64(a.usedFrames) * float64(a.firstPixels))
 
-	// Step 3: P, R, F for every (visible region, cluster).
+	// Step 3: P, R, F for every (present cluster, visible region).
 	P := make([][]float64, nC) // [cluster][visible region]
 	R := make([][]float64, nC)
 	for c := 0; c < nC; c++ {
@@ -415,48 +504,110 @@ func (a *accum) result(gt *dataset.GroundTruth, labels []int, e int, thr float64
 		}
 		return 2 * p * r / (p + r)
 	}
+	score := func(c, j2 int) int { return int(fm(P[c][j2], R[c][j2]) * 10000) }
 
-	// Step 4: assignment on −int(F·10000), rows = clusters, cols = regions.
-	n := max(nV, nC)
+	// Step 4: the rows of the assignment (compact cluster id, −1 = empty
+	// cluster) and their ids in the output.
+	var rows, rowID []int
+	if total <= int64(exactSide) && nV <= exactSide {
+		for r := 0; r < int(total); r++ {
+			c := r
+			if num.mosegeval {
+				c = -1
+				if k, ok := slices.BinarySearch(labels, r); ok {
+					c = k
+				}
+			}
+			rows = append(rows, c)
+			rowID = append(rowID, r)
+		}
+	} else {
+		keep := make([]bool, nC)
+		top := min(nV, nC)
+		order := make([]int, nC)
+		for j2 := 0; j2 < nV; j2++ {
+			for c := range order {
+				order[c] = c
+			}
+			slices.SortStableFunc(order, func(x, y int) int { return score(y, j2) - score(x, j2) })
+			for _, c := range order[:top] {
+				keep[c] = true
+			}
+		}
+		for c, k := range keep {
+			if k {
+				rows = append(rows, c)
+				rowID = append(rowID, c)
+			}
+		}
+		if empty := total - int64(nC); empty > 0 {
+			for i := int64(0); i < min(empty, int64(nV)); i++ {
+				rows = append(rows, -1)
+				rowID = append(rowID, nC+int(i))
+			}
+		}
+		if side := max(len(rows), nV); side > maxAssignSide {
+			return nil, fmt.Errorf("eval: assigning %d clusters to %d visible regions needs a %d×%d table, more than %d×%d",
+				nC, nV, side, side, maxAssignSide, maxAssignSide)
+		}
+	}
+	nRows := len(rows)
+	// The protocol's regime: more (or as many) clusters than regions means
+	// padding regions, which ignore their clusters; fewer means padding
+	// clusters, which count P = 1, R = 0.
+	emptyRegions := total >= int64(nV)
+	n := max(nV, nRows)
 	cost := make([][]int, n)
-	for c := range cost {
-		cost[c] = make([]int, n)
-		if c < nC {
+	for l := range cost {
+		cost[l] = make([]int, n)
+		if l < nRows && rows[l] >= 0 {
 			for j2 := 0; j2 < nV; j2++ {
-				cost[c][j2] = -int(fm(P[c][j2], R[c][j2]) * 10000)
+				cost[l][j2] = -score(rows[l], j2)
 			}
 		}
 	}
 	assign := Hungarian(cost)
-	emptyRegions := n == nC // clusters ≥ regions: padding (if any) is regions
 
 	// Step 5: averages over assigned pairs.
 	sumP, sumR, ctr, objects := 0.0, 0.0, 0, -1
-	regionCluster := make([]int, nR) // assigned cluster id per region, −1 none
+	regionCluster := make([]int, nR) // assigned compact cluster id per region, −1 none
 	for j := range regionCluster {
 		regionCluster[j] = -1
 	}
 	for l := 0; l < n; l++ {
 		k := assign[l]
-		pr := Pair{Cluster: l, Label: -1, Region: -1}
-		if l < nC {
-			pr.Label = labels[l]
+		pr := Pair{Cluster: l, Label: -1, Region: -1, Empty: true}
+		c := -1
+		if l < nRows {
+			pr.Cluster = rowID[l]
+			if c = rows[l]; c >= 0 {
+				pr.Label, pr.Empty = labels[c], false
+			} else if num.mosegeval && rowID[l] < int(total) && total <= int64(exactSide) {
+				pr.Label = rowID[l] // an empty cluster of the MoSegEval numbering
+			}
+		} else {
+			pr.Cluster = max(int(min(total, int64(exactSide))), nRows) + l - nRows
 		}
 		if k < nV {
 			pr.Region = vis[k]
 		}
 		switch {
-		case emptyRegions && k >= nV:
+		case k >= nV:
 			// cluster on a padding region: ignored
-		case !emptyRegions && l >= nC:
+		case l >= nRows && !emptyRegions:
 			// region on a padding cluster: P = 1, R = 0
 			pr.Precision, pr.Counted = 1, true
 			sumP++
 			ctr++
 			d := &res.RegionDetails[vis[k]]
 			d.Precision = 1
+		case c < 0:
+			// region on an empty cluster (or, with clusters ≥ regions, on a
+			// padding row standing for one): P = R = 0, counted
+			pr.Counted = true
+			ctr++
 		default:
-			p, r := P[l][k], R[l][k]
+			p, r := P[c][k], R[c][k]
 			f := fm(p, r)
 			pr.Precision, pr.Recall, pr.F, pr.Counted = p, r, f, true
 			ctr++
@@ -466,11 +617,11 @@ func (a *accum) result(gt *dataset.GroundTruth, labels []int, e int, thr float64
 			sumP += p
 			sumR += r
 			j := vis[k]
-			regionCluster[j] = l
+			regionCluster[j] = c
 			d := &res.RegionDetails[j]
-			d.Cluster, d.Precision, d.Recall, d.F, d.Object = l, p, r, f, f > thr
-			o := a.overlap[l][j]
-			if u := a.regionSize[j] + a.clusterSize[l] - o; u > 0 {
+			d.Cluster, d.Precision, d.Recall, d.F, d.Object = pr.Cluster, p, r, f, f > thr
+			o := a.overlap[c][j]
+			if u := a.regionSize[j] + a.clusterSize[c] - o; u > 0 {
 				d.IoU = o / u
 			}
 		}

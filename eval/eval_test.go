@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/densify/densify/dataset"
@@ -365,4 +366,86 @@ func BenchmarkSequence(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(len(ts.Tracks)*b.N)/b.Elapsed().Seconds(), "tracks/s")
+}
+
+// The reduced assignment table (used beyond exactSide clusters) finds the
+// same optimum as the full one: random instances with label gaps (empty
+// clusters of the MoSegEval numbering) and continuous probabilities (no ties
+// in int(F·10000)), scored with the full table and with exactSide = 0.
+func TestReducedAssignmentMatchesFull(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	for it := 0; it < 200; it++ {
+		w, h, nR := 8, 6, 2+rng.IntN(4)
+		colors := make([]int, nR)
+		for j := range colors {
+			colors[j] = 10 * j
+		}
+		var frames []dataset.LabelledFrame
+		for f := 0; f < 2; f++ {
+			reg := make([]int, w*h)
+			prob := make([]float64, w*h)
+			for i := range reg {
+				reg[i] = rng.IntN(nR)
+				prob[i] = 0.05 + 0.95*rng.Float64()
+			}
+			frames = append(frames, frame(f, w, h, reg, prob))
+		}
+		gt := gtOf(colors, frames...)
+		ts := &trajectory.TrackSet{Frames: 2}
+		nL := 1 + rng.IntN(8)
+		for i := 0; i < 30; i++ {
+			ts.Tracks = append(ts.Tracks, pt(3*rng.IntN(nL), float64(rng.IntN(w)), float64(rng.IntN(h)), rng.IntN(2)))
+		}
+		for _, compact := range []bool{false, true} {
+			opt := Options{CompactLabels: compact}
+			full, err := Sequence(gt, ts, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			exactSide = 0
+			red, err := Sequence(gt, ts, opt)
+			exactSide = 1024
+			if err != nil {
+				t.Fatal(err)
+			}
+			if full.Precision != red.Precision || full.Recall != red.Recall || full.Objects != red.Objects || full.Clusters != red.Clusters {
+				t.Fatalf("instance %d compact=%v: full P %v R %v objects %d clusters %d, reduced P %v R %v objects %d clusters %d",
+					it, compact, full.Precision, full.Recall, full.Objects, full.Clusters, red.Precision, red.Recall, red.Objects, red.Clusters)
+			}
+		}
+	}
+}
+
+// A label of 40000 (MoSegEval: 40001 clusters, 39999 of them empty) no longer
+// allocates a 40001² table: the result equals that of the full table with
+// the same regime, and absurd cluster counts are refused.
+func TestLargeLabelsBoundedMemory(t *testing.T) {
+	gt := gtOf([]int{0, 1, 2}, frame(0, 3, 1, []int{0, 1, 2}, nil))
+	ts := &trajectory.TrackSet{Frames: 1, Tracks: []trajectory.Track{pt(0, 0, 0, 0), pt(40000, 1, 0, 0)}}
+	r, err := Sequence(gt, ts, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// As TestEmptyClusterFromLabelGap: region 2 on an empty cluster, P = R = 0.
+	near(t, "P", r.Precision, 2.0/3)
+	near(t, "R", r.Recall, 2.0/3)
+	if r.Clusters != 40001 || len(r.Pairs) > 5 {
+		t.Errorf("clusters %d, %d pairs", r.Clusters, len(r.Pairs))
+	}
+	ts.Tracks = ts.Tracks[:0]
+	for i := 0; i <= MaxClusters; i++ {
+		ts.Tracks = append(ts.Tracks, pt(i, 0, 0, 0))
+	}
+	if _, err := Sequence(gt, ts, Options{}); err == nil || !strings.Contains(err.Error(), "more than 65536 distinct track labels") {
+		t.Errorf("65537 clusters: %v", err)
+	}
+	// A "mask" with one colour per pixel beyond the limit.
+	big := gtOf([]int{0}, frame(0, 300, 300, make([]int, 90000), nil))
+	m := &LabelImage{Width: 300, Height: 300, Labels: make([]int, 90000)}
+	for i := range m.Labels {
+		m.Labels[i] = i
+	}
+	if _, err := Masks(big, map[int]*LabelImage{0: m}, Options{}); err == nil || !strings.Contains(err.Error(), "more than 65536 distinct label values") {
+		t.Errorf("90000 colours: %v", err)
+	}
 }

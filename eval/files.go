@@ -11,6 +11,7 @@ import (
 
 	"github.com/densify/densify/dataset"
 	"github.com/densify/densify/internal/fileerr"
+	"github.com/densify/densify/internal/listfile"
 	"github.com/densify/densify/trajectory"
 )
 
@@ -28,10 +29,27 @@ func ScoreFiles(gt *dataset.GroundTruth, target string, opt Options) (*Result, e
 		}
 		return Masks(gt, masks, opt)
 	}
-	ts, err := trajectory.ReadTracks(target)
+	return ScoreTracks(gt, target, opt)
+}
+
+// ScoreTracks scores the Tracks*.dat file path against gt; a folder is an
+// error (it would otherwise be read as masks, see ScoreFiles).
+func ScoreTracks(gt *dataset.GroundTruth, path string, opt Options) (*Result, error) {
+	if st, err := os.Stat(path); err != nil {
+		return nil, err
+	} else if st.IsDir() {
+		return nil, fmt.Errorf("%s is a directory, not a Tracks*.dat file (dense masks are scored with --masks)", path)
+	}
+	ts, err := trajectory.ReadTracks(path)
 	if err != nil {
 		return nil, err
 	}
+	if len(gt.Frames) > 0 {
+		if err := ts.CheckBounds(path, gt.Frames[0].Width, gt.Frames[0].Height); err != nil {
+			return nil, fmt.Errorf("%w (ground truth %s)", err, gt.Path)
+		}
+	}
+	target := path
 	r, err := Sequence(gt, ts, opt)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", target, err)
@@ -64,8 +82,10 @@ type ListEntry struct {
 }
 
 // ReadList reads a dataset list: one sequence per line, "<gt> <target>
-// [name]" separated by white space, '#' starting a comment; relative paths
-// are relative to the list's folder. Without a name, the sequence is named
+// [name]", '#' starting a comment; relative paths are relative to the
+// list's folder. Fields are separated by tabs when the line holds a tab
+// (then paths may contain spaces), by white space otherwise (see
+// internal/listfile). Without a name, the sequence is named
 // after the GT path (a "…Def.dat" file loses that suffix; a folder named
 // GroundTruth is named after its parent).
 func ReadList(path string) ([]ListEntry, error) {
@@ -93,17 +113,13 @@ func ParseList(r io.Reader, name, base string) ([]ListEntry, error) {
 	line := 0
 	for sc.Scan() {
 		line++
-		s := sc.Text()
-		if i := strings.IndexByte(s, '#'); i >= 0 {
-			s = s[:i]
-		}
-		f := strings.Fields(s)
+		f := listfile.Fields(sc.Text())
 		switch len(f) {
 		case 0:
 			continue
 		case 2, 3:
 		default:
-			return nil, fileerr.New(path, line, "want \"<ground truth> <tracks file or mask folder> [name]\", got %d fields", len(f))
+			return nil, fileerr.New(path, line, "want \"<ground truth> <tracks file or mask folder> [name]\" (separate the fields by tabs when a path contains spaces), got %d fields", len(f))
 		}
 		e := ListEntry{GT: abs(f[0]), Target: abs(f[1])}
 		if len(f) == 3 {
@@ -155,7 +171,7 @@ func WriteReport(w io.Writer, title string, r *Result) error {
 	fmt.Fprintln(tw, "cluster\tlabel\tregion\tP(%)\tR(%)\tF(%)\t")
 	for _, p := range r.Pairs {
 		lab, reg := fmt.Sprint(p.Label), fmt.Sprint(p.Region)
-		if p.Cluster >= r.Clusters {
+		if p.Empty && (p.Label < 0 || p.Cluster >= r.Clusters) {
 			lab = "(empty)"
 		}
 		if p.Region < 0 {

@@ -92,6 +92,41 @@ func TestScoreFilesAndList(t *testing.T) {
 	}
 }
 
+// Tab-separated lines hold paths with spaces; white-space lines keep working.
+func TestParseListTabs(t *testing.T) {
+	src := "my gt/cars1Def.dat\tmy out/cars1 Tracks.dat\n  dir/c2Def.dat  out/c2.dat  two # comment\n"
+	got, err := ParseList(strings.NewReader(src), "l.txt", "/b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []ListEntry{{"cars1", "/b/my gt/cars1Def.dat", "/b/my out/cars1 Tracks.dat"}, {"two", "/b/dir/c2Def.dat", "/b/out/c2.dat"}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("%+v, want %+v", got, want)
+	}
+	if _, err := ParseList(strings.NewReader("a b\nmy gt/x.dat my out/y.dat\n"), "l.txt", "/b"); err == nil ||
+		!strings.HasPrefix(err.Error(), "l.txt:2: want") || !strings.Contains(err.Error(), "tabs") {
+		t.Errorf("spaces without tabs: %v", err)
+	}
+}
+
+// A folder given as a tracks file is refused (it would be read as masks).
+func TestScoreTracksRejectsFolder(t *testing.T) {
+	dir := t.TempDir()
+	gt := gtOf([]int{0}, frame(0, 1, 1, []int{0}, nil))
+	if _, err := ScoreTracks(gt, dir, Options{}); err == nil || err.Error() != dir+" is a directory, not a Tracks*.dat file (dense masks are scored with --masks)" {
+		t.Errorf("folder: %v", err)
+	}
+	// Tracks whose points lie outside the ground truth's frames.
+	p := filepath.Join(dir, "Tracks1.dat")
+	if err := os.WriteFile(p, []byte("1\n1\n0 1\n3 0 0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want := p + ": track 0, frame 0: point (3, 0) lies outside the 1x1 frames (tracks of another sequence or resolution?) (ground truth test/Def.dat)"
+	if _, err := ScoreTracks(gt, p, Options{}); err == nil || err.Error() != want {
+		t.Errorf("outside: %v\nwant %s", err, want)
+	}
+}
+
 func TestSequenceName(t *testing.T) {
 	for in, want := range map[string]string{
 		"x/cars1Def.dat": "cars1", "x/cars1/GroundTruth": "cars1", "Annotations/480p/dog/": "dog", "a/b.dat": "b",
@@ -105,6 +140,7 @@ func TestSequenceName(t *testing.T) {
 func FuzzParseList(f *testing.F) {
 	f.Add("a b\n# c\nd e name\n")
 	f.Add("only\n")
+	f.Add("my gt/aDef.dat\tmy out/a Tracks.dat\ta 1\n")
 	f.Add("")
 	f.Fuzz(func(t *testing.T, s string) {
 		entries, err := ParseList(strings.NewReader(s), "list.txt", "/base")

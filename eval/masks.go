@@ -43,6 +43,7 @@ func MasksFunc(gt *dataset.GroundTruth, src MaskSource, opt Options) (*Result, e
 	a := newAccum(len(gt.Colors))
 	first := map[int]int{} // label value → cluster id in order of appearance
 	var values []int
+	var missing []int // labelled frames without a mask
 	e := opt.EvalFrames
 	for _, fi := range usedFrames(gt, e) {
 		lf := &gt.Frames[fi]
@@ -52,6 +53,7 @@ func MasksFunc(gt *dataset.GroundTruth, src MaskSource, opt Options) (*Result, e
 		}
 		fa := a.beginFrame(lf)
 		if m == nil {
+			missing = append(missing, lf.Frame)
 			continue
 		}
 		if m.Width != lf.Width || m.Height != lf.Height || len(m.Labels) != m.Width*m.Height {
@@ -63,6 +65,9 @@ func MasksFunc(gt *dataset.GroundTruth, src MaskSource, opt Options) (*Result, e
 			if row == nil || v != last {
 				id, ok := first[v]
 				if !ok {
+					if len(values) == MaxClusters {
+						return nil, fmt.Errorf("eval: mask of frame %d: more than %d distinct label values (clusters); a segmentation has far fewer (is this a colour image?)", lf.Frame, MaxClusters)
+					}
 					id = len(values)
 					first[v] = id
 					values = append(values, v)
@@ -75,6 +80,13 @@ func MasksFunc(gt *dataset.GroundTruth, src MaskSource, opt Options) (*Result, e
 			row[max(lf.Region[k], 0)] += lf.Prob[k]
 		}
 		a.coverage += int64(len(m.Labels))
+	}
+	if len(missing) > 0 && !opt.AllowMissingMasks {
+		return nil, fmt.Errorf("eval: no mask for %d of %d labelled frames: %s (allow them with --allow-missing-masks, Options.AllowMissingMasks: they then count as uncovered)",
+			len(missing), a.usedFrames, frameList(missing))
+	}
+	if err := checkTable(gt, len(values)); err != nil {
+		return nil, err
 	}
 	// Renumber clusters by increasing label value.
 	sorted := slices.Clone(values)
@@ -93,7 +105,31 @@ func MasksFunc(gt *dataset.GroundTruth, src MaskSource, opt Options) (*Result, e
 		fa.overlap = permute(fa.overlap, perm)
 		a.endFrame(fa)
 	}
-	return a.result(gt, sorted, max(e, 0), opt.threshold())
+	r, err := a.result(gt, numbering{labels: sorted}, max(e, 0), opt.threshold())
+	if err != nil {
+		return nil, err
+	}
+	if len(missing) > 0 {
+		r.MissingMasks = missing
+		r.Warnings = append(slices.Clone(r.Warnings), fmt.Sprintf("no mask for %d of %d labelled frames (%s): scored as uncovered", len(missing), a.usedFrames, frameList(missing)))
+	}
+	return r, nil
+}
+
+// frameList writes frame numbers as "3, 7, 12" (at most 20, then "… (N more)").
+func frameList(frames []int) string {
+	var b strings.Builder
+	for i, f := range frames {
+		if i == 20 {
+			fmt.Fprintf(&b, " … (%d more)", len(frames)-20)
+			break
+		}
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(strconv.Itoa(f))
+	}
+	return b.String()
 }
 
 func permute[T any](s []T, perm []int) []T {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -104,8 +105,18 @@ func TestMasksSelf(t *testing.T) {
 	// A missing mask leaves its frame uncovered: lower density, while P, R,
 	// F, IoU and J only see covered pixels (the frame's J is 1: both unions
 	// empty).
+	// It is an error unless allowed; allowed, it is reported.
 	delete(masks, 3)
-	r, _ = Masks(gt, masks, Options{})
+	if _, err := Masks(gt, masks, Options{}); err == nil || !strings.Contains(err.Error(), "no mask for 1 of 2 labelled frames: 3 (") {
+		t.Fatalf("missing mask: %v", err)
+	}
+	r, err = Masks(gt, masks, Options{AllowMissingMasks: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(r.MissingMasks, []int{3}) || len(r.Warnings) != 1 || !strings.Contains(r.Warnings[0], "no mask for 1 of 2 labelled frames (3)") {
+		t.Errorf("missing %v, warnings %q", r.MissingMasks, r.Warnings)
+	}
 	near(t, "density", r.Density, 50)
 	near(t, "F", r.F, 1)
 	near(t, "J", r.JMean, 1)

@@ -16,12 +16,12 @@ import (
 // one or more Tracks files (best-of-n) or a mask folder, or a dataset list.
 type RunOptions struct {
 	GT      string   // *Def.dat, a folder holding one, or a DAVIS annotation folder
-	Tracks  []string // Tracks files or globs (files of one glob in name order)
+	Tracks  []string // Tracks files or globs (files of one glob in name order; ScoreTracks)
 	Masks   string   // mask folder
 	Dataset string   // list file of "<gt> <tracks-or-masks> [name]" lines
 	JSON    string   // write the result as JSON here ("" = not)
 	Options Options
-	Log     io.Writer // one line per scored item when there are several (nil: none)
+	Log     io.Writer // ground-truth warnings, one line per scored item when there are several (nil: none)
 }
 
 // RunResult is the outcome of Run: for one target its Result; for several
@@ -73,10 +73,15 @@ func Run(opt RunOptions) (*RunResult, error) {
 		if len(res.Files) > 1 {
 			fmt.Fprintf(log, "eval: %d/%d %s\n", i+1, len(res.Files), p)
 		}
-		if res.Results[i], err = ScoreFiles(gt, p, opt.Options); err != nil {
+		score := ScoreTracks
+		if opt.Masks != "" {
+			score = ScoreFiles
+		}
+		if res.Results[i], err = score(gt, p, opt.Options); err != nil {
 			return nil, err
 		}
 	}
+	warn(log, res.Results[0].Warnings)
 	if len(res.Files) == 1 {
 		return res, writeJSON(opt.JSON, res.Results[0])
 	}
@@ -118,6 +123,7 @@ func runDataset(opt RunOptions, log io.Writer) (*RunResult, error) {
 		if results[i], err = ScoreFiles(gt, e.Target, opt.Options); err != nil {
 			return nil, fmt.Errorf("%s: %w", e.Name, err)
 		}
+		warn(log, results[i].Warnings)
 	}
 	s := Dataset(names, results)
 	return &RunResult{Files: names, Results: results, Summary: s}, writeJSON(opt.JSON, s)
@@ -143,6 +149,13 @@ func ExpandGlobs(args []string) ([]string, error) {
 		files = append(files, m...)
 	}
 	return files, nil
+}
+
+// warn writes one "warning: …" line per warning of the ground truth.
+func warn(log io.Writer, ws []string) {
+	for _, w := range ws {
+		fmt.Fprintf(log, "warning: %s\n", w)
+	}
 }
 
 func writeJSON(path string, v any) error {

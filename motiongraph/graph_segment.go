@@ -60,6 +60,12 @@ func Segment(ts *trajectory.TrackSet, frames []image.Image, opt SegmentOptions) 
 	if opt.MinClusterSize < 0 {
 		return nil, fmt.Errorf("segment: min cluster size must be ≥ 0, got %d", opt.MinClusterSize)
 	}
+	if len(frames) > 0 {
+		b := frames[0].Bounds()
+		if err := ts.CheckBounds("", b.Dx(), b.Dy()); err != nil {
+			return nil, fmt.Errorf("segment: %w", err)
+		}
+	}
 	t0 := time.Now()
 	g, st, err := BuildGraph(ts, frames, opt.Graph, opt.Model)
 	if err != nil {

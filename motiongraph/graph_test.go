@@ -212,9 +212,9 @@ func TestTrackRegionsAndLabels(t *testing.T) {
 	ts := &trajectory.TrackSet{Frames: 3, Tracks: []trajectory.Track{
 		{Points: []trajectory.Point{{X: 0.2, Y: 0, Frame: 0}, {X: 0.4, Y: 0, Frame: 1}}}, // region 0
 		{Points: []trajectory.Point{{X: 2, Y: 0, Frame: 1}, {X: 2, Y: 0, Frame: 2}}},     // region 1
-		{Points: []trajectory.Point{{X: 3, Y: 0, Frame: 1}}},                // unknown colour → −1
-		{Points: []trajectory.Point{{X: 1, Y: 0, Frame: 2}}},                // not alive in frame 1 → −1
-		{Points: []trajectory.Point{{X: 1.4, Y: 0.4, Frame: 1}}},            // rounds to (1,0) → region 0
+		{Points: []trajectory.Point{{X: 3, Y: 0, Frame: 1}}},                             // unknown colour → −1
+		{Points: []trajectory.Point{{X: 1, Y: 0, Frame: 2}}},                             // not alive in frame 1 → −1
+		{Points: []trajectory.Point{{X: 1.4, Y: 0.4, Frame: 1}}},                         // rounds to (1,0) → region 0
 	}}
 	got := dataset.TrackRegions(ts, []dataset.LabelledFrame{lf})
 	want := []int{0, 1, -1, -1, 0}

@@ -113,6 +113,16 @@ func SegmentFiles(opt FilesOptions) (*SegmentReport, error) {
 		if len(opt.Frames) < ts.Frames {
 			return nil, fmt.Errorf("%s: %d frames, the tracks have %d", opt.FramesDir, len(opt.Frames), ts.Frames)
 		}
+		// Geometry before reading every frame: tracks of another sequence.
+		w, h, err := dataset.ImageSize(opt.Frames[0])
+		if err != nil {
+			return nil, err
+		}
+		if opt.Tracks != "" {
+			if err := ts.CheckBounds(opt.Tracks, w, h); err != nil {
+				return nil, fmt.Errorf("%w (frames in %s)", err, opt.FramesDir)
+			}
+		}
 		imgs = make([]image.Image, ts.Frames)
 		for i := range imgs {
 			var err error

@@ -24,7 +24,13 @@ func GAEC(g *Graph) ([]int, error) {
 	return gaec(g), nil
 }
 
-func gaec(g *Graph) []int {
+func gaec(g *Graph) []int { return gaecWithin(g, nil, 0) }
+
+// gaecWithin is GAEC restricted to the edges inside the clusters of within
+// (nil: all edges) that never forms a cluster of more than maxSize nodes
+// (0: no bound). With both it returns fragments of the clusters of within,
+// each connected through E, for KLj's multilevel refinement.
+func gaecWithin(g *Graph, within []int, maxSize int) []int {
 	n := g.N
 	m := len(g.Edges)
 	cost := make([]float64, m)
@@ -46,6 +52,9 @@ func gaec(g *Graph) []int {
 	}
 	h := make(maxHeap, 0, m)
 	for i, e := range g.Edges {
+		if within != nil && within[e.U] != within[e.V] {
+			continue
+		}
 		cost[i] = e.Cost
 		reg[i] = !e.Lifted
 		alive[i] = true
@@ -58,8 +67,10 @@ func gaec(g *Graph) []int {
 	}
 	h.heapify()
 	parent := make([]int32, n)
+	size := make([]int32, n)
 	for i := range parent {
 		parent[i] = int32(i)
+		size[i] = 1
 	}
 	for len(h) > 0 {
 		top := h.pop()
@@ -71,6 +82,9 @@ func gaec(g *Graph) []int {
 			break
 		}
 		a, b := end[e][0], end[e][1]
+		if maxSize > 0 && int(size[a]+size[b]) > maxSize {
+			continue // stays in the cluster graph, never contracted
+		}
 		alive[e] = false
 		// Survivor s keeps the larger adjacency map.
 		s, o := a, b
@@ -88,7 +102,7 @@ func gaec(g *Graph) []int {
 				cost[es] += cost[eo]
 				reg[es] = reg[es] || reg[eo]
 				ver[es]++
-				if reg[es] && cost[es] > 0 {
+				if reg[es] && cost[es] > 0 && (maxSize == 0 || int(size[s]+size[o]+size[nb]) <= maxSize) {
 					h.push(heapEntry{cost[es], es, ver[es]})
 				}
 			} else {
@@ -99,6 +113,7 @@ func gaec(g *Graph) []int {
 		}
 		adj[o] = nil
 		parent[o] = s
+		size[s] += size[o]
 	}
 	labels := make([]int, n)
 	for v := range labels {

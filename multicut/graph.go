@@ -33,6 +33,12 @@ type Graph struct {
 	Edges []Edge
 }
 
+// MaxCost bounds |cost| of an edge. Energies, move gains and uncertainty
+// margins γ are sums of at most 2^62 edge costs, so with |c| ≤ 1e150 they
+// stay below 1e169, far from overflowing float64 (1.8e308); even squares of
+// costs (logistic fits) stay finite. Real costs are logits, |c| < 50.
+const MaxCost = 1e150
+
 // MaxNodes is the largest node count accepted (node ids are stored as int32
 // internally).
 const MaxNodes = math.MaxInt32
@@ -62,6 +68,8 @@ func checkEdges(n int, edges []Edge) (nerr string, p *edgeProblem) {
 			return "", &edgeProblem{I: i, Other: -1, Msg: fmt.Sprintf("self-loop (%d,%d)", e.U, e.V)}
 		case math.IsNaN(e.Cost) || math.IsInf(e.Cost, 0):
 			return "", &edgeProblem{I: i, Other: -1, Msg: fmt.Sprintf("edge (%d,%d) has non-finite cost %v", e.U, e.V, e.Cost)}
+		case math.Abs(e.Cost) > MaxCost:
+			return "", &edgeProblem{I: i, Other: -1, Msg: fmt.Sprintf("edge (%d,%d) has cost %g beyond ±%g (energies and move gains are sums of costs and must stay finite)", e.U, e.V, e.Cost, MaxCost)}
 		}
 	}
 	type keyed struct {

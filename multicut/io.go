@@ -127,6 +127,9 @@ func ParseGraph(r io.Reader, name string) (*Graph, error) {
 		if math.IsNaN(c) || math.IsInf(c, 0) {
 			return nil, fileerr.New(name, lr.line, "cost %q is not finite", f[2])
 		}
+		if math.Abs(c) > MaxCost {
+			return nil, fileerr.New(name, lr.line, "cost %s beyond ±%g (energies are sums of costs and must stay finite)", f[2], MaxCost)
+		}
 		var lifted bool
 		switch f[3] {
 		case "0":

@@ -18,7 +18,7 @@ func TestGraphFileRoundTrip(t *testing.T) {
 	// Costs that need all 17 significant digits, tiny and huge exponents.
 	g.Edges[0].Cost = 0.1 + 0.2
 	g.Edges[1].Cost = -1e-300
-	g.Edges[2].Cost = 1.7976931348623157e308
+	g.Edges[2].Cost = 9.999999999999999e149 // just below MaxCost
 	g.Edges[3].Cost = math.Nextafter(1, 2)
 	p := filepath.Join(t.TempDir(), "g.txt")
 	if err := WriteGraph(p, g); err != nil {
@@ -75,6 +75,7 @@ func TestParseGraphErrors(t *testing.T) {
 		{"negative m", "3 -1\n", 1, "edge count"},
 		{"nan cost", "3 2\n0 1 1 0\n1 2 NaN 0\n", 3, "not finite"},
 		{"inf cost", "3 1\n0 1 -Inf 1\n", 2, "not finite"},
+		{"huge cost", "3 2\n0 1 1 0\n1 2 -1e308 0\n", 3, "cost -1e308 beyond ±1e+150"},
 		{"out of range", "3 2\n0 1 1 0\n1 3 1 0\n", 3, "out of range"},
 		{"negative id", "3 1\n-1 1 1 0\n", 2, "out of range"},
 		{"too few", "3 3\n0 1 1 0\n1 2 1 0\n", 3, "announces 3 edges but the file has 2"},
@@ -171,4 +172,25 @@ func FuzzParseGraph(f *testing.F) {
 			}
 		}
 	})
+}
+
+// Costs up to ±MaxCost keep every energy finite; larger ones are refused
+// by Validate too (graphs built in memory).
+func TestCostBound(t *testing.T) {
+	edges := make([]Edge, 0, 6)
+	for u := 0; u < 4; u++ {
+		edges = append(edges, Edge{U: u, V: (u + 1) % 4, Cost: -MaxCost})
+	}
+	g := &Graph{N: 4, Edges: edges}
+	if err := g.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	e := Energy(g, []int{0, 1, 2, 3})
+	if math.IsInf(e, 0) || math.IsNaN(e) || e != -4*MaxCost {
+		t.Errorf("energy of all cut at the bound: %v", e)
+	}
+	g.Edges[2].Cost = -1e308
+	if err := g.Validate(); err == nil || !strings.Contains(err.Error(), "beyond ±1e+150") {
+		t.Errorf("1e308: %v", err)
+	}
 }

@@ -132,17 +132,22 @@ func SolveFiles(opt FilesOptions) (*FilesResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	r := &FilesResult{Graph: opt.Graph, Labels: opt.Out, Solver: opt.Solve.Solver, Nodes: g.N, Edges: reg, LiftedEdges: lifted,
+		Energy: sol.Energy, Clusters: sol.Clusters, Seconds: sol.Seconds, StartEnergy: sol.StartEnergy, Iterations: sol.Iterations}
+	// The summary is encoded before anything is written, so that no labels
+	// file is left behind when it cannot be (costs are bounded by MaxCost,
+	// so energies are finite).
+	var js []byte
+	if opt.JSON != "" {
+		if js, err = json.MarshalIndent(r, "", "  "); err != nil {
+			return nil, fmt.Errorf("multicut: summary for %s: %w", opt.JSON, err)
+		}
+	}
 	if err := WriteLabels(opt.Out, sol.Labels); err != nil {
 		return nil, err
 	}
-	r := &FilesResult{Graph: opt.Graph, Labels: opt.Out, Solver: opt.Solve.Solver, Nodes: g.N, Edges: reg, LiftedEdges: lifted,
-		Energy: sol.Energy, Clusters: sol.Clusters, Seconds: sol.Seconds, StartEnergy: sol.StartEnergy, Iterations: sol.Iterations}
-	if opt.JSON != "" {
-		b, err := json.MarshalIndent(r, "", "  ")
-		if err != nil {
-			return nil, err
-		}
-		if err := atomicfile.WriteBytes(opt.JSON, append(b, '\n')); err != nil {
+	if js != nil {
+		if err := atomicfile.WriteBytes(opt.JSON, append(js, '\n')); err != nil {
 			return nil, err
 		}
 	}

@@ -24,6 +24,7 @@
 package pipeline
 
 import (
+	"fmt"
 	"io"
 	"os"
 
@@ -137,4 +138,52 @@ func (o *Options) progress() io.Writer {
 		return o.Progress
 	}
 	return os.Stderr
+}
+
+// Validate checks every stage's settings before any work (the same checks
+// the stage commands make): the tracker's, the graph and solver's (inside
+// motiongraph.Segment, which runs late, so the solver and β here), the heat
+// map interval in [1, 1000000], sparsification, preparation, evaluation and
+// the training ranges of train.Config.Validate (epochs in [1, 100000],
+// learning rate in (0, 1], batch in [1, 4096], scale in [0, 4], threads in
+// [0, 4096]; zero epochs, rate and batch mean the trainer's defaults).
+func (o *Options) Validate() error {
+	if err := o.Tracker.Validate(); err != nil {
+		return err
+	}
+	if s := o.Segment.Solver; s != "" && s != "gaec" && s != "klj" {
+		return fmt.Errorf("segment: unknown solver %q (gaec or klj)", s)
+	}
+	if err := motiongraph.CheckBeta(o.Segment.Graph.Beta); err != nil {
+		return err
+	}
+	if o.Segment.MinClusterSize < 0 {
+		return fmt.Errorf("segment: min cluster size must be ≥ 0, got %d", o.Segment.MinClusterSize)
+	}
+	if o.HeatmapEvery < 1 || o.HeatmapEvery > 1000000 {
+		return fmt.Errorf("heat maps: every must be in [1, 1000000], got %d", o.HeatmapEvery)
+	}
+	if err := o.Sparsify.Validate(); err != nil {
+		return err
+	}
+	if err := o.Prepare.Validate(); err != nil {
+		return err
+	}
+	if err := o.Eval.Validate(); err != nil {
+		return err
+	}
+	t := o.Train
+	switch {
+	case t.Epochs < 0 || t.Epochs > 100000:
+		return fmt.Errorf("train: epochs must be in [1, 100000] (0 = default), got %d", t.Epochs)
+	case !(t.LR >= 0 && t.LR <= 1):
+		return fmt.Errorf("train: learning rate must be in (0, 1] (0 = default), got %v", t.LR)
+	case t.BatchSize < 0 || t.BatchSize > 4096:
+		return fmt.Errorf("train: batch size must be in [1, 4096] (0 = default), got %d", t.BatchSize)
+	case !(t.Scale >= 0 && t.Scale <= 4):
+		return fmt.Errorf("train: scale must be in (0, 4] (0 = auto), got %v", t.Scale)
+	case t.Threads < 0 || t.Threads > 4096:
+		return fmt.Errorf("train: threads must be in [0, 4096] (0 = all cores), got %d", t.Threads)
+	}
+	return nil
 }

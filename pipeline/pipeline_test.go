@@ -450,3 +450,55 @@ func TestTrackStageUsesInjectedTracker(t *testing.T) {
 		t.Errorf("err = %v, want no tracker", err)
 	}
 }
+
+// Geometry is checked before any work: tracks of another sequence (points
+// outside the frames) fail the track stage, ground truth of another size
+// fails before any stage; nothing is trained in either case.
+func TestGeometryCheckedBeforeWork(t *testing.T) {
+	root, tracks := tinySequence(t)
+	ts, err := trajectory.ReadTracks(tracks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range ts.Tracks {
+		for k := range ts.Tracks[i].Points {
+			ts.Tracks[i].Points[k].X += 200 // another sequence's (wider) tracks
+		}
+	}
+	far := filepath.Join(t.TempDir(), "farTracks8.dat")
+	if err := trajectory.WriteTracks(far, ts); err != nil {
+		t.Fatal(err)
+	}
+	fake := &fakeDensifier{}
+	var log bytes.Buffer
+	_, err = Run(context.Background(), root, filepath.Join(t.TempDir(), "work"), testOptions(far, fake, &log))
+	if err == nil || !strings.Contains(err.Error(), far+": track 0, frame ") || !strings.Contains(err.Error(), "lies outside the 96x72 frames") {
+		t.Errorf("tracks outside: %v", err)
+	}
+	// Ground truth of another size: every label image replaced by a 10x10 one.
+	gts, _ := filepath.Glob(filepath.Join(root, "*", "*", "*.p[pg]m"))
+	gts2, _ := filepath.Glob(filepath.Join(root, "*", "*.p[pg]m"))
+	if gts = append(gts, gts2...); len(gts) == 0 {
+		t.Fatal("no label images found")
+	}
+	for _, p := range gts {
+		data := append([]byte("P6\n10 10\n255\n"), make([]byte, 300)...)
+		if strings.HasSuffix(p, ".pgm") {
+			data = append([]byte("P5\n10 10\n255\n"), make([]byte, 100)...)
+		}
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	work := filepath.Join(t.TempDir(), "work")
+	_, err = Run(context.Background(), root, work, testOptions(tracks, fake, &log))
+	if err == nil || !strings.Contains(err.Error(), "is 10x10 but the frames in") || !strings.Contains(err.Error(), "are 96x72") {
+		t.Errorf("ground truth of another size: %v", err)
+	}
+	if len(fake.trains) != 0 {
+		t.Errorf("%d trainings despite bad geometry", len(fake.trains))
+	}
+	if _, err := os.Stat(filepath.Join(work, "tiny", "tracks.dat")); err == nil {
+		t.Error("a stage ran despite ground truth of another size")
+	}
+}

@@ -83,6 +83,9 @@ type Report struct {
 	Sequences []*SequenceResult `json:"sequences"`
 	Sparse    *Mean             `json:"sparse_mean,omitempty"`
 	Dense     map[Variant]*Mean `json:"dense_mean,omitempty"`
+	// ReportPath is the report.md written by Run; empty when it could not
+	// be written (the error says why).
+	ReportPath string `json:"-"`
 }
 
 // reportOptions records the settings that matter for the numbers.

@@ -69,34 +69,85 @@ func checkWork(work string) error {
 	return os.MkdirAll(work, 0o755)
 }
 
+// preflight checks, before any work, what can be checked cheaply for every
+// selected sequence: at least two frames, and ground truth of the frames'
+// size (headers only; dataset.CheckGroundTruthFiles).
+func preflight(seqs []dataset.SequenceInfo) error {
+	for _, s := range seqs {
+		frames, err := dataset.ListFrames(s.FramesDir)
+		if err != nil {
+			return err
+		}
+		if len(frames) < 2 {
+			return fmt.Errorf("%s: %d frames, need at least 2", s.FramesDir, len(frames))
+		}
+		if s.GTPath == "" {
+			continue
+		}
+		w, h, err := dataset.ImageSize(frames[0])
+		if err != nil {
+			return err
+		}
+		if err := dataset.CheckGroundTruthFiles(s.GTPath, w, h, s.FramesDir); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // PrepareDataset runs the missing upstream stages (track → segment →
 // uncertainty → sparse eval → prepare) for every selected sequence of root
 // and returns the prepared training-set folders, in sequence order, with
 // their sequences. It stops at the first failing sequence.
 func PrepareDataset(root, work string, opt Options) (setDirs []string, seqs []dataset.SequenceInfo, err error) {
+	dirs, seqs, locks, err := prepareDataset(context.Background(), root, work, &opt)
+	locks.Release()
+	return dirs, seqs, err
+}
+
+// PrepareDatasetLocked is PrepareDataset that keeps the sequences' work
+// folders locked (see LockName) for the caller's next step, training on the
+// prepared sets; the caller releases the locks (also on error: nil locks
+// release nothing).
+func PrepareDatasetLocked(root, work string, opt Options) (setDirs []string, seqs []dataset.SequenceInfo, locks Locks, err error) {
 	return prepareDataset(context.Background(), root, work, &opt)
 }
 
-func prepareDataset(ctx context.Context, root, work string, opt *Options) ([]string, []dataset.SequenceInfo, error) {
+func prepareDataset(ctx context.Context, root, work string, opt *Options) (_ []string, _ []dataset.SequenceInfo, locks Locks, err error) {
+	if err := opt.Validate(); err != nil {
+		return nil, nil, nil, err
+	}
 	seqs, err := SelectSequences(root, *opt)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
+	}
+	if err := preflight(seqs); err != nil {
+		return nil, nil, nil, err
 	}
 	if err := checkWork(work); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
+	if locks, err = LockSequences(work, seqs); err != nil {
+		return nil, nil, nil, err
+	}
+	defer func() {
+		if err != nil {
+			locks.Release()
+			locks = nil
+		}
+	}()
 	var dirs []string
 	for _, s := range seqs {
 		p, err := newSeqRun(ctx, s, work, opt)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, locks, err
 		}
 		if err := p.upstream(); err != nil {
-			return nil, nil, err
+			return nil, nil, locks, err
 		}
 		dirs = append(dirs, p.lay.Prepared())
 	}
-	return dirs, seqs, nil
+	return dirs, seqs, locks, nil
 }
 
 // Run runs the whole chain for every selected sequence of root (a sequence
@@ -108,13 +159,24 @@ func Run(ctx context.Context, root, work string, opt Options, variants ...Varian
 	if len(variants) == 0 {
 		variants = []Variant{VariantWeighted}
 	}
+	if err := opt.Validate(); err != nil {
+		return nil, err
+	}
 	seqs, err := SelectSequences(root, opt)
 	if err != nil {
+		return nil, err
+	}
+	if err := preflight(seqs); err != nil {
 		return nil, err
 	}
 	if err := checkWork(work); err != nil {
 		return nil, err
 	}
+	locks, err := LockSequences(work, seqs)
+	if err != nil {
+		return nil, err
+	}
+	defer locks.Release()
 	t0 := time.Now()
 	rep := &Report{Root: root, Work: work, Variants: variants, Options: reportOptions(opt), Started: t0.UTC()}
 	var failed []string
@@ -138,12 +200,19 @@ func Run(ctx context.Context, root, work string, opt Options, variants ...Varian
 	rep.Seconds = time.Since(t0).Seconds()
 	rep.summarise()
 	if err := rep.Write(work); err != nil {
-		return rep, err
+		// The cause of the sequences' failures first: an unwritable work
+		// folder usually fails them too.
+		if len(failed) > 0 {
+			return rep, fmt.Errorf("%d of %d sequences failed: %s; and the report could not be written: %w",
+				len(failed), len(seqs), strings.Join(failed, "; "), err)
+		}
+		return rep, fmt.Errorf("the report could not be written: %w", err)
 	}
-	fmt.Fprintf(opt.log(), "report: %s\n", filepath.Join(work, "report.md"))
+	rep.ReportPath = filepath.Join(work, "report.md")
+	fmt.Fprintf(opt.log(), "report: %s\n", rep.ReportPath)
 	if len(failed) > 0 {
 		return rep, fmt.Errorf("%d of %d sequences failed (see %s): %s", len(failed), len(seqs),
-			filepath.Join(work, "report.md"), strings.Join(failed, "; "))
+			rep.ReportPath, strings.Join(failed, "; "))
 	}
 	return rep, nil
 }

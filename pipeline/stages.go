@@ -30,6 +30,7 @@ type seqRun struct {
 	status []StageStatus
 
 	frames []string             // frame paths
+	w, h   int                  // frame size (of the first frame)
 	gt     *dataset.GroundTruth // nil without ground truth
 	res    *SequenceResult
 }
@@ -49,9 +50,20 @@ func newSeqRun(ctx context.Context, seq dataset.SequenceInfo, work string, opt *
 	p := &seqRun{ctx: ctx, seq: seq, name: seq.Name, dir: dir, lay: Layout{Dir: dir, Name: seq.Name}, opt: opt, frames: frames,
 		res: &SequenceResult{Name: seq.Name, Split: seq.Split, Frames: len(frames), FramesDir: seq.FramesDir, GT: seq.GTPath,
 			Dense: map[Variant]*DenseResult{}}}
+	if p.w, p.h, err = dataset.ImageSize(frames[0]); err != nil {
+		return nil, err
+	}
 	if seq.GTPath != "" {
 		if p.gt, err = dataset.LoadGroundTruth(seq.GTPath); err != nil {
 			return nil, err
+		}
+		// Before any work: ground truth of another size would only fail at
+		// the dense evaluation, after training.
+		if err := dataset.CheckGroundTruthSize(p.gt, p.w, p.h, seq.FramesDir); err != nil {
+			return nil, err
+		}
+		for _, w := range p.gt.Warnings {
+			fmt.Fprintf(opt.log(), "%s: warning: %s\n", seq.Name, w)
 		}
 	}
 	return p, nil
@@ -107,6 +119,9 @@ func (p *seqRun) track() error {
 			}
 			if ts.Frames > len(p.frames) {
 				return nil, fmt.Errorf("%s: %d frames but %s has %d", src, ts.Frames, p.seq.FramesDir, len(p.frames))
+			}
+			if err := ts.CheckBounds(src, p.w, p.h); err != nil {
+				return nil, fmt.Errorf("%w (frames in %s)", err, p.seq.FramesDir)
 			}
 		} else {
 			if p.opt.FlowTracker == nil {

@@ -54,5 +54,9 @@ func (r *Report) WriteSummary(w io.Writer) {
 		}
 		fmt.Fprintln(w, " |")
 	}
-	fmt.Fprintf(w, "report: %s/report.md (%.1fs)\n", r.Work, r.Seconds)
+	if r.ReportPath != "" {
+		fmt.Fprintf(w, "report: %s (%.1fs)\n", r.ReportPath, r.Seconds)
+	} else {
+		fmt.Fprintf(w, "no report written (%.1fs)\n", r.Seconds)
+	}
 }

@@ -131,14 +131,42 @@ type Set struct {
 	DroppedIsolated int
 }
 
+// Validate checks the ranges: background ≥ −1, border margin, minimum
+// segment and border step ≥ 0 (border step ≥ 1 with border points),
+// isolated radius finite in [0, 10000] px, φ in [0, 1], factor finite in
+// (0, 1e6] (a loss weight; beyond that float32 losses lose all precision).
+func (o Options) Validate() error {
+	switch {
+	case o.Background < -1:
+		return fmt.Errorf("prepare: background must be a cluster id ≥ 0 or −1 (automatic), got %d", o.Background)
+	case o.BorderMargin < 0 || o.MinSegment < 0:
+		return fmt.Errorf("prepare: border margin and minimum segment must be ≥ 0, got %d, %d", o.BorderMargin, o.MinSegment)
+	case o.BorderPoints && o.BorderStep < 1:
+		return fmt.Errorf("prepare: border step must be ≥ 1, got %d", o.BorderStep)
+	case !(o.IsolatedRadius >= 0 && o.IsolatedRadius <= 10000):
+		return fmt.Errorf("prepare: isolated radius must be in [0, 10000] px, got %v", o.IsolatedRadius)
+	case !(o.Phi >= 0 && o.Phi <= 1):
+		return fmt.Errorf("prepare: φ must be in [0, 1] (a mean uncertainty), got %v", o.Phi)
+	case !(o.Factor > 0 && o.Factor <= 1e6):
+		return fmt.Errorf("prepare: hard-example factor must be in (0, 1e6], got %v", o.Factor)
+	}
+	return nil
+}
+
 // Prepare builds the training set of one sequence.
 func Prepare(in Input, opt Options) (*Set, error) {
+	if err := opt.Validate(); err != nil {
+		return nil, err
+	}
 	ts := in.Tracks
 	if ts == nil || len(ts.Tracks) == 0 {
 		return nil, errors.New("prepare: no trajectories")
 	}
 	if in.Width <= 0 || in.Height <= 0 {
 		return nil, fmt.Errorf("prepare: invalid image size %dx%d", in.Width, in.Height)
+	}
+	if err := ts.CheckBounds("", in.Width, in.Height); err != nil {
+		return nil, fmt.Errorf("prepare: %w", err)
 	}
 	if in.Uncertainty != nil && len(in.Uncertainty) != len(ts.Tracks) {
 		return nil, fmt.Errorf("prepare: %d uncertainties for %d trajectories", len(in.Uncertainty), len(ts.Tracks))

@@ -60,7 +60,7 @@ func (s *Set) Write(dir string, framePath func(frame int) string, readImage func
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return err
 	}
-	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(dir)+".tmp*")
+	tmp, err := os.MkdirTemp(parent, atomicfile.TempPattern(filepath.Base(filepath.Clean(dir))))
 	if err != nil {
 		return err
 	}

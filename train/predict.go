@@ -9,11 +9,13 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/densify/densify/dataset"
 	"github.com/densify/densify/eval"
 	"github.com/densify/densify/internal/atomicfile"
 	"github.com/densify/densify/internal/progress"
+	"github.com/densify/densify/models"
 	"github.com/densify/densify/unet"
 	"github.com/sugarme/gotch"
 )
@@ -37,6 +39,29 @@ type PredictOptions struct {
 	Progress io.Writer
 }
 
+// Validate checks the settings before any work: scale in [0, MaxScale]
+// (0 = the checkpoint's), threads in [0, MaxThreads], a known preset when
+// one is given (the error lists the presets) and a known device.
+func (o PredictOptions) Validate() error {
+	switch {
+	case !(o.Scale >= 0 && o.Scale <= MaxScale):
+		return fmt.Errorf("predict: scale must be in (0, %g] (0 = the training scale), got %v", MaxScale, o.Scale)
+	case o.Threads < 0 || o.Threads > MaxThreads:
+		return fmt.Errorf("predict: threads must be in [0, %d] (0 = all cores), got %d", MaxThreads, o.Threads)
+	}
+	if o.Preset != "" {
+		if _, err := models.Lookup(o.Preset); err != nil {
+			return fmt.Errorf("predict: %w", err)
+		}
+	}
+	switch strings.ToLower(o.Device) {
+	case "", "cpu", "cuda", "gpu", "auto":
+	default:
+		return fmt.Errorf("predict: unknown device %q (cpu, cuda or auto)", o.Device)
+	}
+	return nil
+}
+
 // Predict writes a dense mask per frame to out, named as DAVIS masks by the
 // frame's position in frames: 00000.png, 00001.png, … Binary models give 8-bit
 // grey masks with 0 (background) and 255 (moving object), thresholding σ(z) at
@@ -48,6 +73,9 @@ type PredictOptions struct {
 // a frame is only resized by Scale. Files are built in a temporary folder
 // beside out and moved into out once every frame succeeded.
 func Predict(ckpt string, frames []string, out string, opt PredictOptions) (err error) {
+	if err := opt.Validate(); err != nil {
+		return err
+	}
 	if len(frames) == 0 {
 		return fmt.Errorf("predict: no frames")
 	}
@@ -87,7 +115,7 @@ func Predict(ckpt string, frames []string, out string, opt PredictOptions) (err 
 	if err := os.MkdirAll(filepath.Dir(filepath.Clean(out)), 0o755); err != nil {
 		return err
 	}
-	tmp, err := os.MkdirTemp(filepath.Dir(filepath.Clean(out)), "."+filepath.Base(out)+".tmp*")
+	tmp, err := os.MkdirTemp(filepath.Dir(filepath.Clean(out)), atomicfile.TempPattern(filepath.Base(filepath.Clean(out))))
 	if err != nil {
 		return err
 	}

@@ -36,10 +36,12 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/densify/densify/internal/atomicfile"
 	"github.com/densify/densify/internal/progress"
+	"github.com/densify/densify/models"
 	"github.com/densify/densify/unet"
 	"github.com/sugarme/gotch"
 	"github.com/sugarme/gotch/ts"
@@ -134,16 +136,46 @@ type Summary struct {
 	Models     []*Summary `json:"models,omitempty"` // one per set when not Joint
 }
 
+// Ranges of the numeric settings (Config.Validate). The learning rate of
+// Adam is a step size in weight units: beyond 1 every step overshoots and
+// the loss diverges to NaN in a few steps.
+const (
+	MaxEpochs  = 100000
+	MaxLR      = 1.0
+	MaxBatch   = 4096
+	MaxScale   = 4.0
+	MaxThreads = 4096
+)
+
+// Validate checks every setting before anything is read or written:
+// epochs in [1, MaxEpochs], learning rate in (0, MaxLR], batch in
+// [1, MaxBatch], scale in [0, MaxScale] (0 = auto), threads in
+// [0, MaxThreads] (0 = all cores), a known preset (unless Model is set) and
+// device.
+func (c Config) Validate() error { return c.validate() }
+
 func (c *Config) validate() error {
 	switch {
-	case c.Epochs < 1:
-		return fmt.Errorf("train: epochs must be ≥ 1, got %d", c.Epochs)
-	case !(c.LR > 0) || math.IsInf(c.LR, 0):
-		return fmt.Errorf("train: learning rate must be positive, got %v", c.LR)
-	case c.Batch < 1:
-		return fmt.Errorf("train: batch size must be ≥ 1, got %d", c.Batch)
-	case c.Scale < 0 || c.Scale > 4 || math.IsNaN(c.Scale):
-		return fmt.Errorf("train: scale must be in (0, 4] (0 = auto), got %v", c.Scale)
+	case c.Epochs < 1 || c.Epochs > MaxEpochs:
+		return fmt.Errorf("train: epochs must be in [1, %d], got %d", MaxEpochs, c.Epochs)
+	case !(c.LR > 0 && c.LR <= MaxLR):
+		return fmt.Errorf("train: learning rate must be in (0, %g], got %v", MaxLR, c.LR)
+	case c.Batch < 1 || c.Batch > MaxBatch:
+		return fmt.Errorf("train: batch size must be in [1, %d], got %d", MaxBatch, c.Batch)
+	case !(c.Scale >= 0 && c.Scale <= MaxScale):
+		return fmt.Errorf("train: scale must be in (0, %g] (0 = auto), got %v", MaxScale, c.Scale)
+	case c.Threads < 0 || c.Threads > MaxThreads:
+		return fmt.Errorf("train: threads must be in [0, %d] (0 = all cores), got %d", MaxThreads, c.Threads)
+	}
+	if c.Model == nil {
+		if _, err := models.Lookup(c.Preset); err != nil {
+			return fmt.Errorf("train: %w", err)
+		}
+	}
+	switch strings.ToLower(c.Device) {
+	case "", "cpu", "cuda", "gpu", "auto":
+	default:
+		return fmt.Errorf("train: unknown device %q (cpu, cuda or auto)", c.Device)
 	}
 	if c.Variant == "" {
 		c.Variant = VariantHard

@@ -63,6 +63,46 @@ func HeatmapFrames(total int, gt *dataset.GroundTruth, every int, all bool) []in
 	return fs
 }
 
+// CheckHeatmapGeometry checks, before anything is drawn or written, that
+// the trajectories (read from tracksName) lie on the frames of framesDir
+// (trajectory.TrackSet.CheckBounds against the first frame's size), that
+// the frames cover the tracks' frames and, when gt is not nil (it selects
+// the frames drawn), that its label images have the frames' size.
+func CheckHeatmapGeometry(framesDir string, ts *trajectory.TrackSet, tracksName string, gt *dataset.GroundTruth) error {
+	paths, err := dataset.ListFrames(framesDir)
+	if err != nil {
+		return err
+	}
+	if err := checkHeatmapGeometry(paths, framesDir, ts, tracksName); err != nil {
+		return err
+	}
+	if gt != nil && len(paths) > 0 {
+		w, h, err := dataset.ImageSize(paths[0])
+		if err != nil {
+			return err
+		}
+		return dataset.CheckGroundTruthSize(gt, w, h, framesDir)
+	}
+	return nil
+}
+
+func checkHeatmapGeometry(paths []string, framesDir string, ts *trajectory.TrackSet, name string) error {
+	if len(paths) < ts.Frames {
+		return fmt.Errorf("%s: the tracks have %d frames but %s has %d", name, ts.Frames, framesDir, len(paths))
+	}
+	if len(paths) == 0 {
+		return nil
+	}
+	w, h, err := dataset.ImageSize(paths[0])
+	if err != nil {
+		return err
+	}
+	if err := ts.CheckBounds(name, w, h); err != nil {
+		return fmt.Errorf("%w (frames in %s)", err, framesDir)
+	}
+	return nil
+}
+
 // WriteHeatmaps draws Heatmap for each frame in frames (images from
 // framesDir, see dataset.ListFrames) into outDir/heat_NNNNN.png and
 // returns the written paths. progress (may be nil) gets the frames done and
@@ -70,6 +110,9 @@ func HeatmapFrames(total int, gt *dataset.GroundTruth, every int, all bool) []in
 func WriteHeatmaps(framesDir, outDir string, ts *trajectory.TrackSet, u []float64, frames []int, progress func(done, total int)) ([]string, error) {
 	paths, err := dataset.ListFrames(framesDir)
 	if err != nil {
+		return nil, err
+	}
+	if err := checkHeatmapGeometry(paths, framesDir, ts, "heatmaps"); err != nil {
 		return nil, err
 	}
 	var out []string

@@ -56,7 +56,10 @@ type FilesOptions struct {
 	FramesDir     string
 	Heatmaps      string
 	HeatmapFrames func(trackFrames int) []int
-	Progress      func(done, total int) // heat maps drawn (may be nil)
+	// GT, when not nil, is the ground truth whose labelled frames are drawn:
+	// its label images must have the frames' size (CheckHeatmapGeometry).
+	GT       *dataset.GroundTruth
+	Progress func(done, total int) // heat maps drawn (may be nil)
 }
 
 // FilesResult is the outcome of ComputeFiles.
@@ -85,6 +88,11 @@ func ComputeFiles(opt FilesOptions) (*FilesResult, error) {
 	res := &FilesResult{Graph: g, Labels: labels, Result: r, Summary: Summarize(r)}
 	if opt.Tracks != "" {
 		if res.Tracks, err = LoadTracks(opt.Tracks, g.N); err != nil {
+			return nil, err
+		}
+	}
+	if opt.Heatmaps != "" && res.Tracks != nil {
+		if err := CheckHeatmapGeometry(opt.FramesDir, res.Tracks, opt.Tracks, opt.GT); err != nil {
 			return nil, err
 		}
 	}

@@ -31,8 +31,8 @@ type Curve struct {
 
 // Fractions returns 0, step, 2·step, … up to max (inclusive, within 1e-9).
 func Fractions(step, max float64) ([]float64, error) {
-	if !(step > 0 && step <= 1) || !(max >= 0 && max < 1) {
-		return nil, fmt.Errorf("sparsify: step %v must be in (0,1] and max %v in [0,1)", step, max)
+	if !(step >= MinStep && step <= 1) || !(max >= 0 && max < 1) {
+		return nil, fmt.Errorf("sparsify: step %v must be in [%g,1] and max %v in [0,1)", step, MinStep, max)
 	}
 	var fs []float64
 	for i := 0; ; i++ {

@@ -13,6 +13,7 @@ import (
 	"github.com/densify/densify/dataset"
 	"github.com/densify/densify/internal/atomicfile"
 	"github.com/densify/densify/internal/fileerr"
+	"github.com/densify/densify/internal/listfile"
 	"github.com/densify/densify/multicut"
 	"github.com/densify/densify/trajectory"
 )
@@ -34,6 +35,29 @@ type SparsifyOptions struct {
 	Seeds int     `json:"seeds"` // random orderings averaged
 }
 
+// Ranges of SparsifyOptions (Validate). The smallest step bounds the number
+// of points of a curve (1/MinStep), and so time and memory.
+const (
+	MinStep  = 1e-4
+	MaxSeeds = 1000
+)
+
+// Validate checks the ranges: β in (0, 1), step in [MinStep, 1], max in
+// [0, 1), seeds in [1, MaxSeeds].
+func (o SparsifyOptions) Validate() error {
+	switch {
+	case !(o.Beta > 0 && o.Beta < 1):
+		return fmt.Errorf("sparsify: beta must be in (0, 1), got %v", o.Beta)
+	case !(o.Step >= MinStep && o.Step <= 1):
+		return fmt.Errorf("sparsify: step must be in [%g, 1] (at most %g curve points), got %v", MinStep, 1/MinStep, o.Step)
+	case !(o.Max >= 0 && o.Max < 1):
+		return fmt.Errorf("sparsify: max must be in [0, 1), got %v", o.Max)
+	case o.Seeds < 1 || o.Seeds > MaxSeeds:
+		return fmt.Errorf("sparsify: seeds must be in [1, %d], got %d", MaxSeeds, o.Seeds)
+	}
+	return nil
+}
+
 // SequenceCurves is the sparsification result of one sequence.
 type SequenceCurves struct {
 	Name      string  `json:"name"`
@@ -52,8 +76,13 @@ func SparsifySequence(name string, g *multicut.Graph, labels []int, ts *trajecto
 	if len(ts.Tracks) != g.N {
 		return nil, fmt.Errorf("%s: %d trajectories but the graph has %d nodes", name, len(ts.Tracks), g.N)
 	}
-	if opt.Seeds < 1 {
-		return nil, fmt.Errorf("sparsify: seeds = %d, want ≥ 1", opt.Seeds)
+	if err := opt.Validate(); err != nil {
+		return nil, err
+	}
+	if gt != nil && len(gt.Frames) > 0 {
+		if err := ts.CheckBounds(name, gt.Frames[0].Width, gt.Frames[0].Height); err != nil {
+			return nil, fmt.Errorf("%w (ground truth %s)", err, gt.Path)
+		}
 	}
 	fr, err := Fractions(opt.Step, opt.Max)
 	if err != nil {
@@ -116,8 +145,9 @@ func SparsifyFiles(in SequenceInput, opt SparsifyOptions) (*SequenceCurves, erro
 //
 //	name graph labels tracks gt
 //
-// separated by white space; '#' starts a comment; relative paths are taken
-// relative to the list's folder.
+// separated by tabs when the line holds a tab (then paths may contain
+// spaces), by white space otherwise (internal/listfile); '#' starts a
+// comment; relative paths are taken relative to the list's folder.
 func ReadSequenceList(path string) ([]SequenceInput, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -134,16 +164,12 @@ func ReadSequenceList(path string) ([]SequenceInput, error) {
 	var out []SequenceInput
 	sc := bufio.NewScanner(f)
 	for line := 1; sc.Scan(); line++ {
-		s := sc.Text()
-		if i := strings.IndexByte(s, '#'); i >= 0 {
-			s = s[:i]
-		}
-		fs := strings.Fields(s)
+		fs := listfile.Fields(sc.Text())
 		if len(fs) == 0 {
 			continue
 		}
 		if len(fs) != 5 {
-			return nil, fileerr.New(path, line, "want 5 fields (name graph labels tracks gt), got %d", len(fs))
+			return nil, fileerr.New(path, line, "want 5 fields (name graph labels tracks gt; separated by tabs when a path contains spaces), got %d", len(fs))
 		}
 		out = append(out, SequenceInput{Name: fs[0], Graph: rel(fs[1]), Labels: rel(fs[2]), Tracks: rel(fs[3]), GT: rel(fs[4])})
 	}

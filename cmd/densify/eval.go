@@ -33,7 +33,9 @@ are scored with every pixel of every labelled frame as a one-point track.
   --masks    a folder of PNG masks, one per frame: 00000.png (DAVIS, 0-based) or
              <seq>_0001.png (FBMS, 1-based); label = grey value / colour / palette index
   --dataset  a text file, one sequence per line: "<gt> <tracks file or mask folder>
-             [name]", '#' comments, paths relative to the list file. Prints one row per
+             [name]", '#' comments, paths relative to the list file; fields are
+             separated by tabs when the line holds a tab (paths with spaces),
+             by white space otherwise. Prints one row per
              sequence and the MoSegEvalAllPR summary (mean P, mean R, F from the means,
              objects of visible objects, standard deviations).
 
@@ -50,6 +52,7 @@ for --dataset also the per-sequence objects under "sequences".`,
 	fl.StringVar(&r.Dataset, "dataset", "", "list file of \"<gt> <tracks-or-masks> [name]\" lines")
 	fl.Float64Var(&r.Options.Threshold, "threshold", eval.DefaultThreshold, "F above which an assigned region counts as an extracted object")
 	fl.IntVar(&r.Options.EvalFrames, "eval-frames", 0, "evaluated length E (labelled frames with number > E are skipped); 0 = frames of the tracks file (masks: all); -1 = all")
+	fl.BoolVar(&r.Options.AllowMissingMasks, "allow-missing-masks", false, "score labelled frames without a mask as uncovered (listed in the output and the JSON) instead of failing")
 	fl.BoolVar(&r.Options.CompactLabels, "compact-labels", false, "number clusters by distinct label instead of by label value (MoSegEval: value = cluster, gaps are empty clusters; needed for negative labels)")
 	fl.StringVar(&r.JSON, "json", "", "write the result as JSON to this file")
 	return cmd

@@ -85,7 +85,9 @@ func runTrain(o *trainOptions, args []string) error {
 		if err != nil {
 			return err
 		}
-		prepared, seqs, err := pipeline.PrepareDataset(args[0], filepath.Join(o.Out, "work"), opt)
+		// The sequences' work folders stay locked through training.
+		prepared, seqs, locks, err := pipeline.PrepareDatasetLocked(args[0], filepath.Join(o.Out, "work"), opt)
+		defer locks.Release()
 		if err != nil {
 			return err
 		}

@@ -70,7 +70,7 @@ func runUncertainty(o *uncertaintyOptions) error {
 				return err
 			}
 		}
-		u.HeatmapFrames = func(n int) []int { return uncertainty.HeatmapFrames(n, gt, o.Every, o.All) }
+		u.GT, u.HeatmapFrames = gt, func(n int) []int { return uncertainty.HeatmapFrames(n, gt, o.Every, o.All) }
 		u.Progress = progress.Func(o.IO.ErrOut, "heatmaps")
 	}
 	res, err := uncertainty.ComputeFiles(*u)

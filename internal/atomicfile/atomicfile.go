@@ -5,6 +5,8 @@ package atomicfile
 
 import (
 	"bufio"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"image"
@@ -14,6 +16,41 @@ import (
 	"path/filepath"
 )
 
+// NameMax is the longest file name (one path element, in bytes) that the
+// usual Linux and macOS file systems accept (NAME_MAX).
+const NameMax = 255
+
+// randomDigits is the most that os.CreateTemp and os.MkdirTemp put in place
+// of '*' (the decimal digits of a uint32).
+const randomDigits = 10
+
+// TempPattern returns the os.CreateTemp / os.MkdirTemp pattern of a hidden
+// temporary sibling of the file or folder named base:
+// "."+base+".tmp*" when the resulting name stays within NameMax, otherwise
+// ".tmp-" + 16 hex digits of SHA-256(base) + "-*" (still unique per base,
+// 31 bytes at most). A legal output name of up to 255 bytes therefore
+// always gets a legal temporary name.
+func TempPattern(base string) string {
+	if p := "." + base + ".tmp*"; len(p)-1+randomDigits <= NameMax {
+		return p
+	}
+	return ".tmp-" + shortHash(base) + "-*"
+}
+
+// Beside returns the name base+suffix (e.g. "masks.old") when it stays
+// within NameMax, otherwise "." + 16 hex digits of SHA-256(base) + suffix.
+func Beside(base, suffix string) string {
+	if len(base)+len(suffix) <= NameMax {
+		return base + suffix
+	}
+	return "." + shortHash(base) + suffix
+}
+
+func shortHash(s string) string {
+	h := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(h[:8])
+}
+
 // Write creates path atomically with the content produced by fill.
 // Parent folders are created as needed.
 func Write(path string, fill func(w io.Writer) error) (err error) {
@@ -21,7 +58,7 @@ func Write(path string, fill func(w io.Writer) error) (err error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("create folder for %s: %w", path, err)
 	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
+	f, err := os.CreateTemp(dir, TempPattern(filepath.Base(path)))
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
@@ -62,11 +99,12 @@ func WritePNG(path string, img image.Image) error {
 }
 
 // ReplaceDir moves the complete folder tmp (built beside dst) to dst,
-// replacing an existing dst: dst is first renamed to dst+".old", which is
+// replacing an existing dst: dst is first renamed to dst+".old" (see
+// Beside for names near the length limit), which is
 // restored when the final rename fails and removed once it succeeded. A
 // reader therefore sees the old folder or the new one, never a mixture.
 func ReplaceDir(tmp, dst string) error {
-	old := dst + ".old"
+	old := filepath.Join(filepath.Dir(dst), Beside(filepath.Base(dst), ".old"))
 	if err := os.RemoveAll(old); err != nil {
 		return err
 	}

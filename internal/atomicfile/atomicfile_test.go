@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -70,5 +71,45 @@ func TestReplaceDir(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(filepath.Join(dst, "f")); string(b) != "two" {
 		t.Fatalf("old folder not restored: %q", b)
+	}
+}
+
+// Output names of 242–255 bytes are legal; their temporary names (and the
+// ".old" name of ReplaceDir) must stay within NameMax too.
+func TestLongNames(t *testing.T) {
+	dir := t.TempDir()
+	for _, n := range []int{1, 240, 241, 242, 250, 251, 252, 255} {
+		name := strings.Repeat("a", n-1) + "b"
+		p := filepath.Join(dir, name)
+		for round := 0; round < 2; round++ { // create, then replace
+			if err := WriteBytes(p, []byte("aa"[:round+1])); err != nil {
+				t.Fatalf("%d bytes: %v", n, err)
+			}
+		}
+		if b, err := os.ReadFile(p); err != nil || string(b) != "aa" {
+			t.Fatalf("%d bytes: %q, %v", n, b, err)
+		}
+		if got := TempPattern(name); len(got)-1+randomDigits > NameMax {
+			t.Errorf("%d bytes: temp pattern %q too long", n, got)
+		}
+		// ReplaceDir with a long folder name, twice (the second replaces).
+		d := filepath.Join(dir, strings.Repeat("d", n))
+		for round := 0; round < 2; round++ {
+			tmp, err := os.MkdirTemp(dir, TempPattern(filepath.Base(d)))
+			if err != nil {
+				t.Fatalf("%d bytes: %v", n, err)
+			}
+			if err := ReplaceDir(tmp, d); err != nil {
+				t.Fatalf("%d bytes: %v", n, err)
+			}
+		}
+		os.RemoveAll(d)
+		os.Remove(p)
+	}
+	if left, _ := os.ReadDir(dir); len(left) != 0 {
+		t.Errorf("left behind: %v", left)
+	}
+	if TempPattern("x.json") != ".x.json.tmp*" || Beside("m", ".old") != "m.old" {
+		t.Error("short names changed")
 	}
 }

@@ -1,0 +1,176 @@
+package camera
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/densify/densify/trajectory"
+)
+
+// sceneTracks builds a background grid moved by a known homography per frame
+// (zoom, rotation, pan and a little perspective) plus an object whose points
+// translate by (3, −2) px per frame, with Gaussian noise of sd px.
+func sceneTracks(frames int, sd float64, outliers int) (*trajectory.TrackSet, Homography, int) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	c, s := math.Cos(0.01), math.Sin(0.01)
+	h := Homography{1.02 * c, -1.02 * s, 4, 1.02 * s, 1.02 * c, -1.5, 2e-5, -1e-5, 1}
+	ts := &trajectory.TrackSet{Frames: frames}
+	for y := 10.0; y < 470; y += 15 {
+		for x := 10.0; x < 630; x += 15 {
+			tr := trajectory.Track{}
+			px, py := x, y
+			for t := range frames {
+				tr.Points = append(tr.Points, trajectory.Point{X: px + sd*rng.NormFloat64(), Y: py + sd*rng.NormFloat64(), Frame: t})
+				px, py, _ = h.Apply(px, py)
+			}
+			ts.Tracks = append(ts.Tracks, tr)
+		}
+	}
+	bg := len(ts.Tracks)
+	for k := range outliers {
+		tr := trajectory.Track{}
+		px, py := 200+float64(k%20)*4, 200+float64(k/20)*4
+		for t := range frames {
+			tr.Points = append(tr.Points, trajectory.Point{X: px + 3*float64(t), Y: py - 2*float64(t), Frame: t})
+		}
+		ts.Tracks = append(ts.Tracks, tr)
+	}
+	return ts, h, bg
+}
+
+func TestEstimateRecoversHomographyAndResiduals(t *testing.T) {
+	ts, h, bg := sceneTracks(12, 0.05, 400)
+	opt := DefaultOptions()
+	opt.Step = 1
+	m, err := Estimate(ts, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// transfer error of the fitted H against the true one over the image
+	for tf := 0; tf < 11; tf++ {
+		f := m.Frames[tf]
+		if !f.Valid || f.Step != 1 {
+			t.Fatalf("frame %d: %+v", tf, f)
+		}
+		if f.Inliers < bg*9/10 || f.Inliers > bg+5 {
+			t.Errorf("frame %d: %d inliers, %d background points", tf, f.Inliers, bg)
+		}
+		// points of frame tf lie on the image of the grid under H^tf; compare
+		// the fitted H with the true H on a grid of positions
+		worst := 0.0
+		for y := 0.0; y < 480; y += 60 {
+			for x := 0.0; x < 640; x += 80 {
+				ax, ay, _ := f.H.Apply(x, y)
+				bx, by, _ := h.Apply(x, y)
+				worst = math.Max(worst, math.Hypot(ax-bx, ay-by))
+			}
+		}
+		if worst > 0.1 {
+			t.Errorf("frame %d: fitted H differs from the true one by %.3f px", tf, worst)
+		}
+	}
+	// background residuals are noise, object residuals its own motion
+	var bgMax, objMin float64 = 0, math.Inf(1)
+	for i := range ts.Tracks {
+		for k := range m.Norm[i] {
+			r := math.Hypot(float64(m.ResX[i][k]), float64(m.ResY[i][k]))
+			if i < bg {
+				bgMax = math.Max(bgMax, r)
+			} else {
+				objMin = math.Min(objMin, r)
+			}
+		}
+	}
+	if bgMax > 0.5 || objMin < 1 {
+		t.Errorf("background residual up to %.3f px/frame, object residual from %.3f px/frame", bgMax, objMin)
+	}
+}
+
+func TestEstimateStepAndStaticCamera(t *testing.T) {
+	// a static camera: every background point stays put; Step 5 clipped at
+	// the end of the sequence
+	ts := &trajectory.TrackSet{Frames: 8}
+	for k := range 50 {
+		tr := trajectory.Track{}
+		for f := range 8 {
+			tr.Points = append(tr.Points, trajectory.Point{X: float64(10 * (k % 10)), Y: float64(10 * (k / 10)), Frame: f})
+		}
+		ts.Tracks = append(ts.Tracks, tr)
+	}
+	m, err := Estimate(ts, DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for tf, f := range m.Frames {
+		want := min(5, 7-tf)
+		if tf == 7 {
+			want = 1
+		}
+		if f.Step != want {
+			t.Errorf("frame %d: step %d, want %d", tf, f.Step, want)
+		}
+		near := true
+		for j := range 9 {
+			near = near && math.Abs(f.H[j]-Identity[j]) < 1e-9
+		}
+		if tf < 7 && (!f.Valid || f.Inliers != 50 || !near) {
+			t.Errorf("frame %d: %+v, want the identity with 50 inliers", tf, f)
+		}
+		if f.Scale != DefaultOptions().MinScale {
+			t.Errorf("frame %d: scale %v, want the floor", tf, f.Scale)
+		}
+	}
+	for i := range ts.Tracks {
+		if len(m.Norm[i]) != 7 {
+			t.Fatalf("track %d: %d residuals, want 7", i, len(m.Norm[i]))
+		}
+		for _, r := range m.Norm[i] {
+			if r > 1e-9 {
+				t.Fatalf("track %d: residual %v on a static scene", i, r)
+			}
+		}
+	}
+}
+
+func TestFitDLTExact(t *testing.T) {
+	h := Homography{0.9, 0.1, 5, -0.05, 1.1, -3, 1e-4, 2e-4, 1}
+	var x0, y0, x1, y1 []float64
+	for _, p := range [][2]float64{{0, 0}, {100, 0}, {0, 100}, {100, 100}, {50, 30}} {
+		x0 = append(x0, p[0])
+		y0 = append(y0, p[1])
+		a, b, _ := h.Apply(p[0], p[1])
+		x1 = append(x1, a)
+		y1 = append(y1, b)
+	}
+	got, ok := fitDLT(x0, y0, x1, y1, []int{0, 1, 2, 3})
+	if !ok {
+		t.Fatal("degenerate")
+	}
+	for j := range 9 {
+		if math.Abs(got[j]-h[j]) > 1e-9*math.Max(1, math.Abs(h[j])) {
+			t.Fatalf("h[%d] = %v, want %v (%v)", j, got[j], h[j], got)
+		}
+	}
+	// collinear points are degenerate: the fit may not pass for a homography
+	if _, ok := fitDLT([]float64{0, 0, 0, 0}, []float64{0, 0, 0, 0}, x1, y1, []int{0, 1, 2, 3}); ok {
+		t.Error("coincident points accepted")
+	}
+}
+
+func TestOptionsValidate(t *testing.T) {
+	for _, o := range []Options{
+		{Step: 0, Iterations: 1, Threshold: 1, MinScale: 1, Sample: 4},
+		{Step: 1, Iterations: 0, Threshold: 1, MinScale: 1, Sample: 4},
+		{Step: 1, Iterations: 1, Threshold: math.NaN(), MinScale: 1, Sample: 4},
+		{Step: 1, Iterations: 1, Threshold: 1, MinScale: 0, Sample: 4},
+		{Step: 1, Iterations: 1, Threshold: 1, MinScale: 1, Sample: 3},
+	} {
+		if o.Validate() == nil {
+			t.Errorf("%+v accepted", o)
+		}
+	}
+	if err := DefaultOptions().Validate(); err != nil {
+		t.Error(err)
+	}
+}

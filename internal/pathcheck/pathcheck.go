@@ -1,0 +1,81 @@
+// Package pathcheck refuses an output path that names an input: writing it
+// would destroy the input (atomically, but destroyed all the same).
+package pathcheck
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Path is a command-line path and the flag (or role) it was given with.
+type Path struct {
+	Flag string // e.g. "--out"
+	Path string
+	// Tree marks an output folder that is written or replaced as a whole:
+	// an input inside it is refused as well.
+	Tree bool
+}
+
+// Distinct returns an error naming both flags when an output is the same
+// file as an input: the same path after filepath.Abs, Clean and
+// EvalSymlinks (of the path, or of its parent when it does not exist yet),
+// or, when both exist, os.SameFile (hard links). An output marked Tree also
+// conflicts with any input inside it. Empty paths are ignored.
+func Distinct(outputs, inputs []Path) error {
+	for _, o := range outputs {
+		if o.Path == "" {
+			continue
+		}
+		ro := resolve(o.Path)
+		so, errO := os.Stat(o.Path)
+		for _, in := range inputs {
+			if in.Path == "" {
+				continue
+			}
+			ri := resolve(in.Path)
+			same := ro == ri
+			if !same && errO == nil {
+				if si, err := os.Stat(in.Path); err == nil && os.SameFile(so, si) {
+					same = true
+				}
+			}
+			if same {
+				return fmt.Errorf("%s %s is the input %s %s: refusing to overwrite an input (choose another output)", o.Flag, o.Path, in.Flag, in.Path)
+			}
+			if o.Tree && strings.HasPrefix(ri, ro+string(filepath.Separator)) {
+				return fmt.Errorf("%s %s would replace the folder holding the input %s %s: refusing to overwrite an input (choose another output)", o.Flag, o.Path, in.Flag, in.Path)
+			}
+		}
+	}
+	return nil
+}
+
+// resolve returns the absolute, cleaned path with symbolic links resolved
+// as far as the path exists.
+func resolve(p string) string {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		abs = filepath.Clean(p)
+	}
+	if r, err := filepath.EvalSymlinks(abs); err == nil {
+		return r
+	}
+	// Resolve the longest existing ancestor, keep the rest as written.
+	dir, rest := abs, ""
+	for {
+		parent := filepath.Dir(dir)
+		rest = filepath.Join(filepath.Base(dir), rest)
+		if parent == dir {
+			return abs
+		}
+		dir = parent
+		if r, err := filepath.EvalSymlinks(dir); err == nil {
+			return filepath.Join(r, rest)
+		} else if !errors.Is(err, os.ErrNotExist) {
+			return abs
+		}
+	}
+}
