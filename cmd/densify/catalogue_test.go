@@ -508,12 +508,12 @@ func TestEveryNumericFlagHasARange(t *testing.T) {
 			default:
 				return
 			}
-			r, ok := rangeOf(c, fl)
+			r, ok := checks.RangeOf(c, fl)
 			if !ok {
 				t.Errorf("%s --%s has no range", c.Name(), fl.Name)
 				return
 			}
-			if v, err := strconv.ParseFloat(fl.DefValue, 64); err != nil || !r.contains(v) {
+			if v, err := strconv.ParseFloat(fl.DefValue, 64); err != nil || !r.Contains(v) {
 				t.Errorf("%s --%s: default %s outside %s", c.Name(), fl.Name, fl.DefValue, r)
 			}
 		})

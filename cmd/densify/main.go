@@ -58,7 +58,7 @@ func NewCmdRoot(f *Factory) *cobra.Command {
 		NewCmdPrepare, NewCmdTrain, NewCmdPredict, NewCmdAblate, NewCmdRun} {
 		root.AddCommand(c(f))
 	}
-	addChecks(root)
+	checks.Install(root)
 	return root
 }
 
