@@ -38,6 +38,25 @@ type RunResult struct {
 // Result of the run: the best (or only) file's result.
 func (r *RunResult) Result() *Result { return r.Results[r.Best] }
 
+// Write prints the result: the dataset table, the report of the one target,
+// or the best target's report and the best-of-n F (percent).
+func (r *RunResult) Write(w io.Writer) error {
+	switch {
+	case r.Summary != nil:
+		return WriteTable(w, r.Summary)
+	case len(r.Files) == 1:
+		return WriteReport(w, r.Files[0], r.Result())
+	}
+	if err := WriteReport(w, r.Files[r.Best]+fmt.Sprintf(" (best F of %d)", len(r.Files)), r.Result()); err != nil {
+		return err
+	}
+	fmt.Fprintln(w, "\nbest-of-n F(%):")
+	for n, v := range r.BestOfN {
+		fmt.Fprintf(w, "  n=%-3d %.2f   (%s: %.2f)\n", n+1, 100*v, filepath.Base(r.Files[n]), 100*r.Results[n].F)
+	}
+	return nil
+}
+
 // Run scores the targets of opt and writes opt.JSON (atomically): the
 // Result, the dataset Summary, or for best-of-n the best Result with
 // best_file, best_index, best_of_n and every candidate's P, R, F, objects.

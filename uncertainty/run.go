@@ -43,6 +43,15 @@ func Summarize(r *Result) Summary {
 	return s
 }
 
+// Write prints the summary and the top clusters with the largest μ_A.
+func (s Summary) Write(w io.Writer, top int) {
+	fmt.Fprintf(w, "%d nodes, %d clusters: %d can move (γ < inf), %d with u > 0.5 (a move lowers the energy), mean u %.4f\n",
+		s.Nodes, s.Clusters, s.Boundary, s.Improving, s.MeanU)
+	for _, c := range s.ByMeanU[:min(top, len(s.ByMeanU))] {
+		fmt.Fprintf(w, "  cluster %d: %d nodes, μ_A = %.4f\n", c.Label, c.Size, c.MeanU)
+	}
+}
+
 // FilesOptions is one run of the uncertainty stage on files (ComputeFiles).
 type FilesOptions struct {
 	Graph, Labels string  // multicut instance and its labelling

@@ -9,6 +9,7 @@ import (
 
 	"github.com/densify/densify/pipeline"
 	"github.com/densify/densify/synth"
+	"github.com/densify/densify/train"
 	"github.com/densify/densify/trajectory"
 	"github.com/densify/densify/video"
 )
@@ -42,7 +43,7 @@ func TestRunWithUNet(t *testing.T) {
 	var log bytes.Buffer
 	opt := pipeline.DefaultOptions()
 	opt.TracksFor = func(string) string { return tracks }
-	opt.Densifier = unetDensifier{}
+	opt.Densifier = train.Densifier{}
 	opt.Log, opt.Progress = &log, &log
 	opt.Sparsify.Seeds, opt.HeatmapEvery, opt.Prepare.MinSegment = 2, 4, 3
 	opt.Train.Epochs, opt.Train.Scale, opt.Train.Threads, opt.Train.Overlays = 1, 1, 1, false

@@ -1,9 +1,6 @@
 package main
 
 import (
-	"fmt"
-	"path/filepath"
-
 	"github.com/densify/densify/eval"
 	"github.com/spf13/cobra"
 )
@@ -64,19 +61,5 @@ func runEval(o *evalOptions) error {
 	if err != nil {
 		return err
 	}
-	w := o.IO.Out
-	switch {
-	case res.Summary != nil:
-		return eval.WriteTable(w, res.Summary)
-	case len(res.Files) == 1:
-		return eval.WriteReport(w, res.Files[0], res.Result())
-	}
-	if err := eval.WriteReport(w, res.Files[res.Best]+fmt.Sprintf(" (best F of %d)", len(res.Files)), res.Result()); err != nil {
-		return err
-	}
-	fmt.Fprintln(w, "\nbest-of-n F(%):")
-	for n, v := range res.BestOfN {
-		fmt.Fprintf(w, "  n=%-3d %.2f   (%s: %.2f)\n", n+1, 100*v, filepath.Base(res.Files[n]), 100*res.Results[n].F)
-	}
-	return nil
+	return res.Write(o.IO.Out)
 }

@@ -16,6 +16,7 @@ import (
 	"os"
 
 	"github.com/densify/densify/pipeline"
+	"github.com/densify/densify/train"
 	"github.com/densify/densify/trajectory"
 	"github.com/densify/densify/video"
 	"github.com/spf13/cobra"
@@ -39,7 +40,7 @@ type Factory struct {
 // OpenCV's optical flow and the libtorch U-Net.
 func NewFactory() *Factory {
 	return &Factory{IO: &IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr},
-		Tracker: video.Tracker{}, Densifier: unetDensifier{}}
+		Tracker: video.Tracker{}, Densifier: train.Densifier{}}
 }
 
 // NewCmdRoot builds the densify command tree on f.

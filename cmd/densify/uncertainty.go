@@ -77,14 +77,9 @@ func runUncertainty(o *uncertaintyOptions) error {
 	if err != nil {
 		return err
 	}
-	s, w := res.Summary, o.IO.Out
-	fmt.Fprintf(w, "%d nodes, %d clusters: %d can move (γ < inf), %d with u > 0.5 (a move lowers the energy), mean u %.4f\n",
-		s.Nodes, s.Clusters, s.Boundary, s.Improving, s.MeanU)
-	for _, c := range s.ByMeanU[:min(5, len(s.ByMeanU))] {
-		fmt.Fprintf(w, "  cluster %d: %d nodes, μ_A = %.4f\n", c.Label, c.Size, c.MeanU)
-	}
+	res.Summary.Write(o.IO.Out, 5)
 	if u.Heatmaps != "" {
-		fmt.Fprintf(w, "heat maps: %d frames → %s\n", len(res.Heatmaps), u.Heatmaps)
+		fmt.Fprintf(o.IO.Out, "heat maps: %d frames → %s\n", len(res.Heatmaps), u.Heatmaps)
 	}
 	return nil
 }
