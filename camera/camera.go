@@ -15,11 +15,16 @@
 // is the motion the camera does not explain: near 0 on the background, the
 // object's own motion on an independently moving object (up to parallax).
 // Residuals are reported in pixels per frame (divided by T) and normalised by
-// the robust noise scale of the frame's inliers,
+// a robust scale of the frame's residuals,
 //
-//	s_t = max(S0, 1.4826 · median_{i ∈ inliers} |r_i(t)|),
+//	s_t = max(S0, 1.4826 · median_i |r_i(t)|)   (over all correspondences),
 //
-// so that |r|/s is comparable across frames and sequences.
+// so that |r|/s is comparable across frames and sequences. The median over
+// all points (most of which are background) includes the background's own
+// departures from a homography (parallax, water, foliage): a residual counts
+// as large relative to what the background of that frame does. On the ten
+// DAVIS development sequences this normalisation gave a higher leave-one-
+// sequence-out F than the scale of the RANSAC inliers alone (84.4 vs 83.1).
 package camera
 
 import (
@@ -95,7 +100,7 @@ type Frame struct {
 	Valid   bool       `json:"valid"`   // false: fewer than 8 correspondences (H = identity)
 	Points  int        `json:"points"`  // correspondences
 	Inliers int        `json:"inliers"` // |r| ≤ Threshold
-	Scale   float64    `json:"scale"`   // s_t in px per frame
+	Scale   float64    `json:"scale"`   // s_t in px per frame (robust scale of all residuals)
 }
 
 // Motion is the camera motion of a sequence and the per-point residuals of
@@ -262,8 +267,8 @@ func fitFrame(x0, y0, x1, y1 []float64, step int, opt Options, rng *rand.Rand) F
 		d2 := r2(&h, x0[i], y0[i], x1[i], y1[i])
 		if d2 <= thr2 {
 			inl = append(inl, i)
-			res = append(res, math.Sqrt(d2))
 		}
+		res = append(res, math.Sqrt(d2))
 	}
 	f.H, f.Valid, f.Inliers = h, true, len(inl)
 	if len(res) > 0 {

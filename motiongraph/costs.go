@@ -30,6 +30,11 @@ var FeatureNames = []string{
 	"log_overlap",           // log(number of common frames)
 	"log1p_motion_mean",     // log(1 + mean_t ||∂A−∂B||) in px/frame
 	"motion_rel_max",        // max_t ||∂A−∂B|| / (1 + ||∂A|| + ||∂B||)
+	// residuals after the camera motion (package camera), see pairFeatures
+	"log1p_camera_residual_min",       // log(1 + min(ρ_A, ρ_B))
+	"log1p_camera_residual_max",       // log(1 + max(ρ_A, ρ_B))
+	"log1p_camera_residual_diff_mean", // log(1 + mean_t ||r_A−r_B||/s_t)
+	"log1p_camera_residual_diff_max",  // log(1 + max_t ||r_A−r_B||/s_t)
 }
 
 // NumFeatures is the length of a pair feature vector.
@@ -97,10 +102,14 @@ func DefaultCostModel() *CostModel {
 }
 
 // Validate checks dimensions and finiteness.
+//
+// A model may use a prefix of FeatureNames (models fitted before features
+// were added, such as the synthetic model with the first seven): Logit
+// then reads only those features.
 func (m *CostModel) Validate() error {
-	d := NumFeatures
-	if len(m.Features) != d {
-		return fmt.Errorf("model has %d features, want %d (%v)", len(m.Features), d, FeatureNames)
+	d := len(m.Features)
+	if d < 1 || d > NumFeatures {
+		return fmt.Errorf("model has %d features, want 1 to %d (a prefix of %v)", d, NumFeatures, FeatureNames)
 	}
 	for i, n := range m.Features {
 		if n != FeatureNames[i] {
@@ -176,8 +185,8 @@ func WriteCostModel(path string, m *CostModel) error {
 // Logit returns θ_0 + Σ_j θ_j (f_j − Mean_j)/Std_j, the log-odds of a cut.
 func (m *CostModel) Logit(f []float64) float64 {
 	s := m.Theta[0]
-	for j, x := range f {
-		s += m.Theta[j+1] * (x - m.Mean[j]) / m.Std[j]
+	for j := range m.Mean {
+		s += m.Theta[j+1] * (f[j] - m.Mean[j]) / m.Std[j]
 	}
 	return s
 }

@@ -27,6 +27,9 @@ type FitDatasetOptions struct {
 	Lambda      float64 // L2 penalty on the standardised feature weights
 	NoColour    bool    // do not read frames for the colour feature
 	HeldOut     bool    // also leave-one-sequence-out calibration (≥ 2 sequences)
+	// FoldModels, with HeldOut, receives the leave-one-sequence-out models
+	// as <FoldModels>/<sequence>.json (each fitted without that sequence).
+	FoldModels string
 	// Tracker, its options and flow method track sequences without cached tracks.
 	Tracker        trajectory.SequenceTracker
 	TrackerOptions trajectory.TrackerOptions
@@ -125,8 +128,17 @@ func FitDataset(opt FitDatasetOptions) (*FitReport, error) {
 	}
 	rep.CostModel, rep.InSample = m, cal
 	if opt.HeldOut && len(rep.Sequences) >= 2 {
-		if rep.HeldOut, rep.PerSeqOut, err = HeldOutCalibration(samples, fo); err != nil {
+		var folds map[string]*CostModel
+		if rep.HeldOut, rep.PerSeqOut, folds, err = HeldOut(samples, fo); err != nil {
 			return nil, err
+		}
+		if opt.FoldModels != "" {
+			for name, fm := range folds {
+				fm.Source = fmt.Sprintf("%s without %s", fo.Source, name)
+				if err := WriteCostModel(filepath.Join(opt.FoldModels, name+".json"), fm); err != nil {
+					return nil, err
+				}
+			}
 		}
 	}
 	rep.Calibration = opt.Calibration

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/densify/densify/camera"
 	"github.com/densify/densify/multicut"
 	"github.com/densify/densify/trajectory"
 )
@@ -31,9 +32,23 @@ import (
 // drawn uniformly at random (seeded by Seed and A's index). Their costs come
 // from the same model.
 type GraphParams struct {
-	K             int
-	Radius        float64
-	MinOverlap    int
+	K          int
+	Radius     float64
+	MinOverlap int
+	// LongRangePerNode / LongRangeRadius: long-range edges, part of E (they
+	// count for connectivity): for every trajectory A, at its middle frame,
+	// up to LongRangePerNode alive trajectories within LongRangeRadius that
+	// are not among its K nearest neighbours and share ≥ MinOverlap frames
+	// are drawn uniformly at random (seeded by Seed+1 and A's index).
+	// Keuper, Andres & Brox (ICCV'15) connect trajectories over a large
+	// spatial range so that an object whose boundary pairs are ambiguous
+	// (optical flow is smooth across motion boundaries) is still cut from
+	// the background by the clear motion difference of its interior to
+	// distant background points; their costs come from the same model,
+	// whose spatial-distance and camera-residual features cover both
+	// regimes. 0 = off.
+	LongRangePerNode int
+	LongRangeRadius  float64
 	Lifted        bool
 	LiftedRadius  float64
 	LiftedPerNode int
@@ -44,7 +59,8 @@ type GraphParams struct {
 
 // DefaultGraphParams returns the defaults used by `densify segment`.
 func DefaultGraphParams() GraphParams {
-	return GraphParams{K: 12, Radius: 40, MinOverlap: 2, LiftedRadius: 120, LiftedPerNode: 8, Seed: 1, Beta: 0.5}
+	return GraphParams{K: 12, Radius: 40, MinOverlap: 2, LongRangePerNode: 16, LongRangeRadius: 250,
+		LiftedRadius: 120, LiftedPerNode: 8, Seed: 1, Beta: 0.5}
 }
 
 func (p *GraphParams) validate() error {
@@ -56,6 +72,9 @@ func (p *GraphParams) validate() error {
 	}
 	if p.MinOverlap < 1 {
 		return fmt.Errorf("graph: min overlap must be ≥ 1, got %d", p.MinOverlap)
+	}
+	if p.LongRangePerNode < 0 || (p.LongRangePerNode > 0 && (!(p.LongRangeRadius > 0) || math.IsInf(p.LongRangeRadius, 0))) {
+		return fmt.Errorf("graph: long-range edges per node must be ≥ 0 and their radius > 0, got %d, %v", p.LongRangePerNode, p.LongRangeRadius)
 	}
 	if p.Lifted && (!(p.LiftedRadius > 0) || math.IsInf(p.LiftedRadius, 0) || p.LiftedPerNode < 1) {
 		return fmt.Errorf("graph: lifted radius must be > 0 and lifted per node ≥ 1, got %v, %d", p.LiftedRadius, p.LiftedPerNode)
@@ -77,11 +96,15 @@ type GraphStats struct {
 	TotalSecs     float64 `json:"total_seconds"`
 	IsolatedNodes int     `json:"isolated_nodes"` // nodes without an E edge
 	MeanOverlapE  float64 `json:"mean_overlap"`   // mean common frames over E
+	// Camera is the camera motion estimated for the features.
+	Camera *camera.Motion `json:"-"`
 }
 
 // PairSet holds the candidate pairs of a track set and their raw features
 // (FeatureNames order, NumFeatures values per pair in Feat).
 type PairSet struct {
+	// Camera is the estimated camera motion the residual features use.
+	Camera *camera.Motion
 	U, V   []int32
 	Lifted []bool
 	Feat   []float64 // len = NumFeatures * len(U)
@@ -117,7 +140,7 @@ func BuildGraph(ts *trajectory.TrackSet, frames []image.Image, p GraphParams, mo
 		return nil, nil, err
 	}
 	g := &multicut.Graph{N: len(ts.Tracks), Edges: make([]multicut.Edge, ps.Len())}
-	st := &GraphStats{Nodes: g.N, Colour: ps.Colour, NeighbourSecs: ps.NeighbourSecs, FeatureSecs: ps.FeatureSecs}
+	st := &GraphStats{Nodes: g.N, Colour: ps.Colour, NeighbourSecs: ps.NeighbourSecs, FeatureSecs: ps.FeatureSecs, Camera: ps.Camera}
 	f := make([]float64, NumFeatures)
 	deg := make([]int, g.N)
 	sumP, sumOv := 0.0, 0.0
@@ -167,6 +190,8 @@ type trackData struct {
 	dx, dy     []float32 // displacement per frame of the track (len = length−1)
 	vari       []float32 // local flow variation per frame (len = length−1)
 	col        [][3]float32
+	// camera residual r(t) in px/frame and |r(t)|/s_t (package camera; len = length−1)
+	rx, ry, rn []float32
 }
 
 // frameIndex is a uniform grid over the alive points of one frame.
@@ -400,6 +425,20 @@ func ComputePairs(ts *trajectory.TrackSet, frames []image.Image, p GraphParams, 
 			d.dy[j] = float32((pts[j+tt].Y - pts[j].Y) / float64(tt))
 		}
 	}
+	// camera motion and the residual of every trajectory point
+	co := camera.DefaultOptions()
+	co.Step = T
+	cam, err := camera.Estimate(ts, co)
+	if err != nil {
+		return nil, err
+	}
+	scale := make([]float64, len(cam.Frames))
+	for t, f := range cam.Frames {
+		scale[t] = f.Scale
+	}
+	for i := range td {
+		td[i].rx, td[i].ry, td[i].rn = cam.ResX[i], cam.ResY[i], cam.Norm[i]
+	}
 	// per-frame grids, kNN edges and local flow variation
 	kq := max(p.K, fp.VariationNeighbours-1)
 	keysPerWorker := make([][]uint64, nf)
@@ -462,12 +501,19 @@ func ComputePairs(ts *trajectory.TrackSet, frames []image.Image, p GraphParams, 
 		}
 	}
 	keys = keys[:w]
+	if p.LongRangePerNode > 0 {
+		far := randomPairs(ts, idx, keys, p.LongRangeRadius, p.LongRangePerNode, p.Seed+1, p)
+		keys = append(keys, far...)
+		slices.Sort(keys)
+		keys = slices.Compact(keys)
+	}
 	nE := len(keys)
 	var lifted []uint64
 	if p.Lifted {
-		lifted = liftedPairs(ts, idx, keys, p)
+		lifted = randomPairs(ts, idx, keys, p.LiftedRadius, p.LiftedPerNode, p.Seed, p)
 	}
 	ps := &PairSet{
+		Camera: cam,
 		U:      make([]int32, nE+len(lifted)),
 		V:      make([]int32, nE+len(lifted)),
 		Lifted: make([]bool, nE+len(lifted)),
@@ -505,7 +551,7 @@ func ComputePairs(ts *trajectory.TrackSet, frames []image.Image, p GraphParams, 
 	parallelFor((ps.Len()+chunk-1)/chunk, p.Workers, func(c int) {
 		for i := c * chunk; i < min((c+1)*chunk, ps.Len()); i++ {
 			a, b := int(ps.U[i]), int(ps.V[i])
-			pairFeatures(&ts.Tracks[a], &ts.Tracks[b], &td[a], &td[b], T, sig02, ps.Colour, ps.Feat[i*NumFeatures:(i+1)*NumFeatures])
+			pairFeatures(&ts.Tracks[a], &ts.Tracks[b], &td[a], &td[b], T, sig02, scale, ps.Colour, ps.Feat[i*NumFeatures:(i+1)*NumFeatures])
 		}
 	})
 	ps.FeatureSecs = time.Since(t1).Seconds()
@@ -526,6 +572,20 @@ func ComputePairs(ts *trajectory.TrackSet, frames []image.Image, p GraphParams, 
 //	f5 = log(1 + mean_{t∈[s,e)} ||∂ₜA − ∂ₜB||)
 //	f6 = max_{t∈[s,e)} ||∂ₜA − ∂ₜB|| / (1 + ||∂ₜA|| + ||∂ₜB||)
 //
+//
+// and, from the camera motion (package camera: r_X(t) the residual of X's
+// velocity after the frame's homography, s_t the frame's residual scale,
+// ρ_X = mean_{t∈[s,e)} |r_X(t)|/s_t):
+//
+//	f7  = log(1 + min(ρ_A, ρ_B))
+//	f8  = log(1 + max(ρ_A, ρ_B))
+//	f9  = log(1 + mean_{t∈[s,e)} ||r_A(t) − r_B(t)||/s_t)
+//	f10 = log(1 + max_{t∈[s,e)} ||r_A(t) − r_B(t)||/s_t)
+//
+// f7/f8 say whether the camera explains both, one or neither trajectory
+// (one explained, one not: different motions); f9/f10 compare the motions
+// after the camera's, which removes the differences that zoom and rotation
+// induce between distant background points (the long-range edges).
 // v_X(t) is the variance of the T-frame displacements of X and its nearest
 // alive neighbours in frame t (no optical flow needed). With a single common
 // frame the motion terms are 0 and f4 = 0 tells the model so. The max is
@@ -534,7 +594,7 @@ func ComputePairs(ts *trajectory.TrackSet, frames []image.Image, p GraphParams, 
 // unreliable on real video: on the DAVIS dev set they are the two best
 // single features (rank AUC 0.885 and 0.888 vs 0.869 for f1 and 0.813 for
 // f0) and raise the leave-one-sequence-out AUC of the model from 0.907 to 0.927.
-func pairFeatures(A, B *trajectory.Track, da, db *trackData, T int, sig02 float64, colour bool, out []float64) {
+func pairFeatures(A, B *trajectory.Track, da, db *trackData, T int, sig02 float64, scale []float64, colour bool, out []float64) {
 	s := max(da.start, db.start)
 	e := min(da.end, db.end)
 	pa := A.Points[s-da.start : e-da.start+1]
@@ -542,6 +602,7 @@ func pairFeatures(A, B *trajectory.Track, da, db *trackData, T int, sig02 float6
 	L := e - s + 1
 	maxN, maxR, sumD, sumC := 0.0, 0.0, 0.0, 0.0
 	sumR, maxRel := 0.0, 0.0
+	sumRA, sumRB, sumRD, maxRD := 0.0, 0.0, 0.0, 0.0
 	for j := range L {
 		dx, dy := pa[j].X-pb[j].X, pa[j].Y-pb[j].Y
 		sumD += math.Sqrt(dx*dx + dy*dy)
@@ -566,7 +627,18 @@ func pairFeatures(A, B *trajectory.Track, da, db *trackData, T int, sig02 float6
 		ax, ay := (pa[j+tt].X-pa[j].X)*inv, (pa[j+tt].Y-pa[j].Y)*inv
 		bx, by := (pb[j+tt].X-pb[j].X)*inv, (pb[j+tt].Y-pb[j].Y)*inv
 		maxRel = math.Max(maxRel, r/(1+math.Hypot(ax, ay)+math.Hypot(bx, by)))
+		ka, kb := s+j-da.start, s+j-db.start
+		sumRA += float64(da.rn[ka])
+		sumRB += float64(db.rn[kb])
+		rd := math.Hypot(float64(da.rx[ka]-db.rx[kb]), float64(da.ry[ka]-db.ry[kb])) / scale[s+j]
+		sumRD += rd
+		maxRD = math.Max(maxRD, rd)
 	}
+	nm := float64(max(L-1, 1))
+	out[7] = math.Log1p(math.Min(sumRA, sumRB) / nm)
+	out[8] = math.Log1p(math.Max(sumRA, sumRB) / nm)
+	out[9] = math.Log1p(sumRD / nm)
+	out[10] = math.Log1p(maxRD)
 	out[0] = math.Log1p(maxN)
 	out[1] = math.Log1p(math.Sqrt(maxR))
 	out[2] = math.Log1p(sumD / float64(L))
@@ -576,15 +648,19 @@ func pairFeatures(A, B *trajectory.Track, da, db *trackData, T int, sig02 float6
 	out[6] = maxRel
 }
 
-// liftedPairs draws the lifted edges F (see GraphParams).
-func liftedPairs(ts *trajectory.TrackSet, idx []*frameIndex, eKeys []uint64, p GraphParams) []uint64 {
+// randomPairs draws, for every trajectory A at its middle frame, up to
+// perNode alive trajectories within radius that are not pairs in eKeys
+// (sorted) and share ≥ MinOverlap frames with A, uniformly at random (seeded
+// by seed and A's index): the long-range edges and the lifted edges F of
+// GraphParams.
+func randomPairs(ts *trajectory.TrackSet, idx []*frameIndex, eKeys []uint64, radius float64, perNode int, seed uint64, p GraphParams) []uint64 {
 	n := len(ts.Tracks)
 	per := make([][]uint64, n)
 	parallelFor(n, p.Workers, func(a int) {
 		tr := &ts.Tracks[a]
 		mid := (tr.Start() + tr.End()) / 2
 		q, _ := tr.At(mid)
-		cand := idx[mid].within(q.X, q.Y, p.LiftedRadius, int32(a), nil)
+		cand := idx[mid].within(q.X, q.Y, radius, int32(a), nil)
 		slices.Sort(cand)
 		w := 0
 		for _, b := range cand {
@@ -599,9 +675,9 @@ func liftedPairs(ts *trajectory.TrackSet, idx []*frameIndex, eKeys []uint64, p G
 			w++
 		}
 		cand = cand[:w]
-		rng := rand.New(rand.NewPCG(p.Seed, uint64(a)))
+		rng := rand.New(rand.NewPCG(seed, uint64(a)))
 		rng.Shuffle(len(cand), func(i, j int) { cand[i], cand[j] = cand[j], cand[i] })
-		cand = cand[:min(len(cand), p.LiftedPerNode)]
+		cand = cand[:min(len(cand), perNode)]
 		for _, b := range cand {
 			per[a] = append(per[a], pairKey(int32(a), b))
 		}

@@ -45,6 +45,10 @@ type SegmentResult struct {
 	GraphSeconds  float64
 	SolverName    string
 	SolverCluster int // clusters of the solver output
+	// Camera is the camera-motion evidence per cluster and Background the
+	// clusters it explains (see CameraEvidence).
+	Camera     []ClusterCamera
+	Background []int
 }
 
 // Segment builds the motion graph of ts (see BuildGraph), solves the
@@ -87,6 +91,7 @@ func Segment(ts *trajectory.TrackSet, frames []image.Image, opt SegmentOptions) 
 	res.Labels = multicut.Canonical(labels)
 	res.Energy = multicut.Energy(g, res.Labels)
 	res.Clusters = multicut.NumClusters(res.Labels)
+	res.Camera, res.Background = CameraEvidence(st.Camera, res.Labels, res.Clusters)
 	return res, nil
 }
 
@@ -98,6 +103,22 @@ func (r *SegmentResult) ClusterSizes() []int {
 		sizes[l]++
 	}
 	return sizes
+}
+
+// SmallShare is the share of trajectories in clusters of fewer than min
+// trajectories (issue: fragmented objects are resolved by the energy, never
+// dropped silently; the report shows how many remain).
+func (r *SegmentResult) SmallShare(min int) float64 {
+	if len(r.Labels) == 0 {
+		return 0
+	}
+	small := 0
+	for _, n := range r.ClusterSizes() {
+		if n < min {
+			small += n
+		}
+	}
+	return float64(small) / float64(len(r.Labels))
 }
 
 // Write writes the outputs of a segmentation of ts, each atomically and in

@@ -79,6 +79,7 @@ func TestGraphNeighbourRule(t *testing.T) {
 	ts := randomTracks(1, 400, 12, 200, 150)
 	p := DefaultGraphParams()
 	p.K, p.Radius, p.MinOverlap = 5, 25, 2
+	p.LongRangePerNode = 0
 	p.Lifted, p.LiftedRadius, p.LiftedPerNode = true, 60, 4
 	g, st, err := BuildGraph(ts, nil, p, nil)
 	if err != nil {
@@ -244,4 +245,68 @@ func BenchmarkBuildGraph15k(b *testing.B) {
 	}
 	b.ReportMetric(float64(st.Edges), "edges")
 	b.ReportMetric(float64(st.Edges)/b.Elapsed().Seconds()*float64(b.N), "edges/s")
+}
+
+// Long-range edges are regular edges (they count for connectivity) between
+// trajectories alive together within LongRangeRadius at the drawing
+// trajectory's middle frame, at most LongRangePerNode drawn per trajectory,
+// never duplicating a nearest-neighbour edge; lifted edges avoid them.
+func TestGraphLongRangeEdges(t *testing.T) {
+	ts := randomTracks(2, 300, 10, 300, 200)
+	p := DefaultGraphParams()
+	p.K, p.Radius, p.MinOverlap = 4, 20, 2
+	p.LongRangePerNode, p.LongRangeRadius = 3, 90
+	p.Lifted, p.LiftedRadius, p.LiftedPerNode = true, 120, 3
+	g, _, err := BuildGraph(ts, nil, p, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	near := bruteForceE(ts, p)
+	regular := map[uint64]bool{}
+	far := 0
+	touch := map[int]int{}
+	for _, e := range g.Edges {
+		k := pairKey(int32(e.U), int32(e.V))
+		if e.Lifted {
+			if near[k] || regular[k] {
+				t.Fatalf("lifted edge %v duplicates a regular edge", e)
+			}
+			continue
+		}
+		regular[k] = true
+		if near[k] {
+			continue
+		}
+		far++
+		touch[e.U]++
+		touch[e.V]++
+		if overlap(&ts.Tracks[e.U], &ts.Tracks[e.V]) < p.MinOverlap {
+			t.Fatalf("long-range edge %v below min overlap", e)
+		}
+		// within the radius at the middle frame of one of its ends
+		ok := false
+		for _, ab := range [2][2]int{{e.U, e.V}, {e.V, e.U}} {
+			a, b := &ts.Tracks[ab[0]], &ts.Tracks[ab[1]]
+			mid := (a.Start() + a.End()) / 2
+			qa, _ := a.At(mid)
+			if qb, alive := b.At(mid); alive && math.Hypot(qa.X-qb.X, qa.Y-qb.Y) <= p.LongRangeRadius {
+				ok = true
+			}
+		}
+		if !ok {
+			t.Fatalf("long-range edge %v beyond the radius", e)
+		}
+	}
+	if far == 0 {
+		t.Fatal("no long-range edges")
+	}
+	if far > p.LongRangePerNode*len(ts.Tracks) {
+		t.Fatalf("%d long-range edges, at most %d drawn", far, p.LongRangePerNode*len(ts.Tracks))
+	}
+	// every E edge of the nearest-neighbour rule is still there
+	for k := range near {
+		if !regular[k] {
+			t.Fatalf("nearest-neighbour pair %d lost", k)
+		}
+	}
 }

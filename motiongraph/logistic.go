@@ -396,6 +396,15 @@ func (c *Calibration) Table() string {
 // other sequences and predicts its pairs; the pooled predictions are
 // calibrated. It returns per-sequence calibrations too. Needs ≥ 2 sequences.
 func HeldOutCalibration(samples []PairSample, opt FitOptions) (*Calibration, map[string]*Calibration, error) {
+	all, per, _, err := HeldOut(samples, opt)
+	return all, per, err
+}
+
+// HeldOut fits one model per sequence on the samples of all other sequences
+// (leave-one-sequence-out) and returns the pooled and per-sequence
+// calibration of each model on its held-out sequence, and the models by the
+// sequence they leave out (to segment that sequence without having seen it).
+func HeldOut(samples []PairSample, opt FitOptions) (*Calibration, map[string]*Calibration, map[string]*CostModel, error) {
 	var seqs []string
 	seen := map[string]bool{}
 	for _, s := range samples {
@@ -405,11 +414,12 @@ func HeldOutCalibration(samples []PairSample, opt FitOptions) (*Calibration, map
 		}
 	}
 	if len(seqs) < 2 {
-		return nil, nil, fmt.Errorf("held-out calibration needs ≥ 2 sequences, got %d", len(seqs))
+		return nil, nil, nil, fmt.Errorf("held-out calibration needs ≥ 2 sequences, got %d", len(seqs))
 	}
 	var allP []float64
 	var allY []bool
 	per := map[string]*Calibration{}
+	models := map[string]*CostModel{}
 	for _, q := range seqs {
 		var train []PairSample
 		for _, s := range samples {
@@ -419,7 +429,7 @@ func HeldOutCalibration(samples []PairSample, opt FitOptions) (*Calibration, map
 		}
 		m, _, err := FitCosts(train, opt)
 		if err != nil {
-			return nil, nil, fmt.Errorf("held out %s: %v", q, err)
+			return nil, nil, nil, fmt.Errorf("held out %s: %v", q, err)
 		}
 		var p []float64
 		var y []bool
@@ -430,8 +440,9 @@ func HeldOutCalibration(samples []PairSample, opt FitOptions) (*Calibration, map
 			}
 		}
 		per[q] = Calibrate(p, y, 10)
+		models[q] = m
 		allP = append(allP, p...)
 		allY = append(allY, y...)
 	}
-	return Calibrate(allP, allY, 10), per, nil
+	return Calibrate(allP, allY, 10), per, models, nil
 }

@@ -10,7 +10,7 @@ func TestFitCostsRecoversTheta(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	// features are raw values; with mean/std standardisation the fitted θ
 	// is in standardised units, so compare the implied raw-logit function.
-	trueW := []float64{1.5, -0.8, 0.0, 2.0, 0.5, -1.0, 0.3}
+	trueW := []float64{1.5, -0.8, 0.0, 2.0, 0.5, -1.0, 0.3, 0.7, -0.4, 1.1, 0.2}
 	trueB := -0.7
 	n := 40000
 	samples := make([]PairSample, n)
@@ -67,7 +67,8 @@ func TestFitCostsConstantFeature(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 1))
 	var s []PairSample
 	for range 2000 {
-		f := []float64{rng.NormFloat64(), rng.NormFloat64(), 1, 0, 2, rng.NormFloat64(), rng.NormFloat64()} // features 2, 3, 4 constant
+		f := []float64{rng.NormFloat64(), rng.NormFloat64(), 1, 0, 2, rng.NormFloat64(), rng.NormFloat64(),
+			rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()} // features 2, 3, 4 constant
 		s = append(s, PairSample{Features: f, Cut: rng.Float64() < Sigmoid(2*f[0])})
 	}
 	m, _, err := FitCosts(s, FitOptions{})

@@ -63,6 +63,12 @@ type SegmentReport struct {
 	OutputTracks string      `json:"output_tracks"`
 	Name         string      `json:"name"`
 	TrackFrames  int         `json:"track_frames"`
+	// SmallShare is the share of trajectories in clusters of fewer than 20.
+	SmallShare float64 `json:"small_cluster_share"`
+	// Camera is the camera-motion evidence per cluster; Background the
+	// clusters it explains (the background of the training labels).
+	Camera     []ClusterCamera `json:"camera_clusters"`
+	Background []int           `json:"background_clusters"`
 }
 
 // SegmentFiles is the segmentation stage of `densify segment` and of the
@@ -147,6 +153,7 @@ func SegmentFiles(opt FilesOptions) (*SegmentReport, error) {
 		MergedSmall: res.MergedSmall, ClusterSizes: res.ClusterSizes(), Stats: res.Stats,
 		GraphSeconds: res.GraphSeconds, SolveSeconds: res.SolveSeconds, TrackSeconds: trackSecs,
 		OutputTracks: outTracks, Name: name, TrackFrames: ts.Frames,
+		SmallShare: res.SmallShare(20), Camera: res.Camera, Background: res.Background,
 	}
 	if err := res.Write(ts, outTracks, filepath.Join(opt.Out, "graph.txt"), filepath.Join(opt.Out, "labels.txt")); err != nil {
 		return nil, err

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/densify/densify/internal/atomicfile"
-	"github.com/densify/densify/sampling"
 )
 
 // SequenceResult is one sequence's row of the report.
@@ -30,7 +29,7 @@ type SequenceResult struct {
 	// ground truth).
 	Sparse      *Scores                  `json:"sparse,omitempty"`
 	Uncertainty *UncertaintyInfo         `json:"uncertainty,omitempty"`
-	Prepared    *sampling.Summary        `json:"prepared,omitempty"`
+	Prepared    *PrepareInfo             `json:"prepared,omitempty"`
 	Dense       map[Variant]*DenseResult `json:"dense,omitempty"`
 	Stages      []StageStatus            `json:"stages"`
 	Error       string                   `json:"error,omitempty"`
@@ -235,6 +234,11 @@ func (r *Report) Markdown(w io.Writer) error {
 		if pr := s.Prepared; pr != nil {
 			fmt.Fprintf(&b, "Training set: %d frames %d×%d, %d classes, labelled pixels per class %v, %d hard-example pixels (%d trajectories).\n",
 				pr.Frames, pr.Width, pr.Height, pr.Classes, pr.ClassCounts, pr.HardPixels, pr.HardTracks)
+			if q := pr.LabelQuality; q != nil {
+				fmt.Fprintf(&b, "Training labels against the ground truth: foreground precision %.3f, recall %.3f, IoU %.3f over %d labelled pixels; hard-example pixels %.3f / %.3f / %.3f, correct %.1f %% of %d.\n",
+					q.Labelled.Precision, q.Labelled.Recall, q.Labelled.IoU, q.Labelled.Pixels,
+					q.Hard.Precision, q.Hard.Recall, q.Hard.IoU, 100*q.Hard.Accuracy, q.Hard.Pixels)
+			}
 		}
 		b.WriteString("\n")
 		var links []string

@@ -33,6 +33,8 @@ type seqRun struct {
 	w, h   int                  // frame size (of the first frame)
 	gt     *dataset.GroundTruth // nil without ground truth
 	res    *SequenceResult
+	// background clusters decided by the segment stage (camera motion)
+	background []int
 }
 
 func newSeqRun(ctx context.Context, seq dataset.SequenceInfo, work string, opt *Options) (*seqRun, error) {
@@ -162,6 +164,7 @@ func (p *seqRun) segment() error {
 			FramesDir: p.seq.FramesDir, Name: p.name, Out: p.lay.SegmentDir(), Segment: p.opt.Segment})
 	})
 	p.res.Clusters = info.Clusters
+	p.background = info.Background
 	p.res.Energy = info.Energy
 	p.res.Edges = info.Edges
 	p.res.LiftedEdges = info.LiftedEdges
@@ -294,23 +297,38 @@ func (p *seqRun) sparseEval() error {
 	return err
 }
 
+// PrepareInfo summarises the prepared training set.
+type PrepareInfo struct {
+	sampling.Summary
+	// LabelQuality scores the training labels against the ground truth
+	// (when the sequence has one).
+	LabelQuality *sampling.LabelQuality `json:"label_quality,omitempty"`
+}
+
 func (p *seqRun) prepare() error {
+	po := p.opt.Prepare
+	po.BackgroundClusters = p.background
 	tracks := p.lay.LabelledTracks(p.res.TrackFrames)
 	// the format version is a parameter: a set of an older layout is redone
 	type params struct {
 		Options sampling.Options `json:"options"`
 		Format  int              `json:"format"`
 	}
-	st := stage{name: "prepare", params: params{p.opt.Prepare, sampling.FormatVersion},
+	st := stage{name: "prepare", params: params{po, sampling.FormatVersion},
 		inputs:  append([]string{tracks, p.lay.UncertaintyCSV()}, p.frames...),
 		outputs: []string{filepath.Join(p.lay.Prepared(), "manifest.json")}}
-	var info sampling.Summary
+	var info PrepareInfo
 	_, err := p.runStage(st, &info, func(string) (any, error) {
-		set, err := sampling.PrepareFiles(p.seq.FramesDir, tracks, p.lay.UncertaintyCSV(), p.lay.Prepared(), p.opt.Prepare)
+		set, err := sampling.PrepareFiles(p.seq.FramesDir, tracks, p.lay.UncertaintyCSV(), p.lay.Prepared(), po)
 		if err != nil {
 			return nil, err
 		}
-		return set.Summary(), nil
+		info := PrepareInfo{Summary: set.Summary()}
+		if p.gt != nil {
+			q := sampling.ScoreLabels(set, p.gt)
+			info.LabelQuality = &q
+		}
+		return info, nil
 	})
 	p.res.Prepared = &info
 	return err

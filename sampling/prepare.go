@@ -30,6 +30,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 
 	"github.com/densify/densify/trajectory"
@@ -48,6 +49,11 @@ type Options struct {
 	// with most trajectory points within BorderMargin pixels of the image border.
 	Background   int
 	BorderMargin int
+	// BackgroundClusters, when not empty, are the background clusters
+	// (class 0), e.g. the clusters the camera motion explains
+	// (motiongraph.CameraEvidence, written to segment.json); it takes
+	// precedence over Background.
+	BackgroundClusters []int `json:",omitempty"`
 	// MinSegment drops segments with fewer trajectories (0 keeps all).
 	MinSegment int
 	// DropIsolated removes foreground points that have no other point of the
@@ -198,9 +204,19 @@ func Prepare(in Input, opt Options) (*Set, error) {
 	}
 	sort.Ints(ids)
 
-	// Background: given, or the cluster with most points near the border.
+	// Background: the given set, the given cluster, or the cluster with most
+	// points near the border.
 	bg := opt.Background
-	if bg >= 0 {
+	isBG := map[int]bool{}
+	for _, c := range opt.BackgroundClusters {
+		if _, ok := size[c]; !ok {
+			return nil, fmt.Errorf("prepare: background cluster %d does not exist (clusters %v)", c, ids)
+		}
+		isBG[c] = true
+	}
+	if len(isBG) > 0 {
+		bg = slices.Min(opt.BackgroundClusters)
+	} else if bg >= 0 {
 		if _, ok := size[bg]; !ok {
 			return nil, fmt.Errorf("prepare: background cluster %d does not exist (clusters %v)", bg, ids)
 		}
@@ -222,6 +238,9 @@ func Prepare(in Input, opt Options) (*Set, error) {
 		}
 		bg = best
 	}
+	if len(isBG) == 0 {
+		isBG[bg] = true
+	}
 
 	// Classes; small segments dropped (never the background).
 	class := map[int]int{}
@@ -230,7 +249,7 @@ func Prepare(in Input, opt Options) (*Set, error) {
 	for _, id := range ids {
 		s := Segment{Cluster: id, Trajectories: size[id], Class: -1}
 		switch {
-		case id == bg:
+		case isBG[id]:
 			s.Class = 0
 		case opt.MinSegment > 0 && size[id] < opt.MinSegment:
 			s.Dropped = fmt.Sprintf("fewer than %d trajectories", opt.MinSegment)

@@ -199,3 +199,18 @@ func ZipInputs(graphs, labels, tracks, gts, names []string) ([]SequenceInput, er
 	}
 	return ins, nil
 }
+
+// WriteTable prints the areas under the curves and the VI at both ends per
+// sequence and ordering, then the mean over the sequences when there is one.
+func (s *SparsifySummary) WriteTable(w io.Writer) {
+	fmt.Fprintf(w, "%-20s %-11s %9s %9s %9s %9s %s\n", "sequence", "ordering", "AUC-VI", "AUC-RI", "VI@0", "VI@max", "VI falls")
+	seqs := s.Sequences
+	if s.Mean != nil {
+		seqs = append(seqs[:len(seqs):len(seqs)], *s.Mean)
+	}
+	for _, q := range seqs {
+		for _, c := range q.Curves {
+			fmt.Fprintf(w, "%-20s %-11s %9.4f %9.4f %9.4f %9.4f %v\n", q.Name, c.Name, c.AUCVI, c.AUCRI, c.VIStart, c.VIEnd, c.VIFalls)
+		}
+	}
+}

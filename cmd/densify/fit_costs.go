@@ -41,6 +41,7 @@ and, for ≥ 2 sequences, leave-one-sequence-out calibration.`,
 	fl.Float64Var(&fo.Lambda, "lambda", 1, "L2 penalty on the standardised feature weights")
 	fl.BoolVar(&fo.NoColour, "no-colour", false, "do not read frames for the colour feature")
 	fl.BoolVar(&fo.HeldOut, "held-out", true, "also report leave-one-sequence-out calibration")
+	fl.StringVar(&fo.FoldModels, "fold-models", "", "write the leave-one-sequence-out models as DIR/<sequence>.json (each fitted without that sequence)")
 	o.Graph.bind(fl)
 	cmd.MarkFlagRequired("data")
 	cmd.MarkFlagRequired("out")

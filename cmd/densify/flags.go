@@ -10,9 +10,9 @@ import (
 // graphFlags are the neighbour-rule flags shared by segment, fit-costs and
 // the pipeline commands.
 type graphFlags struct {
-	k, minOverlap, liftedPer int
-	radius, liftedRadius     float64
-	lifted                   bool
+	k, minOverlap, liftedPer, farPer int
+	radius, liftedRadius, farRadius  float64
+	lifted                           bool
 }
 
 func (v *graphFlags) bind(f *pflag.FlagSet) {
@@ -20,6 +20,8 @@ func (v *graphFlags) bind(f *pflag.FlagSet) {
 	f.IntVar(&v.k, "k", d.K, "neighbour rule: K nearest alive trajectories per frame")
 	f.Float64Var(&v.radius, "radius", d.Radius, "neighbour rule: radius in pixels")
 	f.IntVar(&v.minOverlap, "min-overlap", d.MinOverlap, "minimum number of common frames of an edge")
+	f.IntVar(&v.farPer, "long-range-per-node", d.LongRangePerNode, "long-range edges (part of E) drawn per trajectory (0 = off)")
+	f.Float64Var(&v.farRadius, "long-range-radius", d.LongRangeRadius, "long-range edges: radius in pixels")
 	f.BoolVar(&v.lifted, "lifted", false, "add lifted edges to longer-range pairs")
 	f.Float64Var(&v.liftedRadius, "lifted-radius", d.LiftedRadius, "lifted edges: radius in pixels")
 	f.IntVar(&v.liftedPer, "lifted-per-node", d.LiftedPerNode, "lifted edges: drawn per trajectory")
@@ -28,6 +30,7 @@ func (v *graphFlags) bind(f *pflag.FlagSet) {
 func (v *graphFlags) params(beta float64) motiongraph.GraphParams {
 	p := motiongraph.DefaultGraphParams()
 	p.K, p.Radius, p.MinOverlap = v.k, v.radius, v.minOverlap
+	p.LongRangePerNode, p.LongRangeRadius = v.farPer, v.farRadius
 	p.Lifted, p.LiftedRadius, p.LiftedPerNode = v.lifted, v.liftedRadius, v.liftedPer
 	p.Beta = beta
 	return p

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 
+	"github.com/densify/densify/dataset"
 	"github.com/densify/densify/sampling"
 	"github.com/spf13/cobra"
 )
@@ -10,6 +11,7 @@ import (
 type prepareOptions struct {
 	IO                               *IOStreams
 	Frames, Tracks, Uncertainty, Out string
+	Segment, GT                      string
 	Prepare                          sampling.Options
 }
 
@@ -33,6 +35,8 @@ is a loss weight, so memory does not depend on the factor.`,
 	fl.StringVar(&o.Tracks, "tracks", "", "labelled Tracks*.dat (from densify segment)")
 	fl.StringVar(&o.Uncertainty, "uncertainty", "", "uncertainty CSV (from densify uncertainty); without it there are no hard examples")
 	fl.StringVar(&o.Out, "out", "", "output training-set folder")
+	fl.StringVar(&o.Segment, "segment", "", "segment.json of densify segment: its camera-explained clusters are the background (instead of --background)")
+	fl.StringVar(&o.GT, "gt", "", "ground truth (Def.dat or DAVIS annotation folder): score the training labels against it")
 	bindPrepareFlags(fl, &o.Prepare)
 	return cmd
 }
@@ -41,9 +45,28 @@ func runPrepare(o *prepareOptions) error {
 	if o.Frames == "" || o.Tracks == "" || o.Out == "" {
 		return fmt.Errorf("prepare needs --frames, --tracks and --out")
 	}
+	if o.Segment != "" {
+		bg, err := sampling.ReadBackgroundClusters(o.Segment)
+		if err != nil {
+			return err
+		}
+		o.Prepare.BackgroundClusters = bg
+	}
+	var gt *dataset.GroundTruth
+	if o.GT != "" {
+		var err error
+		if gt, err = dataset.LoadGroundTruth(o.GT); err != nil {
+			return err
+		}
+	}
 	set, err := sampling.PrepareFiles(o.Frames, o.Tracks, o.Uncertainty, o.Out, o.Prepare)
 	if err != nil {
 		return err
+	}
+	if gt != nil {
+		q := sampling.ScoreLabels(set, gt)
+		fmt.Fprintf(o.IO.Out, "label quality: foreground P/R/IoU %.3f/%.3f/%.3f over %d labelled pixels; hard examples %.3f/%.3f/%.3f, accuracy %.3f over %d pixels\n",
+			q.Labelled.Precision, q.Labelled.Recall, q.Labelled.IoU, q.Labelled.Pixels, q.Hard.Precision, q.Hard.Recall, q.Hard.IoU, q.Hard.Accuracy, q.Hard.Pixels)
 	}
 	s := set.Summary()
 	fmt.Fprintf(o.IO.Out, "prepared %d frames (%dx%d, %d classes): %d labelled pixels, %d hard examples → %s\n",

@@ -70,20 +70,7 @@ func runSparsify(o *sparsifyOptions) error {
 	if err != nil {
 		return err
 	}
-	w := o.IO.Out
-	fmt.Fprintf(w, "%-20s %-11s %9s %9s %9s %9s %s\n", "sequence", "ordering", "AUC-VI", "AUC-RI", "VI@0", "VI@max", "VI falls")
-	for _, s := range append(sum.Sequences, derefMean(sum.Mean)...) {
-		for _, c := range s.Curves {
-			fmt.Fprintf(w, "%-20s %-11s %9.4f %9.4f %9.4f %9.4f %v\n", s.Name, c.Name, c.AUCVI, c.AUCRI, c.VIStart, c.VIEnd, c.VIFalls)
-		}
-	}
-	fmt.Fprintf(w, "VI in nats; curves, plots and summary.json → %s\n", o.Out)
+	sum.WriteTable(o.IO.Out)
+	fmt.Fprintf(o.IO.Out, "VI in nats; curves, plots and summary.json → %s\n", o.Out)
 	return nil
-}
-
-func derefMean(m *uncertainty.SequenceSummary) []uncertainty.SequenceSummary {
-	if m == nil {
-		return nil
-	}
-	return []uncertainty.SequenceSummary{*m}
 }

@@ -1,0 +1,121 @@
+package sampling
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+
+	"github.com/densify/densify/dataset"
+)
+
+// LabelScores compares the foreground of sparse training labels with the
+// ground truth over a set of pixels: TP = labelled foreground (class ≥ 1)
+// on ground-truth foreground (any region other than region 0, the
+// background by the FBMS and DAVIS convention), FP = labelled foreground on
+// ground-truth background, FN = labelled background on ground-truth
+// foreground;
+//
+//	precision = TP/(TP+FP),  recall = TP/(TP+FN),  IoU = TP/(TP+FP+FN),
+//
+// each 1 when its denominator is 0. Accuracy is the share of the pixels whose
+// label (foreground or background) agrees with the ground truth.
+type LabelScores struct {
+	Pixels    int     `json:"pixels"`
+	Precision float64 `json:"precision"`
+	Recall    float64 `json:"recall"`
+	IoU       float64 `json:"iou"`
+	Accuracy  float64 `json:"accuracy"`
+}
+
+// LabelQuality is the score of the training labels of a prepared set against
+// the ground truth: over every labelled pixel of the labelled frames, and
+// over the hard-example pixels alone.
+type LabelQuality struct {
+	Labelled LabelScores `json:"labelled"`
+	Hard     LabelScores `json:"hard"`
+	Frames   int         `json:"frames"` // ground-truth frames that had training labels
+}
+
+type confusion struct{ tp, fp, fn, tn int }
+
+func (c *confusion) add(fg, gtFG bool) {
+	switch {
+	case fg && gtFG:
+		c.tp++
+	case fg:
+		c.fp++
+	case gtFG:
+		c.fn++
+	default:
+		c.tn++
+	}
+}
+
+func ratio(a, b int) float64 {
+	if b == 0 {
+		return 1
+	}
+	return float64(a) / float64(b)
+}
+
+func (c confusion) scores() LabelScores {
+	n := c.tp + c.fp + c.fn + c.tn
+	return LabelScores{Pixels: n, Precision: ratio(c.tp, c.tp+c.fp), Recall: ratio(c.tp, c.tp+c.fn),
+		IoU: ratio(c.tp, c.tp+c.fp+c.fn), Accuracy: ratio(c.tp+c.tn, n)}
+}
+
+// ScoreLabels scores the set's labels against gt (frames matched by number;
+// ground-truth images of another size than the set are an error of the
+// caller, checked before: such frames are skipped). Pixels whose ground-truth
+// colour is unknown (region −1) are not counted.
+func ScoreLabels(set *Set, gt *dataset.GroundTruth) LabelQuality {
+	byFrame := map[int]*dataset.LabelledFrame{}
+	for i := range gt.Frames {
+		byFrame[gt.Frames[i].Frame] = &gt.Frames[i]
+	}
+	var all, hard confusion
+	q := LabelQuality{}
+	for _, f := range set.Frames {
+		lf := byFrame[f.Frame]
+		if lf == nil || lf.Width != set.Width || lf.Height != set.Height {
+			continue
+		}
+		used := false
+		for pix, l := range f.Labels {
+			if l == Unlabelled || lf.Region[pix] < 0 {
+				continue
+			}
+			used = true
+			fg, gtFG := l >= 1, lf.Region[pix] != 0
+			all.add(fg, gtFG)
+			if f.Hard != nil && f.Hard[pix] != 0 {
+				hard.add(fg, gtFG)
+			}
+		}
+		if used {
+			q.Frames++
+		}
+	}
+	q.Labelled, q.Hard = all.scores(), hard.scores()
+	return q
+}
+
+// ReadBackgroundClusters reads the background clusters decided by the
+// segmentation (the "background_clusters" of a segment.json written by
+// densify segment or the pipeline's segment stage).
+func ReadBackgroundClusters(path string) ([]int, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var v struct {
+		Background *[]int `json:"background_clusters"`
+	}
+	if err := json.Unmarshal(data, &v); err != nil {
+		return nil, fmt.Errorf("%s: %v", path, err)
+	}
+	if v.Background == nil || len(*v.Background) == 0 {
+		return nil, fmt.Errorf("%s: no background_clusters (written by densify segment since the camera-motion decision)", path)
+	}
+	return *v.Background, nil
+}

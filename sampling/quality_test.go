@@ -1,0 +1,95 @@
+package sampling
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/densify/densify/dataset"
+)
+
+func TestScoreLabelsHandComputed(t *testing.T) {
+	// 4×1 frame: ground truth  bg fg fg ?   (region −1 at pixel 3)
+	// labels:                   fg fg bg fg  (pixel 3 not counted)
+	// hard:                      1  0  1  0
+	U := Unlabelled
+	set := &Set{Width: 4, Height: 1, Frames: []Frame{
+		{Frame: 2, Labels: []int16{1, 1, 0, 1}, Hard: []uint8{1, 0, 1, 0}},
+		{Frame: 3, Labels: []int16{U, U, U, U}}, // no labels: not counted
+		{Frame: 7, Labels: []int16{1, 1, 1, 1}}, // no ground truth for frame 7
+	}}
+	gt := &dataset.GroundTruth{Frames: []dataset.LabelledFrame{
+		{Frame: 2, Width: 4, Height: 1, Region: []int{0, 1, 1, -1}},
+		{Frame: 3, Width: 4, Height: 1, Region: []int{0, 0, 0, 0}},
+	}}
+	q := ScoreLabels(set, gt)
+	// labelled: TP 1 (pixel 1), FP 1 (pixel 0), FN 1 (pixel 2), TN 0
+	want := LabelScores{Pixels: 3, Precision: 0.5, Recall: 0.5, IoU: 1.0 / 3, Accuracy: 1.0 / 3}
+	if !near(q.Labelled, want) {
+		t.Errorf("labelled %+v, want %+v", q.Labelled, want)
+	}
+	// hard: pixel 0 (FP) and pixel 2 (FN): TP 0
+	wantH := LabelScores{Pixels: 2, Precision: 0, Recall: 0, IoU: 0, Accuracy: 0}
+	if !near(q.Hard, wantH) {
+		t.Errorf("hard %+v, want %+v", q.Hard, wantH)
+	}
+	if q.Frames != 1 {
+		t.Errorf("frames %d, want 1", q.Frames)
+	}
+	// no pixels at all: every ratio is 1 by definition
+	if e := ScoreLabels(&Set{Width: 4, Height: 1}, gt); e.Labelled.IoU != 1 || e.Labelled.Pixels != 0 {
+		t.Errorf("empty set: %+v", e)
+	}
+}
+
+func near(a, b LabelScores) bool {
+	return a.Pixels == b.Pixels && math.Abs(a.Precision-b.Precision) < 1e-12 && math.Abs(a.Recall-b.Recall) < 1e-12 &&
+		math.Abs(a.IoU-b.IoU) < 1e-12 && math.Abs(a.Accuracy-b.Accuracy) < 1e-12
+}
+
+func TestBackgroundClustersOverrideBorderRule(t *testing.T) {
+	in := fixture()
+	opt := bare()
+	// every cluster but the largest is called background by the camera
+	var clusters []int
+	seen := map[int]bool{}
+	for _, tr := range in.Tracks.Tracks {
+		if !seen[tr.Label] {
+			seen[tr.Label] = true
+			clusters = append(clusters, tr.Label)
+		}
+	}
+	if len(clusters) < 2 {
+		t.Fatalf("need ≥ 2 clusters, have %v", clusters)
+	}
+	opt.BackgroundClusters = clusters[1:]
+	set, err := Prepare(in, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range set.Segments {
+		wantBG := s.Cluster != clusters[0]
+		if (s.Class == 0) != wantBG {
+			t.Errorf("cluster %d: class %d, background %v", s.Cluster, s.Class, wantBG)
+		}
+	}
+	opt.BackgroundClusters = []int{12345}
+	if _, err := Prepare(in, opt); err == nil {
+		t.Error("a background cluster that does not exist was accepted")
+	}
+}
+
+func TestReadBackgroundClusters(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "segment.json")
+	os.WriteFile(p, []byte(`{"clusters": 3, "background_clusters": [0, 2]}`), 0o644)
+	bg, err := ReadBackgroundClusters(p)
+	if err != nil || len(bg) != 2 || bg[0] != 0 || bg[1] != 2 {
+		t.Fatalf("%v %v", bg, err)
+	}
+	os.WriteFile(p, []byte(`{"clusters": 3}`), 0o644)
+	if _, err := ReadBackgroundClusters(p); err == nil {
+		t.Error("segment.json without background_clusters accepted")
+	}
+}
