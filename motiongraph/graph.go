@@ -49,12 +49,12 @@ type GraphParams struct {
 	// regimes. 0 = off.
 	LongRangePerNode int
 	LongRangeRadius  float64
-	Lifted        bool
-	LiftedRadius  float64
-	LiftedPerNode int
-	Seed          uint64
-	Beta          float64 // prior cut probability of seed Eq. 9, in (0,1)
-	Workers       int     // goroutines for the feature computation (0 = GOMAXPROCS)
+	Lifted           bool
+	LiftedRadius     float64
+	LiftedPerNode    int
+	Seed             uint64
+	Beta             float64 // prior cut probability of seed Eq. 9, in (0,1)
+	Workers          int     // goroutines for the feature computation (0 = GOMAXPROCS)
 }
 
 // DefaultGraphParams returns the defaults used by `densify segment`.
@@ -571,7 +571,6 @@ func ComputePairs(ts *trajectory.TrackSet, frames []image.Image, p GraphParams, 
 //	f4 = log(e − s + 1)
 //	f5 = log(1 + mean_{t∈[s,e)} ||∂ₜA − ∂ₜB||)
 //	f6 = max_{t∈[s,e)} ||∂ₜA − ∂ₜB|| / (1 + ||∂ₜA|| + ||∂ₜB||)
-//
 //
 // and, from the camera motion (package camera: r_X(t) the residual of X's
 // velocity after the frame's homography, s_t the frame's residual scale,

@@ -77,16 +77,11 @@ func Segment(ts *trajectory.TrackSet, frames []image.Image, opt SegmentOptions) 
 	}
 	res := &SegmentResult{Graph: g, Stats: st, GraphSeconds: time.Since(t0).Seconds(), SolverName: opt.Solver}
 	t1 := time.Now()
-	labels, err := multicut.GAEC(g)
+	sol, err := multicut.Solve(g, multicut.SolveOptions{Solver: opt.Solver})
 	if err != nil {
 		return nil, err
 	}
-	if opt.Solver == "klj" {
-		labels, err = multicut.KLj(g, multicut.KLjOptions{Start: labels})
-		if err != nil {
-			return nil, err
-		}
-	}
+	labels := sol.Labels
 	res.SolveSeconds = time.Since(t1).Seconds()
 	res.SolverEnergy = multicut.Energy(g, labels)
 	res.SolverCluster = multicut.NumClusters(labels)

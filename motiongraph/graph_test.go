@@ -217,7 +217,7 @@ func TestTrackRegionsAndLabels(t *testing.T) {
 		{Points: []trajectory.Point{{X: 1, Y: 0, Frame: 2}}},                             // not alive in frame 1 → −1
 		{Points: []trajectory.Point{{X: 1.4, Y: 0.4, Frame: 1}}},                         // rounds to (1,0) → region 0
 	}}
-	got := TrackRegions(ts, []dataset.LabelledFrame{lf})
+	got := dataset.TrackRegions(ts, []dataset.LabelledFrame{lf})
 	want := []int{0, 1, -1, -1, 0}
 	for i := range want {
 		if got[i] != want[i] {

@@ -17,7 +17,7 @@ import (
 )
 
 // Densifier trains the dense segmentation network on prepared sets and
-// predicts masks. DefaultDensifier is the libtorch U-Net of package train;
+// predicts masks. cmd/densify passes the libtorch U-Net of package train;
 // tests use a cheap stand-in.
 type Densifier interface {
 	// Name identifies the implementation (recorded in stamps).
@@ -35,7 +35,7 @@ type Densifier interface {
 type TrainRequest struct {
 	Sets     []string // prepared training-set folders
 	Out      string   // model folder
-	Uniform  bool     // ignore the uncertainty weights (VariantUniform)
+	Uniform  bool     // class-balance weights only, hard examples not weighted (VariantUniform)
 	Resume   bool     // continue from the checkpoints in Out
 	Options  TrainOptions
 	Progress io.Writer
@@ -57,18 +57,11 @@ type PredictRequest struct {
 	Progress   io.Writer
 }
 
-// DefaultDensifier is used when Options.Densifier is nil. It is set by the
-// file that binds the libtorch trainer (nil when none is linked).
-var DefaultDensifier Densifier
-
 func (o *Options) densifier() (Densifier, error) {
-	if o.Densifier != nil {
-		return o.Densifier, nil
+	if o.Densifier == nil {
+		return nil, fmt.Errorf("no densifier: Options.Densifier is not set")
 	}
-	if DefaultDensifier == nil {
-		return nil, fmt.Errorf("no densifier: the U-Net trainer is not linked into this build")
-	}
-	return DefaultDensifier, nil
+	return o.Densifier, nil
 }
 
 // DenseResult is the outcome of one variant on one sequence.
@@ -172,11 +165,7 @@ func (p *seqRun) dense(v Variant) error {
 		outputs: []string{p.lay.DenseEval(v)}}
 	var sc Scores
 	_, err = p.runStage(est, &sc, func(string) (any, error) {
-		m, err := eval.ReadMaskDir(masks, p.gt)
-		if err != nil {
-			return nil, err
-		}
-		r, err := eval.Masks(p.gt, m, p.opt.Eval)
+		r, err := eval.ScoreFiles(p.gt, masks, p.opt.Eval)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", masks, err)
 		}

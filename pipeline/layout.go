@@ -1,8 +1,9 @@
 package pipeline
 
 import (
-	"fmt"
 	"path/filepath"
+
+	"github.com/densify/densify/trajectory"
 )
 
 // Layout names the files of one sequence's work folder <work>/<seq>:
@@ -38,7 +39,7 @@ func (l Layout) SegmentJSON() string { return l.path("segment", "segment.json") 
 // LabelledTracks is the FBMS-named labelled Tracks file (frames = the track
 // set's length).
 func (l Layout) LabelledTracks(frames int) string {
-	return l.path("segment", fmt.Sprintf("%sTracks%d.dat", l.Name, frames))
+	return l.path("segment", trajectory.TracksFileName(l.Name, frames))
 }
 
 func (l Layout) UncertaintyDir() string { return l.path("uncertainty") }

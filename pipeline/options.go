@@ -12,11 +12,15 @@
 // Options.Force redoes everything. Every file is written atomically
 // (internal/atomicfile, or a temporary folder renamed into place).
 //
-// The stages call the packages that implement them: video (tracking, cgo),
-// sparse (graph, costs, multicut via motiongraph.Segment), uncertainty (seed
-// Eqs. 10–14, sparsification), sampling (ACCV'20 training data with UAI'21
-// hard examples), the U-Net trainer (a Densifier, libtorch by default) and
-// eval (FBMS MoSegEval protocol). The package itself has no cgo.
+// The stages call the packages that implement them: trajectory (tracking on
+// optical flow, through Options.FlowTracker), motiongraph (graph, costs,
+// multicut via motiongraph.Segment), uncertainty (seed Eqs. 10–14,
+// sparsification), sampling (ACCV'20 training data with UAI'21 hard
+// examples), the dense network (Options.Densifier) and eval (FBMS MoSegEval
+// protocol). The two parts that need native libraries, OpenCV's optical flow
+// and the libtorch U-Net, are injected by the composition root (cmd/densify
+// hands over video.Tracker and train.Densifier), so this package and its tests link
+// neither OpenCV nor libtorch.
 package pipeline
 
 import (
@@ -29,12 +33,13 @@ import (
 	"github.com/densify/densify/sampling"
 	"github.com/densify/densify/trajectory"
 	"github.com/densify/densify/uncertainty"
-	"github.com/densify/densify/video"
 )
 
-// Variant names a training variant: VariantWeighted uses the prepared loss
-// weights (class balance × hard-example factor), VariantUniform ignores the
-// uncertainty weights (the ablation baseline, seed Table 1 "w/o").
+// Variant names a training variant of the run (folder names model-<v>,
+// masks-<v>): VariantWeighted weights the hard examples of the prepared set
+// × its factor on top of the class balance (the U-Net densifier trains
+// train.VariantHard), VariantUniform uses the class balance only (the
+// ablation baseline, seed Table 1 "w/o"; train.VariantUniform).
 type Variant string
 
 const (
@@ -53,9 +58,12 @@ type Options struct {
 	// tracking stage copies it to tracks.dat).
 	TracksFor func(seq string) string
 
-	// Track.
-	Tracker trajectory.TrackerOptions
-	Flow    video.Method
+	// Track: the tracker's options, the optical-flow method (recorded in
+	// the stamp) and the implementation (nil: sequences without TracksFor
+	// fail with "no tracker").
+	Tracker     trajectory.TrackerOptions
+	Flow        string
+	FlowTracker trajectory.SequenceTracker
 
 	// Segment: graph (K, radius, lifted edges, β), cost model, solver.
 	Segment motiongraph.SegmentOptions
@@ -68,8 +76,8 @@ type Options struct {
 	// Prepare.
 	Prepare sampling.Options
 
-	// Train / predict: the densifier (nil = the libtorch U-Net of package
-	// train, see DefaultDensifier) and its settings.
+	// Train / predict: the densifier (nil: the dense stages fail with "no
+	// densifier") and its settings.
 	Densifier Densifier
 	Train     TrainOptions
 
@@ -100,12 +108,16 @@ type TrainOptions struct {
 	ProbMaps  bool    `json:"prob_maps"`  // predict also writes prob/NNNNN.png
 }
 
+// DefaultFlow is the default optical-flow method, video.DefaultMethod (this
+// package does not import video; cmd/densify's tests check they agree).
+const DefaultFlow = "dis"
+
 // DefaultOptions are the defaults of `densify run`: the defaults of every
 // stage's own command.
 func DefaultOptions() Options {
 	return Options{
 		Tracker:      trajectory.DefaultTrackerOptions(),
-		Flow:         video.DefaultMethod,
+		Flow:         DefaultFlow,
 		Segment:      motiongraph.DefaultSegmentOptions(),
 		HeatmapEvery: 10,
 		Sparsify:     uncertainty.SparsifyOptions{Beta: 0.5, Step: 0.05, Max: 0.9, Seeds: 10},

@@ -13,6 +13,7 @@ import (
 
 	"github.com/densify/densify/synth"
 	"github.com/densify/densify/trajectory"
+	"github.com/densify/densify/uncertainty"
 )
 
 // tinySequence writes a small synthetic sequence (FBMS layout, ground truth
@@ -39,7 +40,9 @@ func tinySequence(t *testing.T) (root, tracks string) {
 
 func testOptions(tracks string, d Densifier, log *bytes.Buffer) Options {
 	opt := DefaultOptions()
-	opt.TracksFor = func(string) string { return tracks }
+	if tracks != "" {
+		opt.TracksFor = func(string) string { return tracks }
+	}
 	opt.Densifier = d
 	opt.Log, opt.Progress = log, log
 	opt.Sparsify.Seeds = 2
@@ -252,9 +255,6 @@ func TestPrepareDataset(t *testing.T) {
 	}
 	// without a densifier the dense stages fail with a clear message
 	opt.Densifier = nil
-	saved := DefaultDensifier
-	DefaultDensifier = nil
-	defer func() { DefaultDensifier = saved }()
 	if _, err := Run(context.Background(), root, work, opt); err == nil || !strings.Contains(err.Error(), "no densifier") {
 		t.Errorf("err = %v", err)
 	}
@@ -345,7 +345,7 @@ func TestReportMarkdown(t *testing.T) {
 		Sequences: []*SequenceResult{
 			{Name: "s1", Frames: 10, Trajectories: 300, Clusters: 3, TrackFrames: 10,
 				Sparse:      &Scores{Precision: 0.9, Recall: 0.8, F: 0.847},
-				Uncertainty: &UncertaintyInfo{Nodes: 300, MeanU: 0.01, AUCVI: map[string]float64{"proposed": 0.1, "likelihood": 0.2, "random": 0.3}, VIFalls: &falls, Heatmaps: []string{"uncertainty/heatmaps/heat_00000.png"}},
+				Uncertainty: &UncertaintyInfo{Summary: uncertainty.Summary{Nodes: 300, MeanU: 0.01}, AUCVI: map[string]float64{"proposed": 0.1, "likelihood": 0.2, "random": 0.3}, VIFalls: &falls, Heatmaps: []string{"uncertainty/heatmaps/heat_00000.png"}},
 				Dense: map[Variant]*DenseResult{VariantWeighted: {Masks: "masks-weighted", Preview: "preview-weighted.png",
 					Scores: &Scores{Precision: 0.7, Recall: 0.6, F: 0.646, IoU: 0.5}}},
 				Stages: []StageStatus{{Stage: "track", Seconds: 2}, {Stage: "segment", Seconds: 0.5, Skipped: true}}},
@@ -380,43 +380,6 @@ func TestReportMarkdown(t *testing.T) {
 	}
 }
 
-// TestRunWithUNet runs the real densifier (libtorch U-Net) for one epoch on
-// the tiny sequence: masks of every frame at the frame size, dense scores,
-// and a predict-only rerun when only the preview options change.
-func TestRunWithUNet(t *testing.T) {
-	if DefaultDensifier == nil {
-		t.Skip("no U-Net densifier linked")
-	}
-	root, tracks := tinySequence(t)
-	work := t.TempDir()
-	var log bytes.Buffer
-	opt := testOptions(tracks, nil, &log)
-	opt.Train.Epochs, opt.Train.Scale, opt.Train.Threads, opt.Train.Overlays = 1, 1, 1, false
-	rep, err := Run(context.Background(), root, work, opt)
-	if err != nil {
-		t.Fatalf("%v\n%s", err, log.String())
-	}
-	d := rep.Sequences[0].Dense[VariantWeighted]
-	if d == nil || d.Scores == nil || d.Train == nil || d.Train.Epochs != 1 {
-		t.Fatalf("dense result %+v", d)
-	}
-	masks, err := maskFiles(filepath.Join(work, "tiny", "masks-weighted"))
-	if err != nil || len(masks) != 8 {
-		t.Fatalf("%d masks, err %v", len(masks), err)
-	}
-	opt.Train.Overlays = true
-	rep, err = Run(context.Background(), root, work, opt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := all(false)
-	want["predict-weighted"], want["eval-dense-weighted"] = true, true
-	ran(t, rep, want)
-	if _, err := os.Stat(filepath.Join(work, "tiny", "masks-weighted", "overlay", "00000.png")); err != nil {
-		t.Error(err)
-	}
-}
-
 // A work folder inside the sequence folder must not make the frames look
 // newer than the stamps (inputs are the frame files, not the folder).
 func TestWorkInsideSequence(t *testing.T) {
@@ -433,6 +396,59 @@ func TestWorkInsideSequence(t *testing.T) {
 		t.Fatal(err)
 	}
 	ran(t, rep, all(false))
+}
+
+// fakeTracker stands in for the OpenCV tracker: it returns the ground-truth
+// trajectories of the synthetic sequence (labels cleared, as a tracker
+// writes them) and records what it was asked.
+type fakeTracker struct {
+	ts     *trajectory.TrackSet
+	frames int
+	flow   string
+}
+
+func (f *fakeTracker) TrackSequence(frames []string, opt trajectory.TrackerOptions, flow string, progress func(done, total int)) (*trajectory.TrackSet, error) {
+	f.frames, f.flow = len(frames), flow
+	for i := 1; i < len(frames); i++ {
+		progress(i, len(frames)-1)
+	}
+	out := &trajectory.TrackSet{Frames: f.ts.Frames}
+	for _, tr := range f.ts.Tracks {
+		tr.Label = 0
+		out.Tracks = append(out.Tracks, tr)
+	}
+	return out, nil
+}
+
+// The tracking stage runs the injected tracker on the sequence's frames with
+// the configured flow method; without a tracker (and no Tracks file) it fails
+// with a clear message.
+func TestTrackStageUsesInjectedTracker(t *testing.T) {
+	root, tracks := tinySequence(t)
+	gt, err := trajectory.ReadTracks(tracks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var log bytes.Buffer
+	opt := testOptions("", &fakeDensifier{}, &log)
+	opt.Flow = "farneback"
+	ft := &fakeTracker{ts: gt}
+	opt.FlowTracker = ft
+	work := t.TempDir()
+	rep, err := Run(context.Background(), root, work, opt)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, log.String())
+	}
+	if ft.frames != 8 || ft.flow != "farneback" {
+		t.Errorf("tracker got %d frames, flow %q; want 8, farneback", ft.frames, ft.flow)
+	}
+	if s := rep.Sequences[0]; s.Trajectories != len(gt.Tracks) || s.Sparse == nil || s.Sparse.F < 0.6 {
+		t.Errorf("sequence result %+v (sparse %+v), want %d trajectories and F ≥ 0.6", s, s.Sparse, len(gt.Tracks))
+	}
+	opt.FlowTracker = nil
+	if _, err := Run(context.Background(), root, t.TempDir(), opt); err == nil || !strings.Contains(err.Error(), "no tracker") {
+		t.Errorf("err = %v, want no tracker", err)
+	}
 }
 
 // Geometry is checked before any work: tracks of another sequence (points

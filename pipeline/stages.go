@@ -4,9 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"image"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"time"
@@ -14,11 +12,11 @@ import (
 	"github.com/densify/densify/dataset"
 	"github.com/densify/densify/eval"
 	"github.com/densify/densify/internal/atomicfile"
+	"github.com/densify/densify/internal/progress"
 	"github.com/densify/densify/motiongraph"
 	"github.com/densify/densify/sampling"
 	"github.com/densify/densify/trajectory"
 	"github.com/densify/densify/uncertainty"
-	"github.com/densify/densify/video"
 )
 
 // seqRun is the state of one sequence's run.
@@ -102,7 +100,7 @@ func (p *seqRun) track() error {
 	}
 	type params struct {
 		Tracker trajectory.TrackerOptions `json:"tracker,omitempty"`
-		Flow    video.Method              `json:"flow,omitempty"`
+		Flow    string                    `json:"flow,omitempty"`
 		From    string                    `json:"from,omitempty"`
 	}
 	st := stage{name: "track", outputs: []string{p.lay.Tracks()}}
@@ -128,7 +126,10 @@ func (p *seqRun) track() error {
 				return nil, fmt.Errorf("%w (frames in %s)", err, p.seq.FramesDir)
 			}
 		} else {
-			if ts, err = video.TrackSequence(p.frames, p.opt.Tracker, p.opt.Flow, p.progressFunc("track")); err != nil {
+			if p.opt.FlowTracker == nil {
+				return nil, fmt.Errorf("no tracker: Options.FlowTracker is not set and no Tracks file is given")
+			}
+			if ts, err = p.opt.FlowTracker.TrackSequence(p.frames, p.opt.Tracker, p.opt.Flow, p.progressFunc("track")); err != nil {
 				return nil, err
 			}
 			src = fmt.Sprintf("tracker (%s)", p.opt.Flow)
@@ -146,42 +147,10 @@ func (p *seqRun) track() error {
 	return err
 }
 
-// progressFunc prints coarse progress (every 10 %) of a long stage.
+// progressFunc reports the progress of a long stage (internal/progress: a
+// bar on a terminal, plain lines elsewhere).
 func (p *seqRun) progressFunc(what string) func(done, total int) {
-	last := -1
-	w := p.opt.progress()
-	return func(done, total int) {
-		pct := 100 * done / max(total, 1)
-		if pct/10 != last/10 || done == total {
-			last = pct
-			fmt.Fprintf(w, "%s: %s %d/%d (%d%%)\n", p.name, what, done, total, pct)
-		}
-	}
-}
-
-// SegmentInfo summarises the segmentation stage (also segment/segment.json).
-type SegmentInfo struct {
-	Tracks       string                  `json:"tracks"`
-	Solver       string                  `json:"solver"`
-	Beta         float64                 `json:"beta"`
-	Graph        motiongraph.GraphParams `json:"graph_params"`
-	Nodes        int                     `json:"nodes"`
-	Edges        int                     `json:"edges"`
-	LiftedEdges  int                     `json:"lifted_edges"`
-	Energy       float64                 `json:"energy"`
-	SolverEnergy float64                 `json:"solver_energy"`
-	Clusters     int                     `json:"clusters"`
-	MergedSmall  int                     `json:"merged_small_clusters"`
-	ClusterSizes []int                   `json:"cluster_sizes"`
-	GraphSeconds float64                 `json:"graph_seconds"`
-	SolveSeconds float64                 `json:"solve_seconds"`
-	OutputTracks string                  `json:"output_tracks"`
-	// SmallShare is the share of trajectories in clusters of fewer than 20.
-	SmallShare float64 `json:"small_cluster_share"`
-	// Camera is the camera-motion evidence per cluster; Background the
-	// clusters it explains (the background of the training labels).
-	Camera     []motiongraph.ClusterCamera `json:"camera_clusters"`
-	Background []int                       `json:"background_clusters"`
+	return progress.Func(p.opt.progress(), p.name+": "+what)
 }
 
 func (p *seqRun) segment() error {
@@ -189,34 +158,10 @@ func (p *seqRun) segment() error {
 	st := stage{name: "segment", params: p.opt.Segment,
 		inputs:  append([]string{p.lay.Tracks()}, p.frames...),
 		outputs: []string{p.lay.Graph(), p.lay.Labels(), out, p.lay.SegmentJSON()}}
-	var info SegmentInfo
+	var info motiongraph.SegmentReport
 	_, err := p.runStage(st, &info, func(string) (any, error) {
-		ts, err := trajectory.ReadTracks(p.lay.Tracks())
-		if err != nil {
-			return nil, err
-		}
-		imgs := make([]image.Image, ts.Frames)
-		for i := range imgs {
-			if imgs[i], err = dataset.ReadImage(p.frames[i]); err != nil {
-				return nil, err
-			}
-		}
-		res, err := motiongraph.Segment(ts, imgs, p.opt.Segment)
-		if err != nil {
-			return nil, err
-		}
-		info := SegmentInfo{Tracks: p.lay.Tracks(), Solver: res.SolverName, Beta: p.opt.Segment.Graph.Beta, Graph: p.opt.Segment.Graph,
-			Nodes: res.Graph.N, Edges: res.Stats.Edges, LiftedEdges: res.Stats.LiftedEdges, Energy: res.Energy,
-			SolverEnergy: res.SolverEnergy, Clusters: res.Clusters, MergedSmall: res.MergedSmall, ClusterSizes: res.ClusterSizes(),
-			GraphSeconds: res.GraphSeconds, SolveSeconds: res.SolveSeconds, OutputTracks: out,
-			SmallShare: res.SmallShare(20), Camera: res.Camera, Background: res.Background}
-		if err := res.Write(ts, out, p.lay.Graph(), p.lay.Labels()); err != nil {
-			return nil, err
-		}
-		if err := writeJSON(p.lay.SegmentJSON(), info); err != nil {
-			return nil, err
-		}
-		return info, nil
+		return motiongraph.SegmentFiles(motiongraph.FilesOptions{Tracks: p.lay.Tracks(), Frames: p.frames,
+			FramesDir: p.seq.FramesDir, Name: p.name, Out: p.lay.SegmentDir(), Segment: p.opt.Segment})
 	})
 	p.res.Clusters = info.Clusters
 	p.background = info.Background
@@ -228,12 +173,8 @@ func (p *seqRun) segment() error {
 
 // UncertaintyInfo summarises the uncertainty stage.
 type UncertaintyInfo struct {
-	Nodes     int      `json:"nodes"`
-	Clusters  int      `json:"clusters"`
-	Boundary  int      `json:"boundary"`  // nodes with γ < ∞
-	Improving int      `json:"improving"` // nodes with u > 0.5
-	MeanU     float64  `json:"mean_u"`
-	Heatmaps  []string `json:"heatmaps"` // relative to the sequence folder
+	uncertainty.Summary
+	Heatmaps []string `json:"heatmaps"` // relative to the sequence folder
 	// Areas under the VI sparsification curves (with ground truth).
 	AUCVI map[string]float64 `json:"auc_vi,omitempty"`
 	// VIFalls: VI at the largest removed fraction is below VI at 0 for the
@@ -261,37 +202,6 @@ func (p *seqRun) uncertainty() error {
 		outputs: outs}
 	var info UncertaintyInfo
 	_, err := p.runStage(st, &info, func(string) (any, error) {
-		g, labels, err := uncertainty.LoadInstance(p.lay.Graph(), p.lay.Labels())
-		if err != nil {
-			return nil, err
-		}
-		r, err := uncertainty.Compute(g, labels, pr.Beta)
-		if err != nil {
-			return nil, err
-		}
-		ts, err := uncertainty.LoadTracks(tracks, g.N)
-		if err != nil {
-			return nil, err
-		}
-		info := UncertaintyInfo{Nodes: g.N, Clusters: len(r.Clusters)}
-		for v, u := range r.U {
-			info.MeanU += u
-			if !math.IsInf(r.Gamma[v], 1) {
-				info.Boundary++
-			}
-			if u > 0.5 {
-				info.Improving++
-			}
-		}
-		if g.N > 0 {
-			info.MeanU /= float64(g.N)
-		}
-		if err := uncertainty.WriteCSV(p.lay.UncertaintyCSV(), r); err != nil {
-			return nil, err
-		}
-		if err := uncertainty.WriteClusters(p.lay.ClustersCSV(), r); err != nil {
-			return nil, err
-		}
 		// heat maps into a fresh folder renamed into place
 		tmp := p.lay.Heatmaps() + ".tmp"
 		if err := os.RemoveAll(tmp); err != nil {
@@ -300,21 +210,26 @@ func (p *seqRun) uncertainty() error {
 		if err := os.MkdirAll(tmp, 0o755); err != nil {
 			return nil, err
 		}
-		// the labelled frames (FBMS: every 10th or 20th), unless they are
-		// denser than every HeatmapEvery-th frame (DAVIS labels every frame)
-		hgt := p.gt
-		if every := max(p.opt.HeatmapEvery, 1); hgt != nil && len(hgt.Frames) > (ts.Frames+every-1)/every {
-			hgt = nil
-		}
-		hf := uncertainty.HeatmapFrames(ts.Frames, hgt, p.opt.HeatmapEvery, false)
-		written, err := uncertainty.WriteHeatmaps(p.seq.FramesDir, tmp, ts, r.U, hf)
+		res, err := uncertainty.ComputeFiles(uncertainty.FilesOptions{Graph: p.lay.Graph(), Labels: p.lay.Labels(), Beta: pr.Beta,
+			CSV: p.lay.UncertaintyCSV(), Clusters: p.lay.ClustersCSV(), Tracks: tracks, FramesDir: p.seq.FramesDir, Heatmaps: tmp,
+			HeatmapFrames: func(n int) []int {
+				// the labelled frames (FBMS: every 10th or 20th), unless they are
+				// denser than every HeatmapEvery-th frame (DAVIS labels every frame)
+				hgt := p.gt
+				if every := max(p.opt.HeatmapEvery, 1); hgt != nil && len(hgt.Frames) > (n+every-1)/every {
+					hgt = nil
+				}
+				return uncertainty.HeatmapFrames(n, hgt, p.opt.HeatmapEvery, false)
+			}, Progress: p.progressFunc("heatmaps")})
 		if err != nil {
 			return nil, err
 		}
 		if err := atomicfile.ReplaceDir(tmp, p.lay.Heatmaps()); err != nil {
 			return nil, err
 		}
-		for _, w := range written {
+		info := UncertaintyInfo{Summary: res.Summary}
+		g, labels, ts := res.Graph, res.Labels, res.Tracks
+		for _, w := range res.Heatmaps {
 			info.Heatmaps = append(info.Heatmaps, filepath.Join("uncertainty", "heatmaps", filepath.Base(w)))
 		}
 		if pr.Sparsify != nil {
@@ -367,13 +282,9 @@ func (p *seqRun) sparseEval() error {
 		outputs: []string{p.lay.SparseEval()}}
 	var sc Scores
 	_, err := p.runStage(st, &sc, func(string) (any, error) {
-		ts, err := trajectory.ReadTracks(tracks)
+		r, err := eval.ScoreFiles(p.gt, tracks, p.opt.Eval)
 		if err != nil {
 			return nil, err
-		}
-		r, err := eval.Sequence(p.gt, ts, p.opt.Eval)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", tracks, err)
 		}
 		if err := writeJSON(p.lay.SparseEval(), r); err != nil {
 			return nil, err
@@ -388,14 +299,7 @@ func (p *seqRun) sparseEval() error {
 
 // PrepareInfo summarises the prepared training set.
 type PrepareInfo struct {
-	Frames       int   `json:"frames"`
-	Width        int   `json:"width"`
-	Height       int   `json:"height"`
-	Classes      int   `json:"classes"`
-	ClassCounts  []int `json:"class_counts"`
-	HardPixels   int   `json:"hard_pixels"`
-	HardTracks   int   `json:"hard_trajectories"`
-	BorderPoints int   `json:"border_points"`
+	sampling.Summary
 	// LabelQuality scores the training labels against the ground truth
 	// (when the sequence has one).
 	LabelQuality *sampling.LabelQuality `json:"label_quality,omitempty"`
@@ -405,7 +309,12 @@ func (p *seqRun) prepare() error {
 	po := p.opt.Prepare
 	po.BackgroundClusters = p.background
 	tracks := p.lay.LabelledTracks(p.res.TrackFrames)
-	st := stage{name: "prepare", params: po,
+	// the format version is a parameter: a set of an older layout is redone
+	type params struct {
+		Options sampling.Options `json:"options"`
+		Format  int              `json:"format"`
+	}
+	st := stage{name: "prepare", params: params{po, sampling.FormatVersion},
 		inputs:  append([]string{tracks, p.lay.UncertaintyCSV()}, p.frames...),
 		outputs: []string{filepath.Join(p.lay.Prepared(), "manifest.json")}}
 	var info PrepareInfo
@@ -414,20 +323,7 @@ func (p *seqRun) prepare() error {
 		if err != nil {
 			return nil, err
 		}
-		info := PrepareInfo{Frames: len(set.Frames), Width: set.Width, Height: set.Height, Classes: set.Classes,
-			ClassCounts: make([]int, set.Classes)}
-		for _, fr := range set.Frames {
-			info.HardPixels += fr.NHard
-			info.BorderPoints += fr.NBorder
-			for c, n := range fr.Counts {
-				if c < len(info.ClassCounts) {
-					info.ClassCounts[c] += n
-				}
-			}
-		}
-		for _, s := range set.Segments {
-			info.HardTracks += s.HardTracks
-		}
+		info := PrepareInfo{Summary: set.Summary()}
 		if p.gt != nil {
 			q := sampling.ScoreLabels(set, p.gt)
 			info.LabelQuality = &q

@@ -6,6 +6,7 @@ import (
 
 	"github.com/densify/densify/dataset"
 	"github.com/densify/densify/trajectory"
+	"github.com/densify/densify/uncertainty"
 )
 
 // PrepareFiles is Prepare on files: the frames folder of a sequence (FBMS or
@@ -30,7 +31,7 @@ func PrepareFiles(framesDir, tracksPath, uncertaintyPath, outDir string, opt Opt
 	}
 	var u []float64
 	if uncertaintyPath != "" {
-		if u, err = ReadUncertaintyCSV(uncertaintyPath, len(ts.Tracks)); err != nil {
+		if u, err = uncertainty.ReadCSV(uncertaintyPath, len(ts.Tracks)); err != nil {
 			return nil, err
 		}
 	}
@@ -50,4 +51,38 @@ func PrepareFiles(framesDir, tracksPath, uncertaintyPath, outDir string, opt Opt
 	}
 	err = set.Write(outDir, func(f int) string { return abs(frames[f]) }, dataset.ReadImage, src)
 	return set, err
+}
+
+// Summary counts a prepared set: what `densify prepare` prints and the
+// pipeline records.
+type Summary struct {
+	Frames       int   `json:"frames"`
+	Width        int   `json:"width"`
+	Height       int   `json:"height"`
+	Classes      int   `json:"classes"`
+	ClassCounts  []int `json:"class_counts"`
+	Labelled     int   `json:"labelled_pixels"`
+	HardPixels   int   `json:"hard_pixels"`
+	HardTracks   int   `json:"hard_trajectories"`
+	BorderPoints int   `json:"border_points"`
+}
+
+// Summary counts the labelled, hard-example and border pixels of s and its
+// hard trajectories.
+func (s *Set) Summary() Summary {
+	sum := Summary{Frames: len(s.Frames), Width: s.Width, Height: s.Height, Classes: s.Classes, ClassCounts: make([]int, s.Classes)}
+	for _, fr := range s.Frames {
+		sum.HardPixels += fr.NHard
+		sum.BorderPoints += fr.NBorder
+		for c, n := range fr.Counts {
+			sum.Labelled += n
+			if c < len(sum.ClassCounts) {
+				sum.ClassCounts[c] += n
+			}
+		}
+	}
+	for _, seg := range s.Segments {
+		sum.HardTracks += seg.HardTracks
+	}
+	return sum
 }

@@ -9,11 +9,14 @@
 //
 //	μ_A = (1/|A|) Σ_{v∈A} u_v                          (mean uncertainty of segment A)
 //	hard(v) ⇔ u_v > μ_A  ∧  μ_A > φ                    (uncertain points of uncertain segments)
-//	w(pixel of v) = w_class(v) · (factor if hard(v) else 1)
 //
-// Oversampling a hard example k times in a mean loss equals giving it weight k
-// in a weighted mean (Σ_i w_i ℓ_i / Σ_i w_i), so nothing is copied and memory
-// does not grow with the factor.
+// The set keeps the two apart: per pixel the base weight w_class(v) (class
+// balance, below) and the hard-example mask hard(v); Options.Factor is
+// recorded in the manifest. The trainer composes the loss weight of the
+// variant it trains (package train, Variant), e.g. w_class(v) · factor at hard
+// examples: oversampling a hard example k times in a mean loss equals giving
+// it weight k in a weighted mean (Σ_i w_i ℓ_i / Σ_i w_i), so nothing is copied
+// and memory does not grow with the factor.
 //
 // Class balance (ACCV 2020): per frame, with n_c labelled pixels of class c
 // and n_major = max_c n_c, every other class is weighted
@@ -65,8 +68,8 @@ type Options struct {
 	BorderInsets []int
 	// Balance enables the ACCV'20 class balance weights.
 	Balance bool
-	// Phi is the segment-uncertainty threshold φ and Factor the weight of hard
-	// examples (1 disables hard examples).
+	// Phi is the segment-uncertainty threshold φ and Factor the loss-weight
+	// factor of hard examples (recorded for the trainer; 1 disables them).
 	Phi    float64
 	Factor float64
 }
@@ -105,7 +108,7 @@ type Input struct {
 type Frame struct {
 	Frame   int       // 0-based frame index
 	Labels  []int16   // Height*Width, class or Unlabelled
-	Weights []float32 // Height*Width, 0 where unlabelled
+	Weights []float32 // Height*Width: base weight (class balance), 0 where unlabelled
 	Hard    []uint8   // Height*Width, 1 where the pixel is a hard example
 	Counts  []int     // labelled pixels per class
 	NHard   int       // hard-example pixels
@@ -299,7 +302,7 @@ func Prepare(in Input, opt Options) (*Set, error) {
 			continue
 		}
 		for _, p := range t.Points {
-			x, y := int(math.Round(p.X)), int(math.Round(p.Y))
+			x, y := p.Pixel()
 			if x < 0 || y < 0 || x >= W || y >= H || p.Frame < 0 || p.Frame >= ts.Frames {
 				continue
 			}
@@ -359,12 +362,10 @@ func Prepare(in Input, opt Options) (*Set, error) {
 			if l < 0 {
 				continue
 			}
-			w := cw[l]
 			if fr.Hard[i] == 1 {
-				w *= opt.Factor
 				fr.NHard++
 			}
-			fr.Weights[i] = float32(w)
+			fr.Weights[i] = float32(cw[l])
 		}
 		set.Frames = append(set.Frames, fr)
 	}

@@ -1,22 +1,22 @@
 package sampling
 
 import (
-	"encoding/csv"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"image"
 	"image/color"
-	"io"
-	"math"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 
 	"github.com/densify/densify/internal/atomicfile"
 	"github.com/densify/densify/internal/fileerr"
 )
+
+// FormatVersion is the version of the prepared-set layout Write produces.
+// Version 2 keeps the base weights (class balance) in _weights.npy and the
+// hard-example mask apart; version 1 sets had the hard-example factor
+// multiplied into _weights.npy.
+const FormatVersion = 2
 
 // Manifest describes a prepared training set (manifest.json). Paths are
 // relative to the set's folder except Image, which is where the frame was read.
@@ -51,8 +51,8 @@ type ManifestFrame struct {
 }
 
 // Write stores the set in dir: frames/NNNNN_{labels,weights,hard}.npy
-// (int16 with -1 = unlabelled, float32 weights, uint8 hard mask; shape
-// (H, W)), previews/NNNNN.png and manifest.json. framePath(f) names the image
+// (int16 with -1 = unlabelled, float32 base weights = class balance, uint8
+// hard-example mask; shape (H, W)), previews/NNNNN.png and manifest.json. framePath(f) names the image
 // of frame f (recorded in the manifest and used for previews). The folder
 // is built beside dir and renamed into place, so a failure leaves no partial set.
 func (s *Set) Write(dir string, framePath func(frame int) string, readImage func(path string) (image.Image, error), source map[string]string) error {
@@ -74,7 +74,7 @@ func (s *Set) Write(dir string, framePath func(frame int) string, readImage func
 	if s.Options.Multi {
 		mode = "multi"
 	}
-	m := Manifest{Version: 1, Mode: mode, Width: s.Width, Height: s.Height, Classes: s.Classes,
+	m := Manifest{Version: FormatVersion, Mode: mode, Width: s.Width, Height: s.Height, Classes: s.Classes,
 		Background: s.Background, Options: s.Options, Source: source, ClassCounts: make([]int, s.Classes),
 		DroppedIsolated: s.DroppedIsolated, Segments: s.Segments}
 	for _, seg := range s.Segments {
@@ -185,62 +185,4 @@ func Preview(frame image.Image, fr *Frame, W, H int) *image.RGBA {
 		}
 	}
 	return out
-}
-
-// ReadUncertaintyCSV reads the per-trajectory uncertainty written by
-// `densify uncertainty` (columns node,...,uncertainty,...; header required)
-// and returns u indexed by node; n is the expected number of nodes.
-func ReadUncertaintyCSV(path string, n int) ([]float64, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	r := csv.NewReader(f)
-	r.FieldsPerRecord = -1
-	head, err := r.Read()
-	if err != nil {
-		return nil, fileerr.New(path, 1, "missing header: %v", err)
-	}
-	col := map[string]int{}
-	for i, h := range head {
-		col[strings.TrimSpace(h)] = i
-	}
-	ni, ok1 := col["node"]
-	ui, ok2 := col["uncertainty"]
-	if !ok1 || !ok2 {
-		return nil, fileerr.New(path, 1, "header must have columns node and uncertainty, got %q", strings.Join(head, ","))
-	}
-	u := make([]float64, n)
-	seen := make([]bool, n)
-	for line := 2; ; line++ {
-		rec, err := r.Read()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return nil, fileerr.New(path, line, "%v", err)
-		}
-		if len(rec) <= max(ni, ui) {
-			return nil, fileerr.New(path, line, "expected at least %d fields, got %d", max(ni, ui)+1, len(rec))
-		}
-		v, err := strconv.Atoi(strings.TrimSpace(rec[ni]))
-		if err != nil || v < 0 || v >= n {
-			return nil, fileerr.New(path, line, "node %q is not in 0..%d", rec[ni], n-1)
-		}
-		x, err := strconv.ParseFloat(strings.TrimSpace(rec[ui]), 64)
-		if err != nil || math.IsNaN(x) || x < 0 || x > 1 {
-			return nil, fileerr.New(path, line, "uncertainty %q is not a number in [0,1]", rec[ui])
-		}
-		if seen[v] {
-			return nil, fileerr.New(path, line, "node %d listed twice", v)
-		}
-		seen[v], u[v] = true, x
-	}
-	for v, s := range seen {
-		if !s {
-			return nil, fileerr.New(path, 0, "no uncertainty for node %d (the file has fewer nodes than the %d trajectories)", v, n)
-		}
-	}
-	return u, nil
 }

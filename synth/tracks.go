@@ -4,6 +4,7 @@ import (
 	"math"
 	"sort"
 
+	"github.com/densify/densify/eval"
 	"github.com/densify/densify/trajectory"
 )
 
@@ -23,7 +24,7 @@ func (s *Sequence) visibleAt(f, li int, x, y float64) bool {
 	if l, _, _ := s.sc.front(f, x, y); l != li {
 		return false
 	}
-	rx, ry := int(float32(x)+0.5), int(float32(y)+0.5) // MoSegEval's rounding
+	rx, ry, _ := eval.MoSegEvalPixel(x, y) // x, y are inside the image
 	return int(s.Regions[f][ry*s.Width+rx]) == s.sc.layers[li].region
 }
 
@@ -64,7 +65,8 @@ func (s *Sequence) GroundTruthTracks(spacing int) *trajectory.TrackSet {
 		clear(covered)
 		for _, a := range alive {
 			p := tracks[a.track].Points[len(tracks[a.track].Points)-1]
-			cx, cy := int(p.X+0.5)/spacing, int(p.Y+0.5)/spacing
+			px, py := p.Pixel()
+			cx, cy := px/spacing, py/spacing
 			covered[cy*cw+cx] = true
 		}
 		for cy := 0; cy < ch; cy++ {

@@ -16,7 +16,7 @@ type sample struct {
 	W, H       int    // training resolution
 	RGB        []byte // 3·W·H, planar R, G, B (bytes keep a long sequence small)
 	Labels     []int16
-	Weights    []float32 // 0 where unlabelled; hard factor removed when Config.Uniform
+	Weights    []float32 // loss weights of the variant (Variant.Weight), 0 where unlabelled
 	Hard       []uint8
 	SumW       float64 // Σ weights
 }
@@ -31,13 +31,16 @@ type trainData struct {
 }
 
 // loadSets reads the prepared sets (sampling.Set.Write layout) and builds the
-// training samples at scale.
-func loadSets(dirs []string, scale float64, uniform bool) (*trainData, error) {
+// training samples at scale, with the loss weights of variant v.
+func loadSets(dirs []string, scale float64, v Variant) (*trainData, error) {
 	d := &trainData{}
 	for si, dir := range dirs {
 		m, err := sampling.ReadManifest(dir)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", dir, err)
+		}
+		if m.Version < sampling.FormatVersion {
+			return nil, fmt.Errorf("%s: prepared set of format version %d, which has the hard-example factor in its weights; this densify needs version %d (base weights and hard mask apart): run densify prepare again", dir, m.Version, sampling.FormatVersion)
 		}
 		switch m.Mode {
 		case "binary", "multi":
@@ -54,12 +57,8 @@ func loadSets(dirs []string, scale float64, uniform bool) (*trainData, error) {
 			classes = m.Classes
 		}
 		d.Classes = max(d.Classes, classes)
-		factor := m.Options.Factor
-		if factor <= 0 {
-			factor = 1
-		}
 		for _, mf := range m.Frames {
-			s, err := loadFrame(dir, m, mf, scale, uniform, factor)
+			s, err := loadFrame(dir, m, mf, scale, v)
 			if err != nil {
 				return nil, err
 			}
@@ -84,7 +83,7 @@ func loadSets(dirs []string, scale float64, uniform bool) (*trainData, error) {
 	return d, nil
 }
 
-func loadFrame(dir string, m *sampling.Manifest, mf sampling.ManifestFrame, scale float64, uniform bool, factor float64) (*sample, error) {
+func loadFrame(dir string, m *sampling.Manifest, mf sampling.ManifestFrame, scale float64, v Variant) (*sample, error) {
 	W, H := m.Width, m.Height
 	read := func(rel string) (*sampling.Array, string, error) {
 		p := filepath.Join(dir, rel)
@@ -134,10 +133,7 @@ func loadFrame(dir string, m *sampling.Manifest, mf sampling.ManifestFrame, scal
 		if math.IsNaN(float64(w)) || math.IsInf(float64(w), 0) || w < 0 {
 			return nil, fmt.Errorf("%s: pixel (%d,%d) has weight %v, want a finite value ≥ 0", wp, i%W, i/W, w)
 		}
-		if uniform && ha.U8[i] == 1 {
-			w = float32(float64(w) / factor)
-		}
-		weights[i] = w
+		weights[i] = v.Weight(PixelWeight{Base: w, Hard: ha.U8[i] == 1, Factor: m.Options.Factor})
 	}
 	img, err := dataset.ReadImage(mf.Image)
 	if err != nil {

@@ -10,13 +10,13 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/densify/densify/dataset"
+	"github.com/densify/densify/eval"
 	"github.com/densify/densify/internal/atomicfile"
+	"github.com/densify/densify/internal/progress"
 	"github.com/densify/densify/models"
 	"github.com/densify/densify/unet"
-	"github.com/schollz/progressbar/v3"
 	"github.com/sugarme/gotch"
 )
 
@@ -132,12 +132,7 @@ func Predict(ckpt string, frames []string, out string, opt PredictOptions) (err 
 			return err
 		}
 	}
-	progress := opt.Progress
-	if progress == nil {
-		progress = io.Discard
-	}
-	bar := progressbar.NewOptions(len(frames), progressbar.OptionSetWriter(progress), progressbar.OptionShowCount(),
-		progressbar.OptionSetWidth(30), progressbar.OptionThrottle(200*time.Millisecond), progressbar.OptionSetDescription("predict"))
+	bar := progress.New(opt.Progress, len(frames), "predict")
 	var names []string
 	for i, path := range frames {
 		img, err := dataset.ReadImage(path)
@@ -151,7 +146,7 @@ func Predict(ckpt string, frames []string, out string, opt PredictOptions) (err 
 		name := fmt.Sprintf("%05d.png", i)
 		b := img.Bounds()
 		W, H := b.Dx(), b.Dy()
-		if err := atomicfile.WritePNG(filepath.Join(tmp, name), maskImage(labels, W, H, model.Config.Classes)); err != nil {
+		if err := atomicfile.WritePNG(filepath.Join(tmp, name), eval.MaskImage(labels, W, H, model.Config.Classes)); err != nil {
 			return err
 		}
 		names = append(names, name)
@@ -171,10 +166,9 @@ func Predict(ckpt string, frames []string, out string, opt PredictOptions) (err 
 			}
 			names = append(names, filepath.Join("overlay", name))
 		}
-		_ = bar.Add(1)
+		bar.Add(1)
 	}
-	_ = bar.Finish()
-	fmt.Fprintln(progress)
+	bar.Finish()
 	for _, d := range append([]string{""}, subs...) {
 		if err := os.MkdirAll(filepath.Join(out, d), 0o755); err != nil {
 			return err
@@ -253,45 +247,12 @@ func predictFrame(model *unet.Model, img image.Image, scale float64) (labels []u
 	return labels, prob, nil
 }
 
-// maskImage: binary → grey 0/255; multi-label → paletted, value = class.
-func maskImage(labels []uint8, W, H, classes int) image.Image {
-	if classes == 1 {
-		g := image.NewGray(image.Rect(0, 0, W, H))
-		for i, l := range labels {
-			g.Pix[i] = 255 * l
-		}
-		return g
-	}
-	p := image.NewPaletted(image.Rect(0, 0, W, H), Palette(max(classes, 2)))
-	copy(p.Pix, labels)
-	return p
-}
-
-// Palette is the DAVIS/PASCAL VOC colour map for n labels: label i gets the
-// bits of i spread over the high bits of R, G and B (0 black, 1 (128,0,0),
-// 2 (0,128,0), 3 (128,128,0), 4 (0,0,128), …).
-func Palette(n int) color.Palette {
-	p := make(color.Palette, n)
-	for i := range p {
-		var r, g, b uint8
-		c := i
-		for j := 7; j >= 0 && c > 0; j-- {
-			r |= uint8(c&1) << j
-			g |= uint8((c>>1)&1) << j
-			b |= uint8((c>>2)&1) << j
-			c >>= 3
-		}
-		p[i] = color.RGBA{r, g, b, 255}
-	}
-	return p
-}
-
 // overlay tints the frame: foreground pixels are mixed half and half with
 // their class colour (binary: red), background kept.
 func overlay(img image.Image, labels []uint8) *image.RGBA {
 	b := img.Bounds()
 	W, H := b.Dx(), b.Dy()
-	pal := Palette(256)
+	pal := eval.Palette(256)
 	out := image.NewRGBA(image.Rect(0, 0, W, H))
 	for y := 0; y < H; y++ {
 		for x := 0; x < W; x++ {

@@ -40,9 +40,9 @@ import (
 	"time"
 
 	"github.com/densify/densify/internal/atomicfile"
+	"github.com/densify/densify/internal/progress"
 	"github.com/densify/densify/models"
 	"github.com/densify/densify/unet"
-	"github.com/schollz/progressbar/v3"
 	"github.com/sugarme/gotch"
 	"github.com/sugarme/gotch/ts"
 )
@@ -66,9 +66,9 @@ type Config struct {
 	Batch int
 	// Scale resizes frames before training (0 = auto: 0.5 on CPU, 1 on CUDA).
 	Scale float64
-	// Uniform uses the class-balance weights without the hard-example factor
-	// (the ablation baseline): w/Factor at hard pixels.
-	Uniform bool
+	// Variant composes the loss weights from the prepared base weights and
+	// hard-example mask ("" = VariantHard).
+	Variant Variant
 	// NoFlip disables random horizontal flips.
 	NoFlip bool
 	// Seed drives weight initialisation, data order and flips.
@@ -87,9 +87,9 @@ type Config struct {
 }
 
 // DefaultConfig: unet-cpu, 15 epochs (ACCV'20), Adam with lr 1e-3, batch 2,
-// automatic scale, seed 1, CPU, all cores.
+// automatic scale, seed 1, CPU, all cores, hard examples weighted.
 func DefaultConfig() Config {
-	return Config{Preset: "unet-cpu", Epochs: 15, LR: 1e-3, Batch: 2, Seed: 1, Device: "cpu"}
+	return Config{Preset: "unet-cpu", Epochs: 15, LR: 1e-3, Batch: 2, Seed: 1, Device: "cpu", Variant: VariantHard}
 }
 
 // Options is the part of the configuration that determines the result; it is
@@ -101,7 +101,7 @@ type Options struct {
 	LR      float64     `json:"lr"`
 	Batch   int         `json:"batch"`
 	Scale   float64     `json:"scale"`
-	Uniform bool        `json:"uniform"`
+	Variant Variant     `json:"variant"`
 	Flip    bool        `json:"flip"`
 	Seed    int64       `json:"seed"`
 }
@@ -176,6 +176,12 @@ func (c *Config) validate() error {
 	case "", "cpu", "cuda", "gpu", "auto":
 	default:
 		return fmt.Errorf("train: unknown device %q (cpu, cuda or auto)", c.Device)
+	}
+	if c.Variant == "" {
+		c.Variant = VariantHard
+	}
+	if _, err := ParseVariant(string(c.Variant)); err != nil {
+		return fmt.Errorf("train: %w", err)
 	}
 	return nil
 }
@@ -288,7 +294,7 @@ type logRow struct {
 	Seconds     float64
 }
 
-func trainOne(ctx context.Context, cfg Config, sets []string, out string, progress io.Writer) (*Summary, error) {
+func trainOne(ctx context.Context, cfg Config, sets []string, out string, progressW io.Writer) (*Summary, error) {
 	dev, err := unet.ParseDevice(cfg.Device)
 	if err != nil {
 		return nil, err
@@ -300,7 +306,7 @@ func trainOne(ctx context.Context, cfg Config, sets []string, out string, progre
 			scale = 1
 		}
 	}
-	data, err := loadSets(sets, scale, cfg.Uniform)
+	data, err := loadSets(sets, scale, cfg.Variant)
 	if err != nil {
 		return nil, err
 	}
@@ -314,7 +320,7 @@ func trainOne(ctx context.Context, cfg Config, sets []string, out string, progre
 		}
 	}
 	opts := Options{Model: mc, Sets: absAll(sets), Mode: data.Mode, LR: cfg.LR, Batch: cfg.Batch, Scale: scale,
-		Uniform: cfg.Uniform, Flip: !cfg.NoFlip, Seed: cfg.Seed}
+		Variant: cfg.Variant, Flip: !cfg.NoFlip, Seed: cfg.Seed}
 
 	unet.ManualSeed(cfg.Seed)
 	model, err := unet.New(mc, dev)
@@ -341,7 +347,7 @@ func trainOne(ctx context.Context, cfg Config, sets []string, out string, progre
 			if rows, err = readLog(filepath.Join(out, "train_log.csv"), start); err != nil {
 				return nil, err
 			}
-			fmt.Fprintf(progress, "resuming %s after epoch %d (step %d)\n", out, start, step)
+			fmt.Fprintf(progressW, "resuming %s after epoch %d (step %d)\n", out, start, step)
 		}
 	}
 	if err := os.MkdirAll(epochDir, 0o755); err != nil {
@@ -349,10 +355,7 @@ func trainOne(ctx context.Context, cfg Config, sets []string, out string, progre
 	}
 
 	perEpoch := len(epochBatches(data.Samples, cfg.Batch, cfg.Seed, 0, false))
-	bar := progressbar.NewOptions(perEpoch*(cfg.Epochs-start),
-		progressbar.OptionSetWriter(progress), progressbar.OptionShowCount(), progressbar.OptionSetWidth(30),
-		progressbar.OptionThrottle(200*time.Millisecond), progressbar.OptionSetPredictTime(true),
-		progressbar.OptionSetDescription(fmt.Sprintf("epoch %d/%d", start+1, cfg.Epochs)))
+	bar := progress.New(progressW, perEpoch*(cfg.Epochs-start), fmt.Sprintf("epoch %d/%d", start+1, cfg.Epochs))
 	sum := &Summary{Out: out, Checkpoint: filepath.Join(out, "model.ckpt"), Options: opts, Params: model.NumParams(),
 		Device: deviceName(dev), Threads: unet.Threads(), Epochs: cfg.Epochs, Frames: len(data.Samples),
 		Labelled: data.Labelled, Hard: data.Hard, Width: data.Samples[0].W, Height: data.Samples[0].H, ResumedAt: start}
@@ -379,7 +382,7 @@ func trainOne(ctx context.Context, cfg Config, sets []string, out string, progre
 			total += loss
 			rows = append(rows, logRow{epoch + 1, step, loss, seconds + time.Since(began).Seconds()})
 			bar.Describe(fmt.Sprintf("epoch %d/%d loss %.4f", epoch+1, cfg.Epochs, loss))
-			_ = bar.Add(1)
+			bar.Add(1)
 			if cfg.OnStep != nil {
 				cfg.OnStep(epoch+1, step, loss)
 			}
@@ -390,8 +393,7 @@ func trainOne(ctx context.Context, cfg Config, sets []string, out string, progre
 			return nil, err
 		}
 	}
-	_ = bar.Finish()
-	fmt.Fprintln(progress)
+	bar.Finish()
 	sum.Steps = step
 	sum.Seconds = seconds + time.Since(began).Seconds()
 	sum.FinalLoss = sum.EpochLoss[len(sum.EpochLoss)-1]

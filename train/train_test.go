@@ -18,7 +18,7 @@ import (
 func TestLossDecreasesOnToySet(t *testing.T) {
 	set, _ := synthSet(t, t.TempDir(), 48, 32, 6, testOptions())
 	cfg := tinyConfig(10)
-	cfg.Uniform = true // the ×1000 hard pixels make the mean loss jumpy
+	cfg.Variant = VariantUniform // the ×1000 hard pixels make the mean loss jumpy
 	s := mustRun(t, cfg, []string{set}, filepath.Join(t.TempDir(), "out"))
 	t.Logf("epoch losses %v", s.EpochLoss)
 	if len(s.EpochLoss) != 10 || s.Steps != 10*3 {
@@ -100,11 +100,11 @@ func TestWeightedCrossEntropyHandComputed(t *testing.T) {
 
 func TestUniformDiffersExactlyAtHardPixels(t *testing.T) {
 	set, _ := synthSet(t, t.TempDir(), 48, 32, 4, testOptions())
-	wd, err := loadSets([]string{set}, 1, false)
+	wd, err := loadSets([]string{set}, 1, VariantHard)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ud, err := loadSets([]string{set}, 1, true)
+	ud, err := loadSets([]string{set}, 1, VariantUniform)
 	if err != nil {
 		t.Fatal(err)
 	}

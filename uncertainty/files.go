@@ -2,7 +2,6 @@ package uncertainty
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 
 	"github.com/densify/densify/dataset"
@@ -106,8 +105,9 @@ func checkHeatmapGeometry(paths []string, framesDir string, ts *trajectory.Track
 
 // WriteHeatmaps draws Heatmap for each frame in frames (images from
 // framesDir, see dataset.ListFrames) into outDir/heat_NNNNN.png and
-// returns the written paths. Progress goes to stderr.
-func WriteHeatmaps(framesDir, outDir string, ts *trajectory.TrackSet, u []float64, frames []int) ([]string, error) {
+// returns the written paths. progress (may be nil) gets the frames done and
+// their total.
+func WriteHeatmaps(framesDir, outDir string, ts *trajectory.TrackSet, u []float64, frames []int, progress func(done, total int)) ([]string, error) {
 	paths, err := dataset.ListFrames(framesDir)
 	if err != nil {
 		return nil, err
@@ -133,8 +133,8 @@ func WriteHeatmaps(framesDir, outDir string, ts *trajectory.TrackSet, u []float6
 			return out, err
 		}
 		out = append(out, p)
-		if (i+1)%10 == 0 || i+1 == len(frames) {
-			fmt.Fprintf(os.Stderr, "heatmaps: %d/%d\n", i+1, len(frames))
+		if progress != nil {
+			progress(i+1, len(frames))
 		}
 	}
 	return out, nil

@@ -84,7 +84,7 @@ func Heatmap(img image.Image, ts *trajectory.TrackSet, u []float64, f int) (*ima
 	sort.SliceStable(idx, func(a, b int) bool { return u[idx[a]] < u[idx[b]] })
 	for _, i := range idx {
 		c := UncertaintyColor(u[i])
-		cx, cy := int(pts[i].X+0.5), int(pts[i].Y+0.5)
+		cx, cy := pts[i].Pixel()
 		for dy := -1; dy <= 1; dy++ {
 			for dx := -1; dx <= 1; dx++ {
 				if dx*dx+dy*dy > 2 {

@@ -1,13 +1,18 @@
 package uncertainty
 
 import (
+	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"strconv"
+	"strings"
 
 	"github.com/densify/densify/internal/atomicfile"
+	"github.com/densify/densify/internal/fileerr"
 )
 
 // formatGamma writes γ with full precision and +∞ as "inf".
@@ -65,4 +70,62 @@ func WriteClusters(path string, r *Result) error {
 		}
 		return nil
 	})
+}
+
+// ReadCSV reads the per-trajectory uncertainty of a CSV written by WriteCSV
+// (`densify uncertainty`; columns node,...,uncertainty,...; header required)
+// and returns u indexed by node; n is the expected number of nodes.
+func ReadCSV(path string, n int) ([]float64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	r := csv.NewReader(f)
+	r.FieldsPerRecord = -1
+	head, err := r.Read()
+	if err != nil {
+		return nil, fileerr.New(path, 1, "missing header: %v", err)
+	}
+	col := map[string]int{}
+	for i, h := range head {
+		col[strings.TrimSpace(h)] = i
+	}
+	ni, ok1 := col["node"]
+	ui, ok2 := col["uncertainty"]
+	if !ok1 || !ok2 {
+		return nil, fileerr.New(path, 1, "header must have columns node and uncertainty, got %q", strings.Join(head, ","))
+	}
+	u := make([]float64, n)
+	seen := make([]bool, n)
+	for line := 2; ; line++ {
+		rec, err := r.Read()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, fileerr.New(path, line, "%v", err)
+		}
+		if len(rec) <= max(ni, ui) {
+			return nil, fileerr.New(path, line, "expected at least %d fields, got %d", max(ni, ui)+1, len(rec))
+		}
+		v, err := strconv.Atoi(strings.TrimSpace(rec[ni]))
+		if err != nil || v < 0 || v >= n {
+			return nil, fileerr.New(path, line, "node %q is not in 0..%d", rec[ni], n-1)
+		}
+		x, err := strconv.ParseFloat(strings.TrimSpace(rec[ui]), 64)
+		if err != nil || math.IsNaN(x) || x < 0 || x > 1 {
+			return nil, fileerr.New(path, line, "uncertainty %q is not a number in [0,1]", rec[ui])
+		}
+		if seen[v] {
+			return nil, fileerr.New(path, line, "node %d listed twice", v)
+		}
+		seen[v], u[v] = true, x
+	}
+	for v, s := range seen {
+		if !s {
+			return nil, fileerr.New(path, 0, "no uncertainty for node %d (the file has fewer nodes than the %d trajectories)", v, n)
+		}
+	}
+	return u, nil
 }

@@ -5,54 +5,8 @@ import (
 	"math"
 	"sort"
 
-	"github.com/densify/densify/dataset"
 	"github.com/densify/densify/eval"
-	"github.com/densify/densify/trajectory"
 )
-
-// GroundTruthLabels assigns every trajectory its ground-truth region: the
-// region index (into gt.Colors) holding the majority of its points over the
-// labelled frames in which it is alive with its rounded point
-// (⌊x+½⌋, ⌊y+½⌋) inside the image. Pixels whose colour is no region (−1) do
-// not vote; ties go to the smaller region index. Trajectories with no vote
-// get −1 (they are left out of the sparsification analysis).
-func GroundTruthLabels(ts *trajectory.TrackSet, gt *dataset.GroundTruth) []int {
-	out := make([]int, len(ts.Tracks))
-	votes := make([]int, len(gt.Colors))
-	for i := range ts.Tracks {
-		tr := &ts.Tracks[i]
-		for r := range votes {
-			votes[r] = 0
-		}
-		any := false
-		for fi := range gt.Frames {
-			lf := &gt.Frames[fi]
-			p, ok := tr.At(lf.Frame)
-			if !ok {
-				continue
-			}
-			x, y := int(math.Floor(p.X+0.5)), int(math.Floor(p.Y+0.5))
-			if x < 0 || y < 0 || x >= lf.Width || y >= lf.Height {
-				continue
-			}
-			if r := lf.Region[y*lf.Width+x]; r >= 0 && r < len(votes) {
-				votes[r]++
-				any = true
-			}
-		}
-		out[i] = -1
-		if any {
-			best := 0
-			for r := range votes {
-				if votes[r] > votes[best] {
-					best = r
-				}
-			}
-			out[i] = best
-		}
-	}
-	return out
-}
 
 // Ordering is one way of ranking trajectories for removal: Scores[s][v] is
 // the uncertainty of node v under seed/run s (several runs, e.g. random

@@ -92,7 +92,7 @@ func SparsifySequence(name string, g *multicut.Graph, labels []int, ts *trajecto
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	gtl := GroundTruthLabels(ts, gt)
+	gtl := dataset.TrackRegions(ts, gt.Frames)
 	random := make([][]float64, opt.Seeds)
 	for s := range random {
 		random[s] = Random(g.N, int64(s+1))

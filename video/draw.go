@@ -42,7 +42,7 @@ func DrawTracks(frame image.Image, ts *trajectory.TrackSet, f int) *image.RGBA {
 			r := float64(len(tk.Points)-1) / float64(n-1)
 			col = hueColour(0.66 * math.Min(1, r))
 		}
-		x, y := int(math.Round(p.X)), int(math.Round(p.Y))
+		x, y := p.Pixel()
 		for dy := -1; dy <= 1; dy++ {
 			for dx := -1; dx <= 1; dx++ {
 				if image.Pt(x+dx, y+dy).In(out.Bounds()) {

@@ -33,7 +33,7 @@ func occupancy(ts *trajectory.TrackSet, w, h, spacing int) [][]bool {
 	}
 	for _, tk := range ts.Tracks {
 		for _, p := range tk.Points {
-			x, y := int(math.Floor(p.X+0.5)), int(math.Floor(p.Y+0.5))
+			x, y := p.Pixel()
 			if p.Frame >= 0 && p.Frame < ts.Frames && x >= 0 && y >= 0 && x < w && y < h {
 				occ[p.Frame][(y/spacing)*gw+x/spacing] = true
 			}

@@ -8,42 +8,49 @@ import (
 	"github.com/spf13/cobra"
 )
 
-var ablateFlags pipelineFlags
+type ablateOptions struct {
+	IO      *IOStreams
+	Factory *Factory
+	Flags   pipelineFlags
+}
 
-var ablateCmd = &cobra.Command{
-	Use:   "ablate <sequence folder | dataset root> --out WORK",
-	Short: "Uniform vs uncertainty-weighted U-Net training per sequence, scored on dense masks (seed Table 1)",
-	Long: `ablate runs the chain of densify run (same flags, same work layout) and trains, per sequence,
+func NewCmdAblate(f *Factory) *cobra.Command {
+	o := &ablateOptions{IO: f.IO, Factory: f}
+	cmd := &cobra.Command{
+		Use:   "ablate <sequence folder | dataset root> --out WORK",
+		Short: "Uniform vs uncertainty-weighted U-Net training per sequence, scored on dense masks (seed Table 1)",
+		Long: `ablate runs the chain of densify run (same flags, same work layout) and trains, per sequence,
 two U-Nets on the same prepared training set with the same seed and budget: "uniform" (class
 balance only, the hard-example weights ignored) and "weighted" (hard examples of uncertain segments
 × --factor, UAI'21 Sec. 4.3). The upstream stages (track, segment, uncertainty, prepare) are computed
 once and shared; both models predict dense masks, which are scored with the FBMS protocol.
 Writes WORK/ablation.md and WORK/ablation.csv (P, R, F per variant and the mean over sequences)
 besides the run report. Sequences without ground truth have no scores.`,
-	Args: cobra.ExactArgs(1),
-	RunE: func(cmd *cobra.Command, args []string) error {
-		opt, err := ablateFlags.options(args[0])
-		if err != nil {
-			return err
-		}
-		ctx, stop := signalContext()
-		defer stop()
-		a, rep, err := pipeline.Ablate(ctx, args[0], ablateFlags.out, opt)
-		if rep != nil {
-			printRunSummary(cmd.OutOrStdout(), rep)
-		}
-		if a != nil {
-			fmt.Fprintln(cmd.OutOrStdout())
-			if werr := a.Markdown(cmd.OutOrStdout()); werr != nil && err == nil {
-				err = werr
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "ablation: %s, %s\n", filepath.Join(ablateFlags.out, "ablation.md"), filepath.Join(ablateFlags.out, "ablation.csv"))
-		}
-		return err
-	},
+		Args: cobra.ExactArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error { return runAblate(o, args[0]) },
+	}
+	o.Flags.bind(cmd.Flags())
+	return cmd
 }
 
-func init() {
-	ablateFlags.bind(ablateCmd)
-	rootCmd.AddCommand(ablateCmd)
+func runAblate(o *ablateOptions, root string) error {
+	opt, err := o.Flags.options(o.Factory, root)
+	if err != nil {
+		return err
+	}
+	ctx, stop := signalContext()
+	defer stop()
+	a, rep, err := pipeline.Ablate(ctx, root, o.Flags.out, opt)
+	w := o.IO.Out
+	if rep != nil {
+		rep.WriteSummary(w)
+	}
+	if a != nil {
+		fmt.Fprintln(w)
+		if werr := a.Markdown(w); werr != nil && err == nil {
+			err = werr
+		}
+		fmt.Fprintf(w, "ablation: %s, %s\n", filepath.Join(o.Flags.out, "ablation.md"), filepath.Join(o.Flags.out, "ablation.csv"))
+	}
+	return err
 }

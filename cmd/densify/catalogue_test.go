@@ -508,12 +508,12 @@ func TestEveryNumericFlagHasARange(t *testing.T) {
 			default:
 				return
 			}
-			r, ok := rangeOf(c, fl)
+			r, ok := checks.RangeOf(c, fl)
 			if !ok {
 				t.Errorf("%s --%s has no range", c.Name(), fl.Name)
 				return
 			}
-			if v, err := strconv.ParseFloat(fl.DefValue, 64); err != nil || !r.contains(v) {
+			if v, err := strconv.ParseFloat(fl.DefValue, 64); err != nil || !r.Contains(v) {
 				t.Errorf("%s --%s: default %s outside %s", c.Name(), fl.Name, fl.DefValue, r)
 			}
 		})
@@ -521,7 +521,7 @@ func TestEveryNumericFlagHasARange(t *testing.T) {
 			walk(s)
 		}
 	}
-	walk(rootCmd)
+	walk(NewCmdRoot(NewFactory()))
 	out, err := densify(t, "sparsify", "--help")
 	if err != nil || !strings.Contains(out, "(range [0.0001, 1])") {
 		t.Errorf("help without ranges: %v\n%s", err, out)

@@ -1,23 +1,21 @@
 package main
 
 import (
-	"encoding/json"
-	"fmt"
-	"io"
-	"os"
-	"path/filepath"
-	"sort"
-
-	"github.com/densify/densify/dataset"
 	"github.com/densify/densify/eval"
-	"github.com/densify/densify/internal/atomicfile"
 	"github.com/spf13/cobra"
 )
 
-var evalCmd = &cobra.Command{
-	Use:   "eval --gt GT (--tracks T.dat ... | --masks DIR) | --dataset LIST",
-	Short: "Score sparse (tracks) or dense (masks) segmentations with the FBMS MoSegEval precision/recall protocol",
-	Long: `eval reimplements the FBMS evaluation (MoSegEvalPR / MoSegEvalAllPR; Ochs, Malik,
+type evalOptions struct {
+	IO  *IOStreams
+	Run eval.RunOptions
+}
+
+func NewCmdEval(f *Factory) *cobra.Command {
+	o := &evalOptions{IO: f.IO}
+	cmd := &cobra.Command{
+		Use:   "eval --gt GT (--tracks T.dat ... | --masks DIR) | --dataset LIST",
+		Short: "Score sparse (tracks) or dense (masks) segmentations with the FBMS MoSegEval precision/recall protocol",
+		Long: `eval reimplements the FBMS evaluation (MoSegEvalPR / MoSegEvalAllPR; Ochs, Malik,
 Brox, TPAMI 2014): per-region precision, recall and F of the clusters, a Hungarian
 assignment maximising the total F, averages over the assigned pairs, extracted objects
 (F > threshold, background excluded), density and average region density. Dense masks
@@ -41,174 +39,27 @@ are scored with every pixel of every labelled frame as a one-point track.
 The table is in percent. --json writes precision, recall, f (fractions), objects,
 visible, density and avg_region_density (percent), iou, j_mean and per-region details;
 for --dataset also the per-sequence objects under "sequences".`,
-	Args: cobra.NoArgs,
-	RunE: runEval,
+		Args: cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error { return runEval(o) },
+	}
+	fl, r := cmd.Flags(), &o.Run
+	fl.StringVar(&r.GT, "gt", "", "ground truth: *Def.dat, folder with one, or DAVIS annotation folder")
+	fl.StringArrayVar(&r.Tracks, "tracks", nil, "Tracks*.dat with cluster labels (repeat or glob for best-of-n)")
+	fl.StringVar(&r.Masks, "masks", "", "folder of PNG masks (dense segmentation)")
+	fl.StringVar(&r.Dataset, "dataset", "", "list file of \"<gt> <tracks-or-masks> [name]\" lines")
+	fl.Float64Var(&r.Options.Threshold, "threshold", eval.DefaultThreshold, "F above which an assigned region counts as an extracted object")
+	fl.IntVar(&r.Options.EvalFrames, "eval-frames", 0, "evaluated length E (labelled frames with number > E are skipped); 0 = frames of the tracks file (masks: all); -1 = all")
+	fl.BoolVar(&r.Options.AllowMissingMasks, "allow-missing-masks", false, "score labelled frames without a mask as uncovered (listed in the output and the JSON) instead of failing")
+	fl.BoolVar(&r.Options.CompactLabels, "compact-labels", false, "number clusters by distinct label instead of by label value (MoSegEval: value = cluster, gaps are empty clusters; needed for negative labels)")
+	fl.StringVar(&r.JSON, "json", "", "write the result as JSON to this file")
+	return cmd
 }
 
-func init() {
-	f := evalCmd.Flags()
-	f.String("gt", "", "ground truth: *Def.dat, folder with one, or DAVIS annotation folder")
-	f.StringArray("tracks", nil, "Tracks*.dat with cluster labels (repeat or glob for best-of-n)")
-	f.String("masks", "", "folder of PNG masks (dense segmentation)")
-	f.String("dataset", "", "list file of \"<gt> <tracks-or-masks> [name]\" lines")
-	f.Float64("threshold", eval.DefaultThreshold, "F above which an assigned region counts as an extracted object")
-	f.Int("eval-frames", 0, "evaluated length E (labelled frames with number > E are skipped); 0 = frames of the tracks file (masks: all); -1 = all")
-	f.Bool("allow-missing-masks", false, "score labelled frames without a mask as uncovered (listed in the output and the JSON) instead of failing")
-	f.Bool("compact-labels", false, "number clusters by distinct label instead of by label value (MoSegEval: value = cluster, gaps are empty clusters; needed for negative labels)")
-	f.String("json", "", "write the result as JSON to this file")
-	rootCmd.AddCommand(evalCmd)
-}
-
-func runEval(cmd *cobra.Command, _ []string) error {
-	f := cmd.Flags()
-	gtPath, _ := f.GetString("gt")
-	tracks, _ := f.GetStringArray("tracks")
-	masks, _ := f.GetString("masks")
-	list, _ := f.GetString("dataset")
-	jsonPath, _ := f.GetString("json")
-	opt := eval.Options{}
-	opt.Threshold, _ = f.GetFloat64("threshold")
-	opt.EvalFrames, _ = f.GetInt("eval-frames")
-	opt.CompactLabels, _ = f.GetBool("compact-labels")
-	opt.AllowMissingMasks, _ = f.GetBool("allow-missing-masks")
-	if opt.Threshold <= 0 || opt.Threshold >= 1 {
-		return fmt.Errorf("--threshold %g must lie in (0,1)", opt.Threshold)
-	}
-	out := cmd.OutOrStdout()
-
-	if list != "" {
-		if gtPath != "" || len(tracks) > 0 || masks != "" {
-			return fmt.Errorf("--dataset takes the ground truth and results from the list; drop --gt/--tracks/--masks")
-		}
-		return evalDataset(out, list, opt, jsonPath)
-	}
-	if gtPath == "" || (len(tracks) == 0) == (masks == "") {
-		return fmt.Errorf("eval needs --gt and exactly one of --tracks or --masks (or --dataset LIST)")
-	}
-	gt, err := dataset.LoadGroundTruth(gtPath)
+func runEval(o *evalOptions) error {
+	o.Run.Log = o.IO.ErrOut
+	res, err := eval.Run(o.Run)
 	if err != nil {
 		return err
 	}
-	if masks != "" {
-		r, err := eval.ScoreFiles(gt, masks, opt)
-		if err != nil {
-			return err
-		}
-		printWarnings(r.Warnings)
-		if err := eval.WriteReport(out, masks, r); err != nil {
-			return err
-		}
-		return writeEvalJSON(jsonPath, r)
-	}
-	files, err := expandTracks(tracks)
-	if err != nil {
-		return err
-	}
-	results := make([]*eval.Result, len(files))
-	for i, p := range files {
-		if len(files) > 1 {
-			fmt.Fprintf(os.Stderr, "eval: %d/%d %s\n", i+1, len(files), p)
-		}
-		if results[i], err = eval.ScoreTracks(gt, p, opt); err != nil {
-			return err
-		}
-	}
-	printWarnings(results[0].Warnings)
-	if len(files) == 1 {
-		if err := eval.WriteReport(out, files[0], results[0]); err != nil {
-			return err
-		}
-		return writeEvalJSON(jsonPath, results[0])
-	}
-	best, bi := eval.BestOfN(results)
-	if err := eval.WriteReport(out, files[bi]+fmt.Sprintf(" (best F of %d)", len(files)), results[bi]); err != nil {
-		return err
-	}
-	fmt.Fprintln(out, "\nbest-of-n F(%):")
-	for n, v := range best {
-		fmt.Fprintf(out, "  n=%-3d %.2f   (%s: %.2f)\n", n+1, 100*v, filepath.Base(files[n]), 100*results[n].F)
-	}
-	type candidate struct {
-		File      string  `json:"file"`
-		Precision float64 `json:"precision"`
-		Recall    float64 `json:"recall"`
-		F         float64 `json:"f"`
-		Objects   int     `json:"objects"`
-	}
-	cands := make([]candidate, len(files))
-	for i, r := range results {
-		cands[i] = candidate{files[i], r.Precision, r.Recall, r.F, r.Objects}
-	}
-	return writeEvalJSON(jsonPath, struct {
-		*eval.Result
-		BestFile   string      `json:"best_file"`
-		BestIndex  int         `json:"best_index"`
-		BestOfN    []float64   `json:"best_of_n"`
-		Candidates []candidate `json:"candidates"`
-	}{results[bi], files[bi], bi, best, cands})
-}
-
-// expandTracks expands globs (a pattern matching nothing is an error; a
-// plain path is kept as is so that a missing file reports its name).
-func expandTracks(args []string) ([]string, error) {
-	var files []string
-	for _, a := range args {
-		m, err := filepath.Glob(a)
-		if err != nil {
-			return nil, fmt.Errorf("--tracks %q: %w", a, err)
-		}
-		if len(m) == 0 {
-			if _, err := os.Stat(a); err != nil {
-				return nil, fmt.Errorf("--tracks %q: %w", a, err)
-			}
-			m = []string{a}
-		}
-		sort.Strings(m)
-		files = append(files, m...)
-	}
-	return files, nil
-}
-
-func evalDataset(out io.Writer, list string, opt eval.Options, jsonPath string) error {
-	entries, err := eval.ReadList(list)
-	if err != nil {
-		return err
-	}
-	names := make([]string, len(entries))
-	results := make([]*eval.Result, len(entries))
-	for i, e := range entries {
-		fmt.Fprintf(os.Stderr, "eval: %d/%d %s\n", i+1, len(entries), e.Name)
-		gt, err := dataset.LoadGroundTruth(e.GT)
-		if err != nil {
-			return fmt.Errorf("%s: %w", e.Name, err)
-		}
-		names[i] = e.Name
-		if results[i], err = eval.ScoreFiles(gt, e.Target, opt); err != nil {
-			return fmt.Errorf("%s: %w", e.Name, err)
-		}
-		printWarnings(results[i].Warnings)
-	}
-	s := eval.Dataset(names, results)
-	if err := eval.WriteTable(out, s); err != nil {
-		return err
-	}
-	return writeEvalJSON(jsonPath, s)
-}
-
-// printWarnings writes one "warning: …" line per warning to stderr.
-func printWarnings(ws []string) {
-	for _, w := range ws {
-		fmt.Fprintf(os.Stderr, "warning: %s\n", w)
-	}
-}
-
-func writeEvalJSON(path string, v any) error {
-	if path == "" {
-		return nil
-	}
-	return atomicfile.Write(path, func(w io.Writer) error {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(v)
-	})
+	return res.Write(o.IO.Out)
 }

@@ -1,33 +1,32 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
-	"image"
-	"io"
-	"path/filepath"
-	"strings"
-	"time"
 
 	"github.com/densify/densify/dataset"
-	"github.com/densify/densify/internal/atomicfile"
+	"github.com/densify/densify/internal/progress"
 	"github.com/densify/densify/motiongraph"
 	"github.com/densify/densify/trajectory"
 	"github.com/densify/densify/video"
 	"github.com/spf13/cobra"
 )
 
-var segmentFlags struct {
-	tracks, frames, model, solver, out, flow, name string
-	beta                                           float64
-	minCluster, spacing                            int
-	graph                                          costsGraphFlags
+type segmentOptions struct {
+	IO                                       *IOStreams
+	Tracker                                  trajectory.SequenceTracker
+	Tracks, Frames, Model, Solver, Out, Flow string
+	Name                                     string
+	Beta                                     float64
+	MinCluster, Spacing                      int
+	Graph                                    graphFlags
 }
 
-var segmentCmd = &cobra.Command{
-	Use:   "segment (--tracks T.dat | --frames DIR) --out DIR",
-	Short: "Motion segmentation of trajectories: graph with calibrated costs → (lifted) multicut → labelled tracks",
-	Long: `segment builds the motion graph of the trajectories (K nearest neighbours per frame, costs
+func NewCmdSegment(f *Factory) *cobra.Command {
+	o := &segmentOptions{IO: f.IO, Tracker: f.Tracker}
+	cmd := &cobra.Command{
+		Use:   "segment (--tracks T.dat | --frames DIR) --out DIR",
+		Short: "Motion segmentation of trajectories: graph with calibrated costs → (lifted) multicut → labelled tracks",
+		Long: `segment builds the motion graph of the trajectories (K nearest neighbours per frame, costs
 c = log((1−p)/p) + log((1−β)/β) from the cost model), solves the minimum cost (lifted) multicut with
 GAEC or KLj and writes, into --out:
   <name>Tracks<frames>.dat   the trajectories labelled with their cluster ids
@@ -35,164 +34,66 @@ GAEC or KLj and writes, into --out:
   labels.txt                 one cluster id per line, node order
   segment.json               energy, clusters, nodes, edges, timings, parameters
 With --frames the colour feature is used; --frames without --tracks tracks the frames first.`,
-	Args: cobra.NoArgs,
-	RunE: runSegment,
+		Args: cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error { return runSegment(o) },
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&o.Tracks, "tracks", "", "FBMS Tracks*.dat file")
+	fl.StringVar(&o.Frames, "frames", "", "frame folder (colour feature; tracked first when --tracks is absent)")
+	fl.StringVar(&o.Model, "model", "", "cost model: a JSON file from fit-costs or an embedded model by name (davis, synthetic; default davis)")
+	fl.StringVar(&o.Solver, "solver", "klj", "multicut solver: gaec or klj")
+	fl.Float64Var(&o.Beta, "beta", 0.5, "prior cut probability β of the cost (seed Eq. 9)")
+	fl.IntVar(&o.MinCluster, "min-cluster", 0, "merge clusters of fewer trajectories into their best E-adjacent cluster (0 = off)")
+	fl.StringVar(&o.Out, "out", "", "output folder")
+	fl.StringVar(&o.Name, "name", "", "sequence name for the output Tracks file (default: from --tracks or --frames)")
+	fl.StringVar(&o.Flow, "flow", string(video.DefaultMethod), "optical flow when tracking (farneback|dis)")
+	fl.IntVar(&o.Spacing, "spacing", trajectory.DefaultTrackerOptions().Spacing, "tracker grid spacing when tracking (px)")
+	o.Graph.bind(fl)
+	cmd.MarkFlagRequired("out")
+	return cmd
 }
 
-func init() {
-	f := segmentCmd.Flags()
-	f.StringVar(&segmentFlags.tracks, "tracks", "", "FBMS Tracks*.dat file")
-	f.StringVar(&segmentFlags.frames, "frames", "", "frame folder (colour feature; tracked first when --tracks is absent)")
-	f.StringVar(&segmentFlags.model, "model", "", "cost model: a JSON file from fit-costs or an embedded model by name (davis, synthetic; default davis)")
-	f.StringVar(&segmentFlags.solver, "solver", "klj", "multicut solver: gaec or klj")
-	f.Float64Var(&segmentFlags.beta, "beta", 0.5, "prior cut probability β of the cost (seed Eq. 9)")
-	f.IntVar(&segmentFlags.minCluster, "min-cluster", 0, "merge clusters of fewer trajectories into their best E-adjacent cluster (0 = off)")
-	f.StringVar(&segmentFlags.out, "out", "", "output folder")
-	f.StringVar(&segmentFlags.name, "name", "", "sequence name for the output Tracks file (default: from --tracks or --frames)")
-	f.StringVar(&segmentFlags.flow, "flow", string(video.DefaultMethod), "optical flow when tracking (farneback|dis)")
-	f.IntVar(&segmentFlags.spacing, "spacing", trajectory.DefaultTrackerOptions().Spacing, "tracker grid spacing when tracking (px)")
-	addCostsGraphFlags(segmentCmd, &segmentFlags.graph)
-	segmentCmd.MarkFlagRequired("out")
-	rootCmd.AddCommand(segmentCmd)
-}
-
-type segmentReport struct {
-	Tracks       string                  `json:"tracks"`
-	Model        string                  `json:"model"`
-	Solver       string                  `json:"solver"`
-	Beta         float64                 `json:"beta"`
-	Graph        motiongraph.GraphParams `json:"graph_params"`
-	Nodes        int                     `json:"nodes"`
-	Edges        int                     `json:"edges"`
-	LiftedEdges  int                     `json:"lifted_edges"`
-	Energy       float64                 `json:"energy"`
-	SolverEnergy float64                 `json:"solver_energy"`
-	Clusters     int                     `json:"clusters"`
-	SolverClust  int                     `json:"solver_clusters"`
-	MergedSmall  int                     `json:"merged_small_clusters"`
-	ClusterSizes []int                   `json:"cluster_sizes"`
-	Stats        *motiongraph.GraphStats `json:"graph_stats"`
-	GraphSeconds float64                 `json:"graph_seconds"`
-	SolveSeconds float64                 `json:"solve_seconds"`
-	TrackSeconds float64                 `json:"track_seconds,omitempty"`
-	TotalSeconds float64                 `json:"total_seconds"`
-	OutputTracks string                  `json:"output_tracks"`
-	SmallShare   float64                 `json:"small_cluster_share"`
-	// camera-motion evidence per cluster and the background decision
-	Camera     []motiongraph.ClusterCamera `json:"camera_clusters"`
-	Background []int                       `json:"background_clusters"`
-}
-
-func runSegment(cmd *cobra.Command, _ []string) error {
-	fl := &segmentFlags
-	t0 := time.Now()
-	if fl.tracks == "" && fl.frames == "" {
+func runSegment(o *segmentOptions) error {
+	if o.Tracks == "" && o.Frames == "" {
 		return fmt.Errorf("segment: give --tracks or --frames")
 	}
-	if err := motiongraph.CheckBeta(fl.beta); err != nil {
+	if err := motiongraph.CheckBeta(o.Beta); err != nil {
 		return err
 	}
-	opt := motiongraph.DefaultSegmentOptions()
-	opt.Graph = fl.graph.params(fl.beta)
-	opt.Solver = fl.solver
-	opt.MinClusterSize = fl.minCluster
-	modelName := "embedded default"
-	if fl.model != "" {
-		m, err := motiongraph.LoadCostModel(fl.model)
+	fo := motiongraph.FilesOptions{Tracks: o.Tracks, FramesDir: o.Frames, Name: o.Name, Out: o.Out,
+		Segment: motiongraph.DefaultSegmentOptions(), ModelName: o.Model, Tracker: o.Tracker,
+		TrackerOptions: trajectory.DefaultTrackerOptions(), Progress: progress.Func(o.IO.ErrOut, "track")}
+	fo.Segment.Graph, fo.Segment.Solver, fo.Segment.MinClusterSize = o.Graph.params(o.Beta), o.Solver, o.MinCluster
+	fo.TrackerOptions.Spacing = o.Spacing
+	if o.Model != "" {
+		m, err := motiongraph.LoadCostModel(o.Model)
 		if err != nil {
 			return err
 		}
-		opt.Model = m
-		modelName = fl.model
+		fo.Segment.Model = m
 	}
-	var paths []string
-	if fl.frames != "" {
-		var err error
-		if paths, err = dataset.ListFrames(fl.frames); err != nil {
+	if o.Tracks == "" {
+		m, err := video.ParseMethod(o.Flow)
+		if err != nil {
+			return err
+		}
+		fo.Flow = string(m)
+	}
+	if o.Frames != "" {
+		paths, err := dataset.ListFrames(o.Frames)
+		if err != nil {
 			return err
 		}
 		if len(paths) == 0 {
-			return fmt.Errorf("%s: no frames", fl.frames)
+			return fmt.Errorf("%s: no frames", o.Frames)
 		}
+		fo.Frames = paths
 	}
-	name := fl.name
-	var ts *trajectory.TrackSet
-	trackSecs := 0.0
-	if fl.tracks != "" {
-		var err error
-		if ts, err = trajectory.ReadTracks(fl.tracks); err != nil {
-			return err
-		}
-		if name == "" {
-			base := filepath.Base(fl.tracks)
-			if m := costsTracksRE.FindStringSubmatch(base); m != nil {
-				name = m[1]
-			} else {
-				name = strings.TrimSuffix(base, filepath.Ext(base))
-			}
-		}
-	} else {
-		method, err := video.ParseMethod(fl.flow)
-		if err != nil {
-			return err
-		}
-		to := trajectory.DefaultTrackerOptions()
-		to.Spacing = fl.spacing
-		t1 := time.Now()
-		if ts, err = video.TrackSequence(paths, to, method, costsProgress("track")); err != nil {
-			return err
-		}
-		trackSecs = time.Since(t1).Seconds()
-	}
-	if name == "" {
-		name = filepath.Base(filepath.Clean(fl.frames))
-	}
-	var imgs []image.Image
-	if paths != nil {
-		if len(paths) < ts.Frames {
-			return fmt.Errorf("%s: %d frames, the tracks have %d", fl.frames, len(paths), ts.Frames)
-		}
-		// Geometry before reading every frame: tracks of another sequence.
-		w, h, err := dataset.ImageSize(paths[0])
-		if err != nil {
-			return err
-		}
-		if fl.tracks != "" {
-			if err := ts.CheckBounds(fl.tracks, w, h); err != nil {
-				return fmt.Errorf("%w (frames in %s)", err, fl.frames)
-			}
-		}
-		if imgs, err = costsReadFrames(paths); err != nil {
-			return err
-		}
-	}
-	res, err := motiongraph.Segment(ts, imgs, opt)
+	r, err := motiongraph.SegmentFiles(fo)
 	if err != nil {
 		return err
 	}
-	outTracks := filepath.Join(fl.out, fmt.Sprintf("%sTracks%d.dat", name, ts.Frames))
-	rep := segmentReport{
-		Tracks: fl.tracks, Model: modelName, Solver: opt.Solver, Beta: fl.beta, Graph: opt.Graph,
-		Nodes: res.Graph.N, Edges: res.Stats.Edges, LiftedEdges: res.Stats.LiftedEdges,
-		Energy: res.Energy, SolverEnergy: res.SolverEnergy, Clusters: res.Clusters, SolverClust: res.SolverCluster,
-		MergedSmall: res.MergedSmall, ClusterSizes: res.ClusterSizes(), Stats: res.Stats,
-		GraphSeconds: res.GraphSeconds, SolveSeconds: res.SolveSeconds, TrackSeconds: trackSecs,
-		OutputTracks: outTracks, SmallShare: res.SmallShare(20), Camera: res.Camera, Background: res.Background,
-	}
-	rep.TotalSeconds = time.Since(t0).Seconds()
-	// write everything; a failure leaves no partially written file (each write is atomic)
-	if err := res.Write(ts, outTracks, filepath.Join(fl.out, "graph.txt"), filepath.Join(fl.out, "labels.txt")); err != nil {
-		return err
-	}
-	if err := atomicfile.Write(filepath.Join(fl.out, "segment.json"), func(w io.Writer) error {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rep)
-	}); err != nil {
-		return err
-	}
-	fmt.Fprintf(cmd.OutOrStdout(), "%s: %d tracks, %d edges (+%d lifted), %d clusters (%d merged), energy %.3f; graph %.2fs, solve %.2fs → %s\n",
-		name, res.Graph.N, res.Stats.Edges, res.Stats.LiftedEdges, res.Clusters, res.MergedSmall, res.Energy,
-		res.GraphSeconds, res.SolveSeconds, outTracks)
+	fmt.Fprintf(o.IO.Out, "%s: %d tracks, %d edges (+%d lifted), %d clusters (%d merged), energy %.3f; graph %.2fs, solve %.2fs → %s\n",
+		r.Name, r.Nodes, r.Edges, r.LiftedEdges, r.Clusters, r.MergedSmall, r.Energy, r.GraphSeconds, r.SolveSeconds, r.OutputTracks)
 	return nil
 }

@@ -1,26 +1,35 @@
 package main
 
 import (
-	"context"
 	"fmt"
-	"os"
-	"os/signal"
 	"path/filepath"
-	"syscall"
 
 	"github.com/densify/densify/pipeline"
 	"github.com/densify/densify/train"
 	"github.com/spf13/cobra"
 )
 
-var trainCmd = &cobra.Command{
-	Use:   "train [DATASET] [--set DIR ...] --out DIR",
-	Short: "Train the densification U-Net on prepared sets, or directly on an FBMS59 / DAVIS 2016 folder",
-	Long: `train fits the U-Net of Kardoost et al. (ACCV 2020) to the sparse labels of one or more
+type trainOptions struct {
+	IO             *IOStreams
+	Factory        *Factory
+	Sets           []string
+	Out            string
+	Config         train.Config
+	Edges, Uniform bool
+	Upstream       pipelineFlags
+}
+
+func NewCmdTrain(f *Factory) *cobra.Command {
+	o := &trainOptions{IO: f.IO, Factory: f, Config: train.DefaultConfig()}
+	cmd := &cobra.Command{
+		Use:   "train [DATASET] [--set DIR ...] --out DIR",
+		Short: "Train the densification U-Net on prepared sets, or directly on an FBMS59 / DAVIS 2016 folder",
+		Long: `train fits the U-Net of Kardoost et al. (ACCV 2020) to the sparse labels of one or more
 prepared training sets (densify prepare). The loss covers labelled pixels only: weighted
 BCE with logits (binary sets) or weighted cross entropy (multi-label sets), normalised as
-Σ w ℓ / Σ w with the weights of the set (class balance × hard-example factor); --uniform
-drops the hard-example factor (the ablation baseline). Optimiser: Adam.
+Σ w ℓ / Σ w, the weights composed by --variant from the set's base weights (class
+balance) and hard-example mask: hard (× the set's factor at hard examples, the default)
+or uniform (class balance only, the ablation baseline; also --uniform). Optimiser: Adam.
 
 With several --set folders one model is trained per set in <out>/<set name> (ACCV'20),
 or one model over all of them with --joint. Each model folder gets model.ckpt (last
@@ -35,83 +44,67 @@ sequences such as densify synth writes, or one sequence. The missing upstream st
 (track → segment → uncertainty → prepare) run first, in <out>/work/<seq> as densify run
 lays them out, and are skipped when up to date; the flags of those steps are accepted
 here too (see densify run --help).`,
-	Args: cobra.MaximumNArgs(1),
-	RunE: func(cmd *cobra.Command, args []string) error {
-		f := cmd.Flags()
-		sets, _ := f.GetStringArray("set")
-		out, _ := f.GetString("out")
-		if out == "" || (len(sets) == 0) == (len(args) == 0) {
-			return fmt.Errorf("train needs --out and either a DATASET folder or --set folders (not both)")
-		}
-		if len(args) == 1 {
-			opt, err := trainUpstream.upstreamOptions(args[0])
-			if err != nil {
-				return err
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if cmd.Flags().Changed("edges") {
+				o.Config.Edges = &o.Edges
 			}
-			// The sequences' work folders stay locked through training.
-			prepared, seqs, locks, err := pipeline.PrepareDatasetLocked(args[0], filepath.Join(out, "work"), opt)
-			defer locks.Release()
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(os.Stderr, "train: %d prepared sequences from %s\n", len(seqs), args[0])
-			sets = prepared
-		}
-		cfg := trainConfig
-		if f.Changed("edges") {
-			e, _ := f.GetBool("edges")
-			cfg.Edges = &e
-		}
-		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-		defer stop()
-		s, err := train.Run(ctx, cfg, sets, out, os.Stderr)
+			return runTrain(o, args)
+		},
+	}
+	fl, c := cmd.Flags(), &o.Config
+	fl.StringArrayVar(&o.Sets, "set", nil, "prepared training-set folder (repeatable)")
+	fl.StringVar(&o.Out, "out", "", "output folder")
+	fl.BoolVar(&o.Edges, "edges", true, "Sobel edge input channel (default: as the preset says)")
+	fl.StringVar(&c.Preset, "preset", c.Preset, "U-Net preset in models/: unet-cpu or unet-paper")
+	fl.IntVar(&c.Epochs, "epochs", c.Epochs, "training epochs")
+	fl.Float64Var(&c.LR, "lr", c.LR, "Adam learning rate")
+	fl.IntVar(&c.Batch, "batch", c.Batch, "frames per optimisation step")
+	fl.Float64Var(&c.Scale, "scale", c.Scale, "input scale (0 = auto: 0.5 on CPU, 1 on CUDA); sparse labels are mapped, not resampled")
+	fl.Var(variantFlag{&c.Variant}, "variant", "loss weighting: hard (hard examples × the set's factor) or uniform (class balance only)")
+	fl.BoolVar(&o.Uniform, "uniform", false, "same as --variant uniform (the ablation baseline)")
+	fl.BoolVar(&c.NoFlip, "no-flip", c.NoFlip, "no random horizontal flips")
+	fl.Int64Var(&c.Seed, "seed", c.Seed, "random seed (weights, data order, flips)")
+	fl.IntVar(&c.Threads, "threads", c.Threads, "libtorch CPU threads (0 = all cores)")
+	fl.StringVar(&c.Device, "device", c.Device, "cpu, cuda or auto")
+	fl.BoolVar(&c.Resume, "resume", c.Resume, "continue from the last complete epoch in --out")
+	fl.BoolVar(&c.Joint, "joint", c.Joint, "one model over all --set folders instead of one per set")
+	o.Upstream.bindUpstream(fl)
+	return cmd
+}
+
+func runTrain(o *trainOptions, args []string) error {
+	if o.Out == "" || (len(o.Sets) == 0) == (len(args) == 0) {
+		return fmt.Errorf("train needs --out and either a DATASET folder or --set folders (not both)")
+	}
+	if o.Uniform {
+		o.Config.Variant = train.VariantUniform
+	}
+	if len(args) == 1 {
+		opt, err := o.Upstream.upstreamOptions(o.Factory, args[0])
 		if err != nil {
 			return err
 		}
-		for _, m := range append([]*train.Summary{s}, s.Models...) {
-			if m.Checkpoint == "" {
-				continue
-			}
-			fmt.Printf("%s: %d epochs, %d steps, final loss %.4f, %.1f s, %d parameters → %s\n",
+		// The sequences' work folders stay locked through training.
+		prepared, seqs, locks, err := pipeline.PrepareDatasetLocked(args[0], filepath.Join(o.Out, "work"), opt)
+		defer locks.Release()
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(o.IO.ErrOut, "train: %d prepared sequences from %s\n", len(seqs), args[0])
+		o.Sets = prepared
+	}
+	ctx, stop := signalContext()
+	defer stop()
+	s, err := train.Run(ctx, o.Config, o.Sets, o.Out, o.IO.ErrOut)
+	if err != nil {
+		return err
+	}
+	for _, m := range append([]*train.Summary{s}, s.Models...) {
+		if m.Checkpoint != "" {
+			fmt.Fprintf(o.IO.Out, "%s: %d epochs, %d steps, final loss %.4f, %.1f s, %d parameters → %s\n",
 				m.Out, m.Epochs, m.Steps, m.FinalLoss, m.Seconds, m.Params, m.Checkpoint)
 		}
-		return nil
-	},
-}
-
-var (
-	trainConfig   = train.DefaultConfig()
-	trainUpstream pipelineFlags
-)
-
-// addTrainFlags binds the training options to f (shared with commands that train).
-func addTrainFlags(f interface {
-	StringVar(*string, string, string, string)
-	IntVar(*int, string, int, string)
-	Int64Var(*int64, string, int64, string)
-	Float64Var(*float64, string, float64, string)
-	BoolVar(*bool, string, bool, string)
-}, c *train.Config) {
-	f.StringVar(&c.Preset, "preset", c.Preset, "U-Net preset in models/: unet-cpu or unet-paper")
-	f.IntVar(&c.Epochs, "epochs", c.Epochs, "training epochs")
-	f.Float64Var(&c.LR, "lr", c.LR, "Adam learning rate")
-	f.IntVar(&c.Batch, "batch", c.Batch, "frames per optimisation step")
-	f.Float64Var(&c.Scale, "scale", c.Scale, "input scale (0 = auto: 0.5 on CPU, 1 on CUDA); sparse labels are mapped, not resampled")
-	f.BoolVar(&c.Uniform, "uniform", c.Uniform, "ignore the hard-example factor (class-balance weights only; ablation baseline)")
-	f.BoolVar(&c.NoFlip, "no-flip", c.NoFlip, "no random horizontal flips")
-	f.Int64Var(&c.Seed, "seed", c.Seed, "random seed (weights, data order, flips)")
-	f.IntVar(&c.Threads, "threads", c.Threads, "libtorch CPU threads (0 = all cores)")
-	f.StringVar(&c.Device, "device", c.Device, "cpu, cuda or auto")
-	f.BoolVar(&c.Resume, "resume", c.Resume, "continue from the last complete epoch in --out")
-	f.BoolVar(&c.Joint, "joint", c.Joint, "one model over all --set folders instead of one per set")
-}
-
-func init() {
-	f := trainCmd.Flags()
-	f.StringArray("set", nil, "prepared training-set folder (repeatable)")
-	f.String("out", "", "output folder")
-	f.Bool("edges", true, "Sobel edge input channel (default: as the preset says)")
-	addTrainFlags(f, &trainConfig)
-	trainUpstream.bindUpstream(trainCmd)
-	rootCmd.AddCommand(trainCmd)
+	}
+	return nil
 }

@@ -2,18 +2,27 @@ package main
 
 import (
 	"fmt"
-	"math"
-	"sort"
 
 	"github.com/densify/densify/dataset"
+	"github.com/densify/densify/internal/progress"
 	"github.com/densify/densify/uncertainty"
 	"github.com/spf13/cobra"
 )
 
-var uncertaintyCmd = &cobra.Command{
-	Use:   "uncertainty --graph G.txt --labels L.txt --out U.csv",
-	Short: "Per-trajectory uncertainty of a multicut segmentation (Kardoost & Keuper, UAI'21)",
-	Long: `uncertainty computes, for every node v of a labelled (lifted) multicut instance,
+type uncertaintyOptions struct {
+	IO    *IOStreams
+	Files uncertainty.FilesOptions
+	GT    string
+	Every int
+	All   bool
+}
+
+func NewCmdUncertainty(f *Factory) *cobra.Command {
+	o := &uncertaintyOptions{IO: f.IO}
+	cmd := &cobra.Command{
+		Use:   "uncertainty --graph G.txt --labels L.txt --out U.csv",
+		Short: "Per-trajectory uncertainty of a multicut segmentation (Kardoost & Keuper, UAI'21)",
+		Long: `uncertainty computes, for every node v of a labelled (lifted) multicut instance,
 γ(v) = min over E-adjacent clusters B of the energy increase of moving v from its
 cluster A to B (lifted edges count in the sums), and writes the CSV
 
@@ -25,116 +34,52 @@ with uncertainty u = 1 − σ(γ) = σ(−γ) (0: no move possible, γ = inf;
 The per-cluster mean uncertainty μ_A goes to --clusters (CSV, or JSON by
 extension). With --tracks and --frames it draws heat maps of the trajectory
 points coloured by uncertainty into --heatmaps.`,
-	Args: cobra.NoArgs,
-	RunE: func(cmd *cobra.Command, _ []string) error {
-		f := cmd.Flags()
-		graph, _ := f.GetString("graph")
-		labelsPath, _ := f.GetString("labels")
-		out, _ := f.GetString("out")
-		beta, _ := f.GetFloat64("beta")
-		clusters, _ := f.GetString("clusters")
-		tracks, _ := f.GetString("tracks")
-		frames, _ := f.GetString("frames")
-		heat, _ := f.GetString("heatmaps")
-		gtPath, _ := f.GetString("gt")
-		every, _ := f.GetInt("every")
-		all, _ := f.GetBool("all-frames")
-		if graph == "" || labelsPath == "" || out == "" {
-			return fmt.Errorf("uncertainty needs --graph, --labels and --out")
-		}
-		if (frames != "" || heat != "") && (tracks == "" || frames == "" || heat == "") {
-			return fmt.Errorf("heat maps need --tracks, --frames and --heatmaps together")
-		}
-		g, labels, err := uncertainty.LoadInstance(graph, labelsPath)
-		if err != nil {
-			return err
-		}
-		r, err := uncertainty.Compute(g, labels, beta)
-		if err != nil {
-			return fmt.Errorf("%s + %s: %w", graph, labelsPath, err)
-		}
-		// read the optional inputs before writing anything
-		var hmFrames []int
-		var tsU func() error
-		if heat != "" {
-			ts, err := uncertainty.LoadTracks(tracks, g.N)
-			if err != nil {
-				return err
-			}
-			var gt *dataset.GroundTruth
-			if gtPath != "" {
-				if gt, err = dataset.LoadGroundTruth(gtPath); err != nil {
-					return err
-				}
-			}
-			if err := uncertainty.CheckHeatmapGeometry(frames, ts, tracks, gt); err != nil {
-				return err
-			}
-			hmFrames = uncertainty.HeatmapFrames(ts.Frames, gt, every, all)
-			tsU = func() error {
-				written, err := uncertainty.WriteHeatmaps(frames, heat, ts, r.U, hmFrames)
-				if err == nil {
-					fmt.Printf("heat maps: %d frames → %s\n", len(written), heat)
-				}
-				return err
-			}
-		}
-		if err := uncertainty.WriteCSV(out, r); err != nil {
-			return err
-		}
-		if clusters != "" {
-			if err := uncertainty.WriteClusters(clusters, r); err != nil {
-				return err
-			}
-		}
-		printUncertaintySummary(r)
-		if tsU != nil {
-			return tsU()
-		}
-		return nil
-	},
+		Args: cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error { return runUncertainty(o) },
+	}
+	fl, u := cmd.Flags(), &o.Files
+	fl.StringVar(&u.Graph, "graph", "", "graph instance file (from densify segment)")
+	fl.StringVar(&u.Labels, "labels", "", "labels file, one cluster id per node")
+	fl.StringVar(&u.CSV, "out", "", "output CSV node,label,gamma,uncertainty,likelihood_uncertainty,target")
+	fl.Float64Var(&u.Beta, "beta", 0.5, "cut prior β the costs were built with (for the likelihood baseline)")
+	fl.StringVar(&u.Clusters, "clusters", "", "optional per-cluster summary (label,size,boundary,μ_A): .csv or .json")
+	fl.StringVar(&u.Tracks, "tracks", "", "Tracks*.dat of the graph's nodes (heat maps)")
+	fl.StringVar(&u.FramesDir, "frames", "", "frames folder of the sequence (heat maps)")
+	fl.StringVar(&u.Heatmaps, "heatmaps", "", "output folder for heat-map PNGs")
+	fl.StringVar(&o.GT, "gt", "", "ground truth (Def.dat or DAVIS annotation folder): draw its labelled frames")
+	fl.IntVar(&o.Every, "every", 10, "without --gt: draw every N-th frame")
+	fl.BoolVar(&o.All, "all-frames", false, "draw every frame")
+	return cmd
 }
 
-func printUncertaintySummary(r *uncertainty.Result) {
-	n := len(r.U)
-	boundary, improving := 0, 0
-	mean := 0.0
-	for v := range r.U {
-		mean += r.U[v]
-		if !math.IsInf(r.Gamma[v], 1) {
-			boundary++
+func runUncertainty(o *uncertaintyOptions) error {
+	u := &o.Files
+	if u.Graph == "" || u.Labels == "" || u.CSV == "" {
+		return fmt.Errorf("uncertainty needs --graph, --labels and --out")
+	}
+	if (u.FramesDir != "" || u.Heatmaps != "") && (u.Tracks == "" || u.FramesDir == "" || u.Heatmaps == "") {
+		return fmt.Errorf("heat maps need --tracks, --frames and --heatmaps together")
+	}
+	if u.Heatmaps == "" {
+		u.Tracks = "" // the Tracks file only serves the heat maps
+	} else {
+		var gt *dataset.GroundTruth
+		if o.GT != "" {
+			var err error
+			if gt, err = dataset.LoadGroundTruth(o.GT); err != nil {
+				return err
+			}
 		}
-		if r.U[v] > 0.5 {
-			improving++
-		}
+		u.GT, u.HeatmapFrames = gt, func(n int) []int { return uncertainty.HeatmapFrames(n, gt, o.Every, o.All) }
+		u.Progress = progress.Func(o.IO.ErrOut, "heatmaps")
 	}
-	if n > 0 {
-		mean /= float64(n)
+	res, err := uncertainty.ComputeFiles(*u)
+	if err != nil {
+		return err
 	}
-	fmt.Printf("%d nodes, %d clusters: %d can move (γ < inf), %d with u > 0.5 (a move lowers the energy), mean u %.4f\n",
-		n, len(r.Clusters), boundary, improving, mean)
-	cs := append([]uncertainty.Cluster(nil), r.Clusters...)
-	sort.SliceStable(cs, func(i, j int) bool { return cs[i].MeanU > cs[j].MeanU })
-	if len(cs) > 5 {
-		cs = cs[:5]
+	res.Summary.Write(o.IO.Out, 5)
+	if u.Heatmaps != "" {
+		fmt.Fprintf(o.IO.Out, "heat maps: %d frames → %s\n", len(res.Heatmaps), u.Heatmaps)
 	}
-	for _, c := range cs {
-		fmt.Printf("  cluster %d: %d nodes, μ_A = %.4f\n", c.Label, c.Size, c.MeanU)
-	}
-}
-
-func init() {
-	f := uncertaintyCmd.Flags()
-	f.String("graph", "", "graph instance file (from densify segment)")
-	f.String("labels", "", "labels file, one cluster id per node")
-	f.String("out", "", "output CSV node,label,gamma,uncertainty,likelihood_uncertainty,target")
-	f.Float64("beta", 0.5, "cut prior β the costs were built with (for the likelihood baseline)")
-	f.String("clusters", "", "optional per-cluster summary (label,size,boundary,μ_A): .csv or .json")
-	f.String("tracks", "", "Tracks*.dat of the graph's nodes (heat maps)")
-	f.String("frames", "", "frames folder of the sequence (heat maps)")
-	f.String("heatmaps", "", "output folder for heat-map PNGs")
-	f.String("gt", "", "ground truth (Def.dat or DAVIS annotation folder): draw its labelled frames")
-	f.Int("every", 10, "without --gt: draw every N-th frame")
-	f.Bool("all-frames", false, "draw every frame")
-	rootCmd.AddCommand(uncertaintyCmd)
+	return nil
 }

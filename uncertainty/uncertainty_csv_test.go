@@ -1,4 +1,4 @@
-package sampling
+package uncertainty
 
 import (
 	"os"
@@ -7,11 +7,11 @@ import (
 	"testing"
 )
 
-func TestReadUncertaintyCSV(t *testing.T) {
+func TestReadCSV(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "u.csv")
 	os.WriteFile(p, []byte("node,label,gamma,uncertainty,likelihood_uncertainty\n1,0,inf,0,0.2\n0,1,-0.5,0.6224593,0.9\n"), 0o644)
-	u, err := ReadUncertaintyCSV(p, 2)
+	u, err := ReadCSV(p, 2)
 	if err != nil || u[0] != 0.6224593 || u[1] != 0 {
 		t.Fatalf("%v %v", u, err)
 	}
@@ -22,7 +22,7 @@ func TestReadUncertaintyCSV(t *testing.T) {
 		{"id,u\n", "u.csv:1"},
 	} {
 		os.WriteFile(p, []byte(c.body), 0o644)
-		_, err := ReadUncertaintyCSV(p, 2)
+		_, err := ReadCSV(p, 2)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Fatalf("%q: got %v, want %q", c.body, err, c.want)
 		}

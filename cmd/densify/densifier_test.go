@@ -1,0 +1,77 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/densify/densify/pipeline"
+	"github.com/densify/densify/synth"
+	"github.com/densify/densify/train"
+	"github.com/densify/densify/trajectory"
+	"github.com/densify/densify/video"
+)
+
+// The pipeline's default flow method is video's.
+func TestPipelineDefaultFlowIsVideos(t *testing.T) {
+	if pipeline.DefaultFlow != string(video.DefaultMethod) {
+		t.Fatalf("pipeline.DefaultFlow %q, video.DefaultMethod %q", pipeline.DefaultFlow, video.DefaultMethod)
+	}
+}
+
+// TestRunWithUNet runs the pipeline with the composition root's densifier
+// (libtorch U-Net) for one epoch on a tiny synthetic sequence: masks of every
+// frame, dense scores, and a predict-only rerun when only the preview
+// options change.
+func TestRunWithUNet(t *testing.T) {
+	root := t.TempDir()
+	p := synth.DefaultParams()
+	p.Width, p.Height, p.Frames, p.Objects, p.GTEvery = 96, 72, 8, 1, 4
+	s, err := synth.Generate(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Write(root, "tiny"); err != nil {
+		t.Fatal(err)
+	}
+	tracks := filepath.Join(t.TempDir(), "tinyTracks8_gt.dat")
+	if err := trajectory.WriteTracks(tracks, s.GroundTruthTracks(4)); err != nil {
+		t.Fatal(err)
+	}
+	var log bytes.Buffer
+	opt := pipeline.DefaultOptions()
+	opt.TracksFor = func(string) string { return tracks }
+	opt.Densifier = train.Densifier{}
+	opt.Log, opt.Progress = &log, &log
+	opt.Sparsify.Seeds, opt.HeatmapEvery, opt.Prepare.MinSegment = 2, 4, 3
+	opt.Train.Epochs, opt.Train.Scale, opt.Train.Threads, opt.Train.Overlays = 1, 1, 1, false
+	work := t.TempDir()
+	rep, err := pipeline.Run(context.Background(), root, work, opt)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, log.String())
+	}
+	d := rep.Sequences[0].Dense[pipeline.VariantWeighted]
+	if d == nil || d.Scores == nil || d.Train == nil || d.Train.Epochs != 1 {
+		t.Fatalf("dense result %+v", d)
+	}
+	masks, _ := filepath.Glob(filepath.Join(work, "tiny", "masks-weighted", "*.png"))
+	if len(masks) != 8 {
+		t.Fatalf("%d masks, want 8", len(masks))
+	}
+	opt.Train.Overlays = true
+	rep, err = pipeline.Run(context.Background(), root, work, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range rep.Sequences[0].Stages {
+		rerun := st.Stage == "predict-weighted" || st.Stage == "eval-dense-weighted"
+		if st.Skipped == rerun {
+			t.Errorf("stage %s: skipped = %v after changing only the overlay option", st.Stage, st.Skipped)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(work, "tiny", "masks-weighted", "overlay", "00000.png")); err != nil {
+		t.Error(err)
+	}
+}

@@ -1,0 +1,62 @@
+package main
+
+import (
+	"github.com/densify/densify/motiongraph"
+	"github.com/densify/densify/sampling"
+	"github.com/densify/densify/train"
+	"github.com/spf13/pflag"
+)
+
+// graphFlags are the neighbour-rule flags shared by segment, fit-costs and
+// the pipeline commands.
+type graphFlags struct {
+	k, minOverlap, liftedPer, farPer int
+	radius, liftedRadius, farRadius  float64
+	lifted                           bool
+}
+
+func (v *graphFlags) bind(f *pflag.FlagSet) {
+	d := motiongraph.DefaultGraphParams()
+	f.IntVar(&v.k, "k", d.K, "neighbour rule: K nearest alive trajectories per frame")
+	f.Float64Var(&v.radius, "radius", d.Radius, "neighbour rule: radius in pixels")
+	f.IntVar(&v.minOverlap, "min-overlap", d.MinOverlap, "minimum number of common frames of an edge")
+	f.IntVar(&v.farPer, "long-range-per-node", d.LongRangePerNode, "long-range edges (part of E) drawn per trajectory (0 = off)")
+	f.Float64Var(&v.farRadius, "long-range-radius", d.LongRangeRadius, "long-range edges: radius in pixels")
+	f.BoolVar(&v.lifted, "lifted", false, "add lifted edges to longer-range pairs")
+	f.Float64Var(&v.liftedRadius, "lifted-radius", d.LiftedRadius, "lifted edges: radius in pixels")
+	f.IntVar(&v.liftedPer, "lifted-per-node", d.LiftedPerNode, "lifted edges: drawn per trajectory")
+}
+
+func (v *graphFlags) params(beta float64) motiongraph.GraphParams {
+	p := motiongraph.DefaultGraphParams()
+	p.K, p.Radius, p.MinOverlap = v.k, v.radius, v.minOverlap
+	p.LongRangePerNode, p.LongRangeRadius = v.farPer, v.farRadius
+	p.Lifted, p.LiftedRadius, p.LiftedPerNode = v.lifted, v.liftedRadius, v.liftedPer
+	p.Beta = beta
+	return p
+}
+
+// bindPrepareFlags binds the training-data options (prepare, train, run, ablate).
+func bindPrepareFlags(f *pflag.FlagSet, o *sampling.Options) {
+	f.BoolVar(&o.Multi, "multi", o.Multi, "multi-label mode (one class per segment) instead of background vs moving objects")
+	f.IntVar(&o.Background, "background", o.Background, "cluster id of the background (-1: the cluster with most points on the image border)")
+	f.IntVar(&o.MinSegment, "min-segment", o.MinSegment, "drop segments with fewer trajectories (0 keeps all)")
+	f.BoolVar(&o.DropIsolated, "drop-isolated", o.DropIsolated, "drop foreground points with no same-class point within --isolated-radius")
+	f.Float64Var(&o.IsolatedRadius, "isolated-radius", o.IsolatedRadius, "radius in pixels for --drop-isolated")
+	f.BoolVar(&o.BorderPoints, "border-points", o.BorderPoints, "add background points along the image borders (every 10 px, 5 and 15 px in)")
+	f.BoolVar(&o.Balance, "balance", o.Balance, "class balance weights ⌊n_major/n_minor/10⌋+1 (ACCV'20)")
+	f.Float64Var(&o.Phi, "phi", o.Phi, "segment-uncertainty threshold φ: hard examples only in segments with mean uncertainty > φ")
+	f.Float64Var(&o.Factor, "factor", o.Factor, "loss weight of hard examples (oversampling factor; 1 disables)")
+}
+
+// variantFlag binds a train.Variant (pflag.Value).
+type variantFlag struct{ v *train.Variant }
+
+func (f variantFlag) String() string {
+	if f.v == nil {
+		return ""
+	}
+	return string(*f.v)
+}
+func (f variantFlag) Set(s string) (err error) { *f.v, err = train.ParseVariant(s); return err }
+func (f variantFlag) Type() string             { return "variant" }

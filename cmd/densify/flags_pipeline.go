@@ -1,0 +1,132 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/densify/densify/motiongraph"
+	"github.com/densify/densify/pipeline"
+	"github.com/densify/densify/video"
+	"github.com/spf13/pflag"
+)
+
+// pipelineFlags binds the knobs of every stage (run, ablate; train DATASET
+// binds the upstream ones).
+type pipelineFlags struct {
+	opt                    pipeline.Options
+	out, tracks, flow      string
+	model                  string
+	graph                  graphFlags
+	beta, threshold        float64
+	noOverlay, quiet       bool
+	sequences              []string
+	evalFrames, minCluster int
+}
+
+func (p *pipelineFlags) bind(f *pflag.FlagSet) {
+	p.bindUpstream(f)
+	f.StringVar(&p.out, "out", "", "work folder (per-sequence outputs, report.md, report.json)")
+	f.StringVar(&p.tracks, "tracks", "", "use this Tracks file instead of running the tracker (single sequence only)")
+	t := &p.opt.Train
+	f.StringVar(&t.Preset, "preset", t.Preset, "U-Net preset: unet-cpu or unet-paper")
+	f.IntVar(&t.Epochs, "epochs", t.Epochs, "training epochs")
+	f.Float64Var(&t.LR, "lr", t.LR, "Adam learning rate")
+	f.IntVar(&t.BatchSize, "batch", t.BatchSize, "frames per training step")
+	f.Float64Var(&t.Scale, "scale", t.Scale, "input scale of the U-Net (0 = auto: 0.5 on CPU, 1 on CUDA)")
+	f.Int64Var(&t.Seed, "seed", t.Seed, "random seed (weights, data order, flips)")
+	f.IntVar(&t.Threads, "threads", t.Threads, "libtorch intra-op threads (0 = all cores)")
+	f.StringVar(&t.Device, "device", t.Device, "cpu, cuda or auto")
+	f.BoolVar(&t.NoFlip, "no-flip", t.NoFlip, "no random horizontal flips")
+	f.BoolVar(&t.ProbMaps, "prob", t.ProbMaps, "also write probability maps")
+	f.BoolVar(&p.noOverlay, "no-overlay", false, "do not write per-frame overlay previews")
+}
+
+// bindUpstream binds the flags of the stages before training (dataset
+// selection, track, segment, uncertainty, prepare, eval).
+func (p *pipelineFlags) bindUpstream(f *pflag.FlagSet) {
+	p.opt = pipeline.DefaultOptions()
+	o := &p.opt
+	f.StringVar(&o.Split, "split", "", "dataset split to use: Trainingset or Testset (FBMS59), train or val (DAVIS); default all")
+	f.StringSliceVar(&p.sequences, "sequences", nil, "only these sequences (comma-separated names)")
+	f.BoolVar(&o.Force, "force", false, "redo every stage even when its outputs are up to date")
+	f.IntVar(&o.Tracker.Spacing, "spacing", o.Tracker.Spacing, "tracker grid spacing (px)")
+	f.StringVar(&p.flow, "flow", o.Flow, "optical flow: farneback or dis")
+	f.StringVar(&o.Segment.Solver, "solver", o.Segment.Solver, "multicut solver: gaec or klj")
+	f.Float64Var(&p.beta, "beta", 0.5, "prior cut probability β of the edge costs (seed Eq. 9)")
+	f.IntVar(&p.minCluster, "min-cluster", o.Segment.MinClusterSize, "merge clusters of fewer trajectories into their best neighbour (0 = off)")
+	f.StringVar(&p.model, "cost-model", "", "cost model JSON (default: the embedded model)")
+	p.graph.bind(f)
+	f.IntVar(&o.HeatmapEvery, "heatmap-every", o.HeatmapEvery, "heat map of every N-th frame (labelled frames when there is ground truth)")
+	f.IntVar(&o.Sparsify.Seeds, "sparsify-seeds", o.Sparsify.Seeds, "random orderings averaged in the sparsification baseline")
+	bindPrepareFlags(f, &o.Prepare)
+	f.Float64Var(&p.threshold, "threshold", 0.75, "F above which an assigned region counts as an extracted object")
+	f.IntVar(&p.evalFrames, "eval-frames", 0, "evaluated length E (0 = frames of the tracks; masks: all)")
+	f.BoolVar(&p.quiet, "quiet", false, "no per-stage lines on stderr")
+}
+
+// options validates the flags and returns the pipeline options with the
+// native implementations of f and its streams.
+func (p *pipelineFlags) options(f *Factory, root string) (pipeline.Options, error) {
+	if p.out == "" {
+		return p.opt, errors.New("--out is required")
+	}
+	o, err := p.upstreamOptions(f, root)
+	o.Train.Overlays = !p.noOverlay
+	return o, err
+}
+
+// upstreamOptions validates the flags bound by bindUpstream (and --tracks).
+func (p *pipelineFlags) upstreamOptions(f *Factory, root string) (pipeline.Options, error) {
+	o := p.opt
+	m, err := video.ParseMethod(p.flow)
+	if err != nil {
+		return o, err
+	}
+	o.Flow, o.FlowTracker, o.Densifier = string(m), f.Tracker, f.Densifier
+	o.Log, o.Progress = f.IO.ErrOut, f.IO.ErrOut
+	if err := o.Tracker.Validate(); err != nil {
+		return o, err
+	}
+	if err := motiongraph.CheckBeta(p.beta); err != nil {
+		return o, err
+	}
+	o.Segment.Graph, o.Segment.MinClusterSize = p.graph.params(p.beta), p.minCluster
+	if p.model != "" {
+		if o.Segment.Model, err = motiongraph.LoadCostModel(p.model); err != nil {
+			return o, err
+		}
+	}
+	o.Sparsify.Beta = p.beta
+	if !(p.threshold > 0 && p.threshold < 1) {
+		return o, fmt.Errorf("--threshold %g must lie in (0,1)", p.threshold)
+	}
+	o.Eval.Threshold, o.Eval.EvalFrames = p.threshold, p.evalFrames
+	o.Sequences = p.sequences
+	if p.quiet {
+		o.Log = io.Discard
+	}
+	if p.tracks != "" {
+		seqs, err := pipeline.SelectSequences(root, o)
+		if err != nil {
+			return o, err
+		}
+		if len(seqs) != 1 {
+			return o, fmt.Errorf("--tracks gives the trajectories of one sequence, but %s has %d", root, len(seqs))
+		}
+		if _, err := os.Stat(p.tracks); err != nil {
+			return o, err
+		}
+		tr := p.tracks
+		o.TracksFor = func(string) string { return tr }
+	}
+	return o, nil
+}
+
+func signalContext() (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+}

@@ -1,0 +1,63 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"image"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/densify/densify/internal/atomicfile"
+	"github.com/densify/densify/pipeline"
+)
+
+// blankDensifier stands in for the U-Net: its masks are all background.
+type blankDensifier struct{ trains []pipeline.TrainRequest }
+
+func (*blankDensifier) Name() string { return "blank" }
+
+func (d *blankDensifier) Train(_ context.Context, req pipeline.TrainRequest) (*pipeline.TrainResult, error) {
+	d.trains = append(d.trains, req)
+	ck := filepath.Join(req.Out, "model.ckpt")
+	return &pipeline.TrainResult{Checkpoint: ck, Epochs: 1}, atomicfile.WriteBytes(ck, []byte("blank\n"))
+}
+
+func (*blankDensifier) Predict(_ context.Context, req pipeline.PredictRequest) error {
+	for i := range req.Frames {
+		if err := atomicfile.WritePNG(filepath.Join(req.Out, fmt.Sprintf("%05d.png", i)), image.NewGray(image.Rect(0, 0, 96, 72))); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// densify run in-process with the factory's densifier: the summary table on
+// Out, stage lines on ErrOut, the uniform variant handed to the densifier.
+func TestRunCommandInProcess(t *testing.T) {
+	dir := t.TempDir()
+	d := &blankDensifier{}
+	f := &Factory{Densifier: d}
+	if _, _, err := execute(t, f, "synth", "--out", dir, "--tracks", "--frames", "6", "--width", "96", "--height", "72", "--gt-every", "3"); err != nil {
+		t.Fatal(err)
+	}
+	seq := filepath.Join(dir, "synth01")
+	out, errOut, err := execute(t, f, "run", seq, "--out", filepath.Join(dir, "work"), "--tracks",
+		filepath.Join(seq, "synth01Tracks6_gt.dat"), "--min-segment", "0", "--uniform")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, errOut)
+	}
+	if !strings.HasPrefix(out, "sequence ") || !strings.Contains(out, "| uniform") || !strings.Contains(out, "report: ") {
+		t.Errorf("summary:\n%s", out)
+	}
+	if !strings.Contains(errOut, "synth01: train-uniform running") || strings.Contains(errOut, "\r") {
+		t.Errorf("stage log:\n%q", errOut)
+	}
+	if len(d.trains) != 1 || !d.trains[0].Uniform {
+		t.Errorf("train requests %+v", d.trains)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "work", "report.md")); err != nil {
+		t.Error(err)
+	}
+}

@@ -1,0 +1,63 @@
+package train
+
+import (
+	"context"
+
+	"github.com/densify/densify/pipeline"
+)
+
+// Densifier is the pipeline.Densifier that cmd/densify hands the pipeline:
+// this package's libtorch U-Net (ACCV'20 U-Net trained on the sparse labels
+// with the loss weights of the variant). pipeline itself links no libtorch.
+type Densifier struct{}
+
+var _ pipeline.Densifier = Densifier{}
+
+func (Densifier) Name() string { return "unet" }
+
+// unetTrainConfig maps the pipeline's training options onto Config
+// (zero values keep DefaultConfig).
+func unetTrainConfig(o pipeline.TrainOptions, uniform, resume bool) Config {
+	cfg := DefaultConfig()
+	if o.Preset != "" {
+		cfg.Preset = o.Preset
+	}
+	if o.Epochs > 0 {
+		cfg.Epochs = o.Epochs
+	}
+	if o.LR > 0 {
+		cfg.LR = o.LR
+	}
+	if o.BatchSize > 0 {
+		cfg.Batch = o.BatchSize
+	}
+	if o.Device != "" {
+		cfg.Device = o.Device
+	}
+	cfg.Scale, cfg.Seed, cfg.Threads, cfg.NoFlip = o.Scale, o.Seed, o.Threads, o.NoFlip
+	cfg.Variant, cfg.Resume = VariantHard, resume
+	if uniform {
+		cfg.Variant = VariantUniform
+	}
+	return cfg
+}
+
+func (Densifier) Train(ctx context.Context, req pipeline.TrainRequest) (*pipeline.TrainResult, error) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	cfg := unetTrainConfig(req.Options, req.Uniform, req.Resume)
+	cfg.Joint = true // one model over the given sets (the pipeline passes one set per sequence)
+	sum, err := Run(ctx, cfg, req.Sets, req.Out, req.Progress)
+	if err != nil {
+		return nil, err
+	}
+	return &pipeline.TrainResult{Checkpoint: sum.Checkpoint, Epochs: sum.Epochs, FinalLoss: sum.FinalLoss}, nil
+}
+
+func (Densifier) Predict(ctx context.Context, req pipeline.PredictRequest) error {
+	o := req.Options
+	return Predict(req.Checkpoint, req.Frames, req.Out, PredictOptions{
+		Prob: o.ProbMaps, Overlay: o.Overlays, Preset: o.Preset, Device: o.Device, Threads: o.Threads,
+		Progress: req.Progress})
+}

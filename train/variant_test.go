@@ -1,0 +1,54 @@
+package train
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestVariantWeight(t *testing.T) {
+	for _, c := range []struct {
+		v    Variant
+		p    PixelWeight
+		want float32
+	}{
+		{VariantHard, PixelWeight{Base: 3, Hard: true, Factor: 1000}, 3000},
+		{VariantHard, PixelWeight{Base: 3, Hard: false, Factor: 1000}, 3},
+		{VariantHard, PixelWeight{Base: 2, Hard: true, Factor: 0}, 2}, // no factor recorded: 1
+		{VariantHard, PixelWeight{Base: 1, Hard: true, Factor: 0.1}, float32(0.1)},
+		{VariantUniform, PixelWeight{Base: 3, Hard: true, Factor: 1000}, 3},
+		{VariantUniform, PixelWeight{Base: 5, Hard: false, Factor: 1000}, 5},
+	} {
+		if got := c.v.Weight(c.p); got != c.want {
+			t.Errorf("%s %+v: weight %v, want %v", c.v, c.p, got, c.want)
+		}
+	}
+	if _, err := ParseVariant("confidence"); err == nil || !strings.Contains(err.Error(), "hard, uniform") {
+		t.Errorf("unknown variant: err = %v", err)
+	}
+	cfg := DefaultConfig()
+	cfg.Variant = "nope"
+	if err := cfg.validate(); err == nil {
+		t.Error("config with an unknown variant accepted")
+	}
+}
+
+// A set of the old layout (factor inside _weights.npy) is refused, not
+// weighted twice.
+func TestOldPreparedSetRefused(t *testing.T) {
+	set, _ := synthSet(t, t.TempDir(), 48, 32, 2, testOptions())
+	p := filepath.Join(set, "manifest.json")
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := strings.Replace(string(b), `"version": 2`, `"version": 1`, 1)
+	if old == string(b) {
+		t.Fatal("manifest has no version 2")
+	}
+	os.WriteFile(p, []byte(old), 0o644)
+	if _, err := loadSets([]string{set}, 1, VariantHard); err == nil || !strings.Contains(err.Error(), "run densify prepare again") {
+		t.Fatalf("old set: err = %v", err)
+	}
+}

@@ -1,0 +1,13 @@
+package trajectory
+
+// SequenceTracker computes the point trajectories of a frame sequence (frame
+// paths in order) with the tracker options opt on the optical flow of the
+// named method ("dis" or "farneback"). progress, when not nil, gets the
+// number of frame pairs done and their total.
+//
+// Optical flow needs OpenCV, so packages without cgo (pipeline, the cost fit
+// of motiongraph) take a SequenceTracker as a parameter; video.Tracker is the
+// OpenCV implementation that cmd/densify hands them.
+type SequenceTracker interface {
+	TrackSequence(frames []string, opt TrackerOptions, flow string, progress func(done, total int)) (*TrackSet, error)
+}

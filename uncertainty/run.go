@@ -1,0 +1,216 @@
+package uncertainty
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"sort"
+
+	"github.com/densify/densify/dataset"
+	"github.com/densify/densify/multicut"
+	"github.com/densify/densify/trajectory"
+)
+
+// Summary is the headline of an uncertainty result: how many nodes could
+// move (γ < ∞), how many would lower the energy by moving (u > 0.5), the
+// mean u, and the clusters by decreasing mean uncertainty μ_A.
+type Summary struct {
+	Nodes     int       `json:"nodes"`
+	Clusters  int       `json:"clusters"`
+	Boundary  int       `json:"boundary"`  // nodes with γ < ∞
+	Improving int       `json:"improving"` // nodes with u > 0.5
+	MeanU     float64   `json:"mean_u"`
+	ByMeanU   []Cluster `json:"-"` // clusters, largest μ_A first (stable)
+}
+
+// Summarize computes the Summary of r.
+func Summarize(r *Result) Summary {
+	s := Summary{Nodes: len(r.U), Clusters: len(r.Clusters)}
+	for v, u := range r.U {
+		s.MeanU += u
+		if !math.IsInf(r.Gamma[v], 1) {
+			s.Boundary++
+		}
+		if u > 0.5 {
+			s.Improving++
+		}
+	}
+	if s.Nodes > 0 {
+		s.MeanU /= float64(s.Nodes)
+	}
+	s.ByMeanU = append([]Cluster(nil), r.Clusters...)
+	sort.SliceStable(s.ByMeanU, func(i, j int) bool { return s.ByMeanU[i].MeanU > s.ByMeanU[j].MeanU })
+	return s
+}
+
+// Write prints the summary and the top clusters with the largest μ_A.
+func (s Summary) Write(w io.Writer, top int) {
+	fmt.Fprintf(w, "%d nodes, %d clusters: %d can move (γ < inf), %d with u > 0.5 (a move lowers the energy), mean u %.4f\n",
+		s.Nodes, s.Clusters, s.Boundary, s.Improving, s.MeanU)
+	for _, c := range s.ByMeanU[:min(top, len(s.ByMeanU))] {
+		fmt.Fprintf(w, "  cluster %d: %d nodes, μ_A = %.4f\n", c.Label, c.Size, c.MeanU)
+	}
+}
+
+// FilesOptions is one run of the uncertainty stage on files (ComputeFiles).
+type FilesOptions struct {
+	Graph, Labels string  // multicut instance and its labelling
+	Beta          float64 // cut prior the costs were built with (likelihood baseline)
+	CSV           string  // per-node CSV (WriteCSV); "" = not written
+	Clusters      string  // per-cluster summary (.csv or .json); "" = not written
+	// Tracks is the Tracks file of the nodes; with Heatmaps and FramesDir
+	// the heat maps of the frames HeatmapFrames(track frames) are drawn
+	// into the folder Heatmaps.
+	Tracks        string
+	FramesDir     string
+	Heatmaps      string
+	HeatmapFrames func(trackFrames int) []int
+	// GT, when not nil, is the ground truth whose labelled frames are drawn:
+	// its label images must have the frames' size (CheckHeatmapGeometry).
+	GT       *dataset.GroundTruth
+	Progress func(done, total int) // heat maps drawn (may be nil)
+}
+
+// FilesResult is the outcome of ComputeFiles.
+type FilesResult struct {
+	Graph    *multicut.Graph
+	Labels   []int
+	Tracks   *trajectory.TrackSet // nil without opt.Tracks
+	Result   *Result
+	Summary  Summary
+	Heatmaps []string // written heat-map files
+}
+
+// ComputeFiles is the uncertainty stage of `densify uncertainty` and of the
+// pipeline: it reads the instance, computes γ and u (Compute, seed Eqs.
+// 10–14), reads the optional inputs, and only then writes the CSV, the
+// cluster summary and the heat maps.
+func ComputeFiles(opt FilesOptions) (*FilesResult, error) {
+	g, labels, err := LoadInstance(opt.Graph, opt.Labels)
+	if err != nil {
+		return nil, err
+	}
+	r, err := Compute(g, labels, opt.Beta)
+	if err != nil {
+		return nil, fmt.Errorf("%s + %s: %w", opt.Graph, opt.Labels, err)
+	}
+	res := &FilesResult{Graph: g, Labels: labels, Result: r, Summary: Summarize(r)}
+	if opt.Tracks != "" {
+		if res.Tracks, err = LoadTracks(opt.Tracks, g.N); err != nil {
+			return nil, err
+		}
+	}
+	if opt.Heatmaps != "" && res.Tracks != nil {
+		if err := CheckHeatmapGeometry(opt.FramesDir, res.Tracks, opt.Tracks, opt.GT); err != nil {
+			return nil, err
+		}
+	}
+	if opt.CSV != "" {
+		if err := WriteCSV(opt.CSV, r); err != nil {
+			return nil, err
+		}
+	}
+	if opt.Clusters != "" {
+		if err := WriteClusters(opt.Clusters, r); err != nil {
+			return nil, err
+		}
+	}
+	if opt.Heatmaps != "" && res.Tracks != nil {
+		res.Heatmaps, err = WriteHeatmaps(opt.FramesDir, opt.Heatmaps, res.Tracks, r.U, opt.HeatmapFrames(res.Tracks.Frames), opt.Progress)
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+// SparsifyAll is the sparsification stage of `densify sparsify` on several
+// sequences: the curves of each (SparsifyFiles; one line per sequence on
+// log, may be nil) and the outputs of WriteSparsifyOutputs in dir.
+func SparsifyAll(ins []SequenceInput, dir string, opt SparsifyOptions, log io.Writer) (*SparsifySummary, error) {
+	if log == nil {
+		log = io.Discard
+	}
+	var seqs []*SequenceCurves
+	for i, in := range ins {
+		s, err := SparsifyFiles(in, opt)
+		if err != nil {
+			return nil, err
+		}
+		fmt.Fprintf(log, "sparsify: %d/%d %s (%d trajectories with ground truth)\n", i+1, len(ins), s.Name, s.WithGT)
+		seqs = append(seqs, s)
+	}
+	return WriteSparsifyOutputs(dir, seqs, opt)
+}
+
+// NBestFilesOptions is one run of `densify nbest` (NBestFiles).
+type NBestFilesOptions struct {
+	Graph, Labels string // instance and the solution's labelling
+	Tracks        string // Tracks file of the nodes ("" = no labelled Tracks files)
+	GT            string // ground truth ("" = no scores; needs Tracks)
+	Out           string // output folder
+	NBest         NBestOptions
+}
+
+// NBestFiles reads the instance (and the optional Tracks file and ground
+// truth), generates the alternatives (NBest, UAI'21 Sec. 4.2) and writes them
+// with WriteNBest.
+func NBestFiles(opt NBestFilesOptions) (*NBestReport, error) {
+	if opt.GT != "" && opt.Tracks == "" {
+		return nil, fmt.Errorf("--gt needs --tracks")
+	}
+	g, labels, err := LoadInstance(opt.Graph, opt.Labels)
+	if err != nil {
+		return nil, err
+	}
+	var ts *trajectory.TrackSet
+	if opt.Tracks != "" {
+		if ts, err = LoadTracks(opt.Tracks, g.N); err != nil {
+			return nil, err
+		}
+	}
+	var gt *dataset.GroundTruth
+	if opt.GT != "" {
+		if gt, err = dataset.LoadGroundTruth(opt.GT); err != nil {
+			return nil, err
+		}
+	}
+	alts, err := NBest(g, labels, opt.NBest)
+	if err != nil {
+		return nil, fmt.Errorf("%s + %s: %w", opt.Graph, opt.Labels, err)
+	}
+	return WriteNBest(opt.Out, alts, ts, gt)
+}
+
+// ZipInputs pairs the i-th graph, labels, Tracks file, ground truth and
+// (optional) name of repeated command-line flags into sequence inputs.
+func ZipInputs(graphs, labels, tracks, gts, names []string) ([]SequenceInput, error) {
+	n := len(graphs)
+	if len(labels) != n || len(tracks) != n || len(gts) != n || (len(names) != 0 && len(names) != n) {
+		return nil, fmt.Errorf("give --graph, --labels, --tracks and --gt (and --name) the same number of times (got %d, %d, %d, %d)",
+			len(graphs), len(labels), len(tracks), len(gts))
+	}
+	ins := make([]SequenceInput, n)
+	for i := range ins {
+		ins[i] = SequenceInput{Graph: graphs[i], Labels: labels[i], Tracks: tracks[i], GT: gts[i]}
+		if len(names) > 0 {
+			ins[i].Name = names[i]
+		}
+	}
+	return ins, nil
+}
+
+// WriteTable prints the areas under the curves and the VI at both ends per
+// sequence and ordering, then the mean over the sequences when there is one.
+func (s *SparsifySummary) WriteTable(w io.Writer) {
+	fmt.Fprintf(w, "%-20s %-11s %9s %9s %9s %9s %s\n", "sequence", "ordering", "AUC-VI", "AUC-RI", "VI@0", "VI@max", "VI falls")
+	seqs := s.Sequences
+	if s.Mean != nil {
+		seqs = append(seqs[:len(seqs):len(seqs)], *s.Mean)
+	}
+	for _, q := range seqs {
+		for _, c := range q.Curves {
+			fmt.Fprintf(w, "%-20s %-11s %9.4f %9.4f %9.4f %9.4f %v\n", q.Name, c.Name, c.AUCVI, c.AUCRI, c.VIStart, c.VIEnd, c.VIFalls)
+		}
+	}
+}

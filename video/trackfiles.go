@@ -1,0 +1,122 @@
+package video
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"time"
+
+	"github.com/densify/densify/dataset"
+	"github.com/densify/densify/internal/atomicfile"
+	"github.com/densify/densify/internal/progress"
+	"github.com/densify/densify/trajectory"
+)
+
+// TrackFilesOptions is one run of `densify track` (TrackFiles).
+type TrackFilesOptions struct {
+	Frames      string // folder of numbered frames
+	Out         string // output Tracks file
+	Method      Method
+	Tracker     trajectory.TrackerOptions
+	Vis         string // PNG of frame VisFrame with its track points ("" = none)
+	VisFrame    int
+	Stats       string // JSON statistics ("" = none)
+	Annotations string // DAVIS annotation folder: object coverage in the statistics
+	Log         io.Writer
+}
+
+// TrackFilesResult is the outcome of TrackFiles.
+type TrackFilesResult struct {
+	Frames          int
+	Stats           TrackStats
+	Tracker         trajectory.TrackerStats
+	Seconds         float64
+	FramesPerSecond float64
+}
+
+// TrackFiles checks every frame (present, decodable, same size), tracks them
+// (TrackSequence's flow and tracker, progress on opt.Log) and writes the
+// Tracks file and the optional statistics and visualisation, each atomically.
+func TrackFiles(opt TrackFilesOptions) (*TrackFilesResult, error) {
+	if _, err := ParseMethod(string(opt.Method)); err != nil {
+		return nil, err
+	}
+	if err := opt.Tracker.Validate(); err != nil {
+		return nil, err
+	}
+	paths, err := dataset.ListFrames(opt.Frames)
+	if err != nil {
+		return nil, err
+	}
+	if len(paths) < 2 {
+		return nil, fmt.Errorf("%s: tracking needs at least 2 frames, found %d", opt.Frames, len(paths))
+	}
+	if opt.Vis != "" && (opt.VisFrame < 0 || opt.VisFrame >= len(paths)) {
+		return nil, fmt.Errorf("--vis-frame %d outside 0…%d", opt.VisFrame, len(paths)-1)
+	}
+	var gt *dataset.GroundTruth
+	if opt.Annotations != "" {
+		if gt, err = dataset.ReadDAVISAnnotations(opt.Annotations); err != nil {
+			return nil, err
+		}
+	}
+	log := opt.Log
+	if log == nil {
+		log = io.Discard
+	}
+	start := time.Now()
+	fmt.Fprintf(log, "track: %d frames from %s, flow %s\n", len(paths), opt.Frames, opt.Method)
+	frames, err := ReadFrames(paths)
+	if err != nil {
+		return nil, err
+	}
+	ts, st, err := Track(frames, opt.Tracker, opt.Method, progress.Func(log, "track"))
+	if err != nil {
+		return nil, err
+	}
+	w, h := frames[0].Bounds().Dx(), frames[0].Bounds().Dy()
+	if len(ts.Tracks) == 0 {
+		return nil, fmt.Errorf("%s: no trajectory of at least %d frames (textureless frames or inconsistent flow)", opt.Frames, opt.Tracker.MinLength)
+	}
+	if err := trajectory.WriteTracks(opt.Out, ts); err != nil {
+		return nil, err
+	}
+	secs := time.Since(start).Seconds()
+	res := &TrackFilesResult{Frames: len(paths), Stats: Stats(ts, w, h, opt.Tracker.Spacing, gt), Tracker: st,
+		Seconds: secs, FramesPerSecond: float64(len(paths)-1) / secs}
+	if opt.Stats != "" {
+		if err := writeTrackStats(opt, res); err != nil {
+			return nil, err
+		}
+	}
+	if opt.Vis != "" {
+		img, err := dataset.ReadImage(paths[opt.VisFrame])
+		if err != nil {
+			return nil, err
+		}
+		if err := atomicfile.WritePNG(opt.Vis, DrawTracks(img, ts, opt.VisFrame)); err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func writeTrackStats(opt TrackFilesOptions, r *TrackFilesResult) error {
+	s, st := r.Stats, r.Tracker
+	var cov any // null without annotations
+	if !math.IsNaN(s.ObjectCoverage) {
+		cov = s.ObjectCoverage
+	}
+	rep := map[string]any{"frames_dir": opt.Frames, "flow": opt.Method, "options": opt.Tracker, "tracks": s.Tracks, "frames": s.Frames,
+		"mean_length": s.MeanLength, "median_length": s.MedianLength, "density": s.Density, "object_coverage": cov,
+		"seeded": st.Seeded, "dropped_short": st.Dropped,
+		"stopped": map[string]int{"inconsistent": st.Stopped[trajectory.StopInconsistent], "motion_boundary": st.Stopped[trajectory.StopBoundary],
+			"left_image": st.Stopped[trajectory.StopLeftImage], "last_frame": st.Stopped[trajectory.StopLastFrame]},
+		"seconds": r.Seconds, "frames_per_second": r.FramesPerSecond}
+	return atomicfile.Write(opt.Stats, func(w io.Writer) error {
+		e := json.NewEncoder(w)
+		e.SetIndent("", "  ")
+		return e.Encode(rep)
+	})
+}
