@@ -75,7 +75,7 @@ python3 - "$WORK/table.md" <<'EOF'
 import sys
 rows = [l.split("|")[1:-1] for l in open(sys.argv[1]) if l.startswith("| ") and not l.startswith("| sequence")]
 num = lambda i: [float(r[i].strip().split()[0]) for r in rows]
-P, R, F, S, IoU = num(4), num(5), num(6), num(7), num(9)
+P, R, F, S, IoU = num(3), num(4), num(5), num(6), num(8)
 m = lambda v: sum(v) / len(v)
 with open(sys.argv[1], "a") as f:
     f.write("| **mean** | | | %.1f | %.1f | %.1f | %.2f %% | | %.3f (min %.3f) | | |\n" % (m(P), m(R), m(F), m(S), m(IoU), min(IoU)))
