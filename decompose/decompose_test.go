@@ -26,15 +26,15 @@ func TestLineMaxHandComputed(t *testing.T) {
 		x0, y0, x1, y1 int
 		want           float32
 	}{
-		{0, 0, 4, 0, 4},   // row 0
-		{0, 0, 0, 2, 20},  // column 0
-		{0, 0, 1, 1, 11},  // diagonal: (0,0), (1,0), (1,1)
-		{1, 1, 0, 0, 11},  // reversed: (1,1), (0,1)=10, (0,0)
-		{0, 0, 4, 1, 14},  // (0,0) (1,0) (2,0)→ round(2·1/4)=1 at s=2 → (2,1)…
-		{4, 2, 0, 0, 24},  // starts at the maximum
-		{3, 0, 3, 0, 3},   // a single pixel
-		{0, 2, 4, 0, 21},  // anti-diagonal: first step (0,2)→(1,1) (Round(−½) = −1) passes the corner (1,2) = 21
-		{1, 0, 2, 0, 2},   // neighbours
+		{0, 0, 4, 0, 4},  // row 0
+		{0, 0, 0, 2, 20}, // column 0
+		{0, 0, 1, 1, 11}, // diagonal: (0,0), (1,0), (1,1)
+		{1, 1, 0, 0, 11}, // reversed: (1,1), (0,1)=10, (0,0)
+		{0, 0, 4, 1, 14}, // (0,0) (1,0) (2,0)→ round(2·1/4)=1 at s=2 → (2,1)…
+		{4, 2, 0, 0, 24}, // starts at the maximum
+		{3, 0, 3, 0, 3},  // a single pixel
+		{0, 2, 4, 0, 21}, // anti-diagonal: first step (0,2)→(1,1) (Round(−½) = −1) passes the corner (1,2) = 21
+		{1, 0, 2, 0, 2},  // neighbours
 	}
 	for _, c := range cases {
 		if got := LineMax(p, w, c.x0, c.y0, c.x1, c.y1); got != c.want {
