@@ -122,7 +122,7 @@ func RunDataset(o DatasetOptions) (*DatasetSummary, error) {
 		}
 		title := fmt.Sprintf("pixel sparsification: mean of %d images", len(sets))
 		for _, m := range []string{"vi", "ri"} {
-			if err := uncertainty.PlotCurves(sum.Mean.Curves, m, title, filepath.Join(o.Out, m+".png")); err != nil {
+			if err := uncertainty.PlotCurvesOf(sum.Mean.Curves, m, title, "pixels", filepath.Join(o.Out, m+".png")); err != nil {
 				return nil, err
 			}
 		}

@@ -222,10 +222,10 @@ func writeImage(o ImageOptions, img image.Image, r *Result, s *ImageSummary) err
 		}{
 			{"sparsify.csv", func(p string) error { return writeCurvesCSV(p, []string{"image"}, [][]uncertainty.Curve{ev.Curves}) }},
 			{"vi.png", func(p string) error {
-				return uncertainty.PlotCurves(ev.Curves, "vi", "pixel sparsification: "+filepath.Base(o.Image), p)
+				return uncertainty.PlotCurvesOf(ev.Curves, "vi", "pixel sparsification: "+filepath.Base(o.Image), "pixels", p)
 			}},
 			{"ri.png", func(p string) error {
-				return uncertainty.PlotCurves(ev.Curves, "ri", "pixel sparsification: "+filepath.Base(o.Image), p)
+				return uncertainty.PlotCurvesOf(ev.Curves, "ri", "pixel sparsification: "+filepath.Base(o.Image), "pixels", p)
 			}},
 		}...)
 	}
