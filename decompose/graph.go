@@ -63,7 +63,10 @@ func (p GraphParams) Validate() error {
 
 // Offset is a pixel displacement (DX, DY) in the half plane DY > 0 or
 // (DY = 0, DX > 0), so that every unordered pair occurs once.
-type Offset struct{ DX, DY int }
+type Offset struct {
+	DX int `json:"dx"`
+	DY int `json:"dy"`
+}
 
 // regularOffsets are the E offsets of the 4- and 8-neighbourhood.
 func regularOffsets(n int) []Offset {

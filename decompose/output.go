@@ -97,26 +97,28 @@ func RemovalPicture(img image.Image, r *Result, seed int64) *image.RGBA {
 
 // ImageSummary is summary.json of one image.
 type ImageSummary struct {
-	Image       string      `json:"image"`
-	GT          string      `json:"gt,omitempty"`
-	Width       int         `json:"width"`
-	Height      int         `json:"height"`
-	Options     Options     `json:"options"`
-	Offsets     []Offset    `json:"lifted_offsets"`
-	Regular     int         `json:"regular_edges"`
-	Lifted      int         `json:"lifted_edges"`
-	Segments    int         `json:"segments"`
-	EnergyGAEC  float64     `json:"energy_gaec"`
-	EnergyKLj   float64     `json:"energy_klj"`
-	Energy      float64     `json:"energy"`
-	Uncertain   int         `json:"uncertain_pixels"` // pixels with a possible move (γ < ∞)
-	MeanU       float64     `json:"mean_uncertainty"`
-	Timing      Timing      `json:"timing"`
-	Outputs     []string    `json:"outputs"`
-	Evaluation  *Evaluation `json:"evaluation,omitempty"`
-	VIUnit      string      `json:"vi_unit"`
-	AUCRule     string      `json:"auc"`
-	SparsifyRef string      `json:"sparsify_pixels,omitempty"`
+	Image      string   `json:"image"`
+	GT         string   `json:"gt,omitempty"`
+	Width      int      `json:"width"`
+	Height     int      `json:"height"`
+	Options    Options  `json:"options"`
+	Offsets    []Offset `json:"lifted_offsets"`
+	Regular    int      `json:"regular_edges"`
+	Lifted     int      `json:"lifted_edges"`
+	Segments   int      `json:"segments"`
+	EnergyGAEC float64  `json:"energy_gaec"`
+	EnergyKLj  float64  `json:"energy_klj"`
+	Energy     float64  `json:"energy"`
+	Uncertain  int      `json:"uncertain_pixels"` // pixels with a possible move (γ < ∞)
+	MeanU      float64  `json:"mean_uncertainty"`
+	Timing     Timing   `json:"timing"`
+	Outputs    []string `json:"outputs"`
+	// VIAUC repeats Evaluation.VIAUC (proposed, likelihood, random) at the top level.
+	VIAUC       map[string]float64 `json:"vi_auc,omitempty"`
+	Evaluation  *Evaluation        `json:"evaluation,omitempty"`
+	VIUnit      string             `json:"vi_unit"`
+	AUCRule     string             `json:"auc"`
+	SparsifyRef string             `json:"sparsify_pixels,omitempty"`
 }
 
 // ImageOptions name the inputs and outputs of RunImage.
@@ -155,6 +157,7 @@ func RunImage(o ImageOptions) (*ImageSummary, error) {
 		if s.Evaluation, err = Evaluate(r, anns, o.Sparsify); err != nil {
 			return nil, fmt.Errorf("%s: %w", o.Image, err)
 		}
+		s.VIAUC = s.Evaluation.VIAUC
 	}
 	return s, writeImage(o, img, r, s)
 }
@@ -176,7 +179,7 @@ func summarize(o ImageOptions, r *Result) *ImageSummary {
 		}
 	}
 	if o.GT != "" {
-		s.SparsifyRef = fmt.Sprintf("every %d-th pixel in x and y; ties (γ = +∞) in one random order", o.Sparsify.Stride)
+		s.SparsifyRef = fmt.Sprintf("pixels with x and y divisible by %d; ties (γ = +∞) in one random order", o.Sparsify.Stride)
 	}
 	return s
 }

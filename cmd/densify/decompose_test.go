@@ -82,8 +82,7 @@ func TestDecomposeImageAndDataset(t *testing.T) {
 		}
 	}
 	s := readJSON(t, filepath.Join(out, "summary.json"))
-	ev := s["evaluation"].(map[string]any)
-	auc := ev["vi_auc"].(map[string]any)
+	auc := s["vi_auc"].(map[string]any)
 	for _, k := range []string{"proposed", "likelihood", "random"} {
 		if _, ok := auc[k].(float64); !ok {
 			t.Errorf("vi_auc has no %s: %v", k, auc)
