@@ -261,7 +261,7 @@ func TestSparsifyBoundaryFirst(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(ev.Curves) != 3 || ev.Curves[0].Name != "proposed" {
+	if len(ev.Curves) != len(Orderings) || ev.Curves[0].Name != "proposed" {
 		t.Fatalf("curves %+v", ev.Curves)
 	}
 	if ev.BoundaryShare["proposed"] < ev.BoundaryShare["random"] || ev.BoundaryShare["proposed"] < 0.9*math.Min(1, ev.BoundaryBase/0.1) {

@@ -92,7 +92,12 @@ func (o *SparsifyOptions) defaults() {
 }
 
 // Orderings are the names of the sparsification orderings, in order.
-var Orderings = []string{"proposed", "likelihood", "random"}
+//
+// "proposed", "likelihood" and "random" are the seed's three orderings;
+// "proposed-lifted" (moves also to segments reached only by lifted edges,
+// uncertainty.Result.ULifted) and "likelihood-E" (the likelihood over E
+// only, ULikE) are diagnostic variants, not the seed's measure.
+var Orderings = []string{"proposed", "likelihood", "random", "proposed-lifted", "likelihood-E"}
 
 // Sparsify computes the sparsification curves of the proposed (u = σ(−γ)),
 // likelihood and random orderings against every annotator with
@@ -124,14 +129,18 @@ func Sparsify(labels []int, res *uncertainty.Result, w, h int, anns []bsds.Annot
 	n := len(idx)
 	pred := make([]int, n)
 	prop, lik := make([]float64, n), make([]float64, n)
+	propL, likE := make([]float64, n), make([]float64, n)
 	for k, i := range idx {
 		pred[k] = labels[i]
 		prop[k], lik[k] = res.U[i], res.ULik[i]
+		propL[k], likE[k] = res.ULifted[i], res.ULikE[i]
 	}
 	ords := []uncertainty.Ordering{
 		{Name: Orderings[0], Scores: [][]float64{prop}},
 		{Name: Orderings[1], Scores: [][]float64{lik}},
 		{Name: Orderings[2], Scores: [][]float64{uncertainty.Random(n, opt.Seed+1)}},
+		{Name: Orderings[3], Scores: [][]float64{propL}},
+		{Name: Orderings[4], Scores: [][]float64{likE}},
 	}
 	sets := make([][]uncertainty.Curve, len(anns))
 	gt := make([]int, n)
