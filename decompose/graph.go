@@ -36,12 +36,21 @@ type GraphParams struct {
 	Beta float64 `json:"beta"`
 	// MinSize: after solving, segments of fewer pixels are absorbed by
 	// their neighbours (see AbsorbSmall); 0 or 1 keeps the solver's result.
+	// The default is 0: the seed evaluates its measure on the (lifted)
+	// multicut solution itself, and absorption moves the labelling away
+	// from the solver's local optimum (on val image 101085 the energy rose
+	// from −431,784 to −206,031 with MinSize 50). An absorption that never
+	// raises the energy would be a no-op after KLj, whose moves include
+	// every join of two segments that lowers the energy.
 	MinSize int `json:"min_size"`
 }
 
-// DefaultGraphParams are the settings chosen on BSDS-500 val (see README).
+// DefaultGraphParams are the settings chosen on BSDS-500 val (see README):
+// 8-neighbour E (on 10 val images: proposed VI-AUC 1.39 against the
+// likelihood's 1.14 with 8 neighbours, 1.47 against 1.18 with 4; region VI
+// 2.99 against 3.04), β = 0.9, no absorption.
 func DefaultGraphParams() GraphParams {
-	return GraphParams{Neighbours: 4, Radius: 20, Lifted: 8, Beta: 0.9, MinSize: 50}
+	return GraphParams{Neighbours: 8, Radius: 20, Lifted: 8, Beta: 0.9, MinSize: 0}
 }
 
 // Validate checks the parameters.

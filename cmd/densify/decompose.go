@@ -17,7 +17,8 @@ brightness/colour/texture gradients, fitted on BSDS-500 train; --model to use
 another), builds the pixel graph (E: 4- or 8-neighbours; F: --lifted offsets per
 pixel up to --radius), takes the cut probability of a pair as the largest boundary
 probability on the straight line between the pixels, costs c = logit(1−p) +
-log((1−β)/β), solves with GAEC then KLj, absorbs segments below --min-size and
+log((1−β)/β), solves with GAEC then KLj, absorbs segments below --min-size (default 0:
+the solver's labelling, as the seed) and
 computes u = σ(−γ) per pixel.
 
 One image (--image) writes labels.png, boundary.png, uncertainty.png/.npy,
