@@ -27,9 +27,15 @@ var curveColors = []color.Color{
 // Figs. 3–4, and writes it atomically as PNG (or SVG/PDF by the extension
 // of path).
 func PlotCurves(curves []Curve, metric, title, path string) error {
+	return PlotCurvesOf(curves, metric, title, "trajectories", path)
+}
+
+// PlotCurvesOf is PlotCurves with the name of the ranked items on the x axis
+// ("density (fraction of <items> kept)").
+func PlotCurvesOf(curves []Curve, metric, title, items, path string) error {
 	p := plot.New()
 	p.Title.Text = title
-	p.X.Label.Text = "density (fraction of trajectories kept)"
+	p.X.Label.Text = "density (fraction of " + items + " kept)"
 	switch metric {
 	case "vi":
 		p.Y.Label.Text = "variation of information (nats)"

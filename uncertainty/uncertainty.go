@@ -65,6 +65,14 @@ type Result struct {
 	Target []int     // label of the argmin cluster B (smallest label on ties); −1 when γ = +Inf
 	U      []float64 // u(v) = σ(−γ(v)) ∈ [0, 1]
 	ULik   []float64 // likelihood baseline 1 − Π p_join/p_cut ∈ [0, 1]
+	// ULifted is σ(−γ′) with γ′ = min_B γ_B(v) over every other cluster B
+	// that v reaches through E ∪ F (lifted edges too). NOT the seed's
+	// measure (a move to a cluster reached only by lifted edges leaves v
+	// disconnected from it, an infeasible decomposition); a diagnostic
+	// variant that grades nodes up to the lifted radius from a segment.
+	ULifted []float64
+	// ULikE is the likelihood baseline over the regular edges E only.
+	ULikE []float64
 	// Clusters lists every cluster in increasing label order.
 	Clusters []Cluster
 }
@@ -120,39 +128,54 @@ func (a *Adjacency) Compute(labels []int, beta float64) (*Result, error) {
 		return nil, err
 	}
 	r := &Result{
-		Labels: labels,
-		Gamma:  make([]float64, a.N),
-		Target: make([]int, a.N),
-		U:      make([]float64, a.N),
-		ULik:   make([]float64, a.N),
+		Labels:  labels,
+		Gamma:   make([]float64, a.N),
+		Target:  make([]int, a.N),
+		U:       make([]float64, a.N),
+		ULik:    make([]float64, a.N),
+		ULifted: make([]float64, a.N),
+		ULikE:   make([]float64, a.N),
 	}
 	b := PriorOffset(beta)
 	k := len(ids)
 	cs := newClusterSums(k)
 	for v := 0; v < a.N; v++ {
 		A := cl[v]
-		sumA, logConf := 0.0, 0.0
+		sumA, logConf, logConfE := 0.0, 0.0, 0.0
 		cs.reset()
 		for _, h := range a.Half[a.Off[v]:a.Off[v+1]] {
 			c := cl[h.To]
 			x := h.Cost - b // log(p_join/p_cut)
 			if c == A {
 				sumA += h.Cost
-				logConf += LogSigmoid(x)
+				l := LogSigmoid(x)
+				logConf += l
+				if !h.Lifted {
+					logConfE += l
+				}
 				continue
 			}
-			logConf += LogSigmoid(-x)
+			l := LogSigmoid(-x)
+			logConf += l
+			if !h.Lifted {
+				logConfE += l
+			}
 			cs.add(v, c, h)
 		}
 		gamma, target := math.Inf(1), int32(-1)
+		gammaL := math.Inf(1)
 		for _, c := range cs.touched {
+			g := sumA - cs.sum[c]
+			gammaL = math.Min(gammaL, g)
 			if !cs.eadj[c] {
 				continue
 			}
-			if g := sumA - cs.sum[c]; g < gamma || (g == gamma && c < target) {
+			if g < gamma || (g == gamma && c < target) {
 				gamma, target = g, c
 			}
 		}
+		r.ULifted[v] = motiongraph.Sigmoid(-gammaL)
+		r.ULikE[v] = -math.Expm1(logConfE)
 		r.Gamma[v] = gamma
 		r.U[v] = motiongraph.Sigmoid(-gamma)
 		r.ULik[v] = -math.Expm1(logConf)

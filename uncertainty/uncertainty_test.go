@@ -80,6 +80,22 @@ func TestHandComputed(t *testing.T) {
 	if want := 1 - s(2)*s(2)*s(-0.7); math.Abs(r.ULik[0]-want) > 1e-12 {
 		t.Errorf("node 0: u_lik = %v, want %v", r.ULik[0], want)
 	}
+	// Diagnostic variants. ULifted also moves to clusters reached only by
+	// lifted edges: node 0: A 2; B via lifted 0–3 (−2) → 4; C via lifted
+	// 0–5 (0.7) → 1.3 = γ′. Node 4: B 3; A via lifted 2–4 (1) → γ′ = 2.
+	// Nodes with an E move keep γ′ = γ. ULikE counts E edges only: node 0
+	// has the one joined E edge 0–1 (2).
+	for v, want := range map[int]float64{0: s(-1.3), 4: s(-2), 1: s(-3.1), 2: s(-1.0)} {
+		if math.Abs(r.ULifted[v]-want) > 1e-12 {
+			t.Errorf("node %d: u_lifted = %v, want %v", v, r.ULifted[v], want)
+		}
+	}
+	if want := 1 - s(2); math.Abs(r.ULikE[0]-want) > 1e-12 {
+		t.Errorf("node 0: u_lik over E = %v, want %v", r.ULikE[0], want)
+	}
+	if want := r.ULik[1]; math.Abs(r.ULikE[1]-want) > 1e-12 { // node 1 has no lifted edge
+		t.Errorf("node 1: u_lik over E = %v, want %v", r.ULikE[1], want)
+	}
 	// μ_A over {0,1,2}; cluster C = {5}.
 	if len(r.Clusters) != 3 || r.Clusters[2].Label != 7 || r.Clusters[2].Size != 1 {
 		t.Fatalf("clusters %+v", r.Clusters)

@@ -62,6 +62,13 @@ var flagRanges = map[string]flagcheck.Range{
 	"scale":               {Lo: 0, Hi: 4, Note: "0 = auto"},
 	"sparsify-seeds":      flagcheck.Closed(1, 1000),
 	"seed":                {Lo: math.MinInt64, Hi: math.MaxInt64}, // any
+	"limit":               {Lo: 0, Hi: 1e9, Note: "0 = all"},
+	"neighbours":          flagcheck.Closed(4, 8),
+	"lifted":              flagcheck.Closed(0, 1000),
+	"min-size":            {Lo: 0, Hi: 1e9, Note: "0 = off"},
+	"stride":              flagcheck.Closed(1, 64),
+	"tolerance":           flagcheck.Closed(0, 100),
+	"per-image":           flagcheck.Closed(1, 1e7),
 }
 
 var commandRanges = map[string]flagcheck.Range{
@@ -79,13 +86,15 @@ var ioFlags = map[string]flagcheck.IO{
 	"synth":       {Out: []string{"out"}},
 	"track":       {Out: []string{"out", "vis", "stats"}, In: []string{"frames", "annotations"}},
 	"segment":     {Out: []string{"out/"}, In: []string{"tracks", "frames", "model"}},
-	"fit-costs":   {Out: []string{"out", "calibration"}, In: []string{"data", "tracks-dir"}},
+	"fit-costs":   {Out: []string{"out", "calibration", "fold-models/"}, In: []string{"data", "tracks-dir"}},
 	"multicut":    {Out: []string{"out", "json"}, In: []string{"graph", "start"}},
 	"uncertainty": {Out: []string{"out", "clusters", "heatmaps/"}, In: []string{"graph", "labels", "tracks", "frames", "gt"}},
 	"sparsify":    {Out: []string{"out/"}, In: []string{"graph", "labels", "tracks", "gt", "dataset"}},
 	"nbest":       {Out: []string{"out/"}, In: []string{"graph", "labels", "tracks", "gt"}},
 	"eval":        {Out: []string{"json"}, In: []string{"gt", "tracks", "masks", "dataset"}},
-	"prepare":     {Out: []string{"out/"}, In: []string{"frames", "tracks", "uncertainty"}},
+	"prepare":     {Out: []string{"out/"}, In: []string{"frames", "tracks", "uncertainty", "segment", "gt"}},
+	"decompose":   {Out: []string{"out/"}, In: []string{"image", "gt", "images", "gt-dir", "model"}},
+	"fit":         {Out: []string{"out"}, In: []string{"train-images", "train-gt", "val-images", "val-gt"}},
 	"train":       {Out: []string{"out"}, In: []string{"set", "ARGS"}},
 	"predict":     {Out: []string{"out/"}, In: []string{"model", "frames"}},
 	"run":         {Out: []string{"out"}, In: []string{"ARGS", "tracks"}},

@@ -56,7 +56,7 @@ func NewCmdRoot(f *Factory) *cobra.Command {
 	root.SetErr(f.IO.ErrOut)
 	for _, c := range []func(*Factory) *cobra.Command{NewCmdDoctor, NewCmdSynth, NewCmdTrack, NewCmdSegment,
 		NewCmdFitCosts, NewCmdMulticut, NewCmdUncertainty, NewCmdSparsify, NewCmdNBest, NewCmdEval,
-		NewCmdPrepare, NewCmdTrain, NewCmdPredict, NewCmdAblate, NewCmdRun} {
+		NewCmdPrepare, NewCmdTrain, NewCmdPredict, NewCmdAblate, NewCmdRun, NewCmdDecompose} {
 		root.AddCommand(c(f))
 	}
 	checks.Install(root)

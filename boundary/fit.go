@@ -1,0 +1,216 @@
+package boundary
+
+import (
+	"fmt"
+	"math"
+	"math/rand"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/densify/densify/bsds"
+)
+
+// SoftLabels returns, for every pixel, the fraction of annotators with a
+// boundary pixel within Chebyshev distance r (a (2r+1)² window).
+func SoftLabels(anns []bsds.Annotation, r int) []float32 {
+	if len(anns) == 0 {
+		return nil
+	}
+	w, h := anns[0].W, anns[0].H
+	y := make([]float32, w*h)
+	for _, a := range anns {
+		d := dilate(a.Boundary, w, h, r)
+		for i, b := range d {
+			if b {
+				y[i] += 1 / float32(len(anns))
+			}
+		}
+	}
+	return y
+}
+
+// dilate marks every pixel within Chebyshev distance r of a set pixel
+// (separable max filter).
+func dilate(in []bool, w, h, r int) []bool {
+	tmp := make([]bool, len(in))
+	for y := 0; y < h; y++ {
+		for x := 0; x < w; x++ {
+			for i := max(x-r, 0); i <= min(x+r, w-1); i++ {
+				if in[y*w+i] {
+					tmp[y*w+x] = true
+					break
+				}
+			}
+		}
+	}
+	out := make([]bool, len(in))
+	for y := 0; y < h; y++ {
+		for x := 0; x < w; x++ {
+			for i := max(y-r, 0); i <= min(y+r, h-1); i++ {
+				if tmp[i*w+x] {
+					out[y*w+x] = true
+					break
+				}
+			}
+		}
+	}
+	return out
+}
+
+// Sample is the training data drawn from a split: row-major features X
+// (n × NumFeatures) and soft labels Y ∈ [0,1].
+type Sample struct {
+	X []float64
+	Y []float64
+}
+
+// Len is the number of samples.
+func (s *Sample) Len() int { return len(s.Y) }
+
+// AddImage draws perImage pixels of one image uniformly at random (rng) and
+// appends their features and soft labels (radius r).
+func (s *Sample) AddImage(f *Features, anns []bsds.Annotation, r, perImage int, rng *rand.Rand) {
+	y := SoftLabels(anns, r)
+	n := f.W * f.H
+	for k := 0; k < perImage; k++ {
+		i := rng.Intn(n)
+		for j := range NumFeatures {
+			s.X = append(s.X, float64(f.F[j][i]))
+		}
+		s.Y = append(s.Y, float64(y[i]))
+	}
+}
+
+// Fit fits the logistic model to soft labels by maximising the penalised
+// cross-entropy
+//
+//	Σ_i [y_i log p_i + (1 − y_i) log(1 − p_i)] − (λ/2) Σ_{j≥1} θ_j²,
+//	p_i = σ(θ_0 + Σ_j θ_j z_ij),  z standardised features,
+//
+// with Newton's method (IRLS; gradient X^T(y − p), Hessian X^T diag(p(1−p)) X
+// + λI, solved by Cholesky with gonum/mat, step halving when the objective
+// does not increase). With y_i ∈ [0,1] the fitted p is a calibrated estimate
+// of the annotator fraction.
+func Fit(s *Sample, r int, lambda float64, source string) (*Model, error) {
+	d := NumFeatures
+	n := s.Len()
+	if n < 10 || len(s.X) != n*d {
+		return nil, fmt.Errorf("boundary fit: need ≥ 10 samples with %d features (got %d)", d, n)
+	}
+	m := &Model{Version: 1, Features: FeatureNames, Mean: make([]float64, d), Std: make([]float64, d),
+		LabelRadius: r, Lambda: lambda, Samples: n, Source: source}
+	for i := range n {
+		for j := range d {
+			m.Mean[j] += s.X[i*d+j] / float64(n)
+		}
+	}
+	for i := range n {
+		for j := range d {
+			v := s.X[i*d+j] - m.Mean[j]
+			m.Std[j] += v * v / float64(n)
+		}
+	}
+	for j := range d {
+		m.Std[j] = math.Max(math.Sqrt(m.Std[j]), 1e-9)
+	}
+	D := d + 1
+	Z := make([]float64, n*D)
+	ybar := 0.0
+	for i := range n {
+		Z[i*D] = 1
+		for j := range d {
+			Z[i*D+j+1] = (s.X[i*d+j] - m.Mean[j]) / m.Std[j]
+		}
+		ybar += s.Y[i] / float64(n)
+	}
+	if ybar <= 0 || ybar >= 1 {
+		return nil, fmt.Errorf("boundary fit: labels are all %v", ybar)
+	}
+	theta := make([]float64, D)
+	theta[0] = math.Log(ybar / (1 - ybar))
+	obj := func(th []float64) float64 {
+		o := 0.0
+		for i := range n {
+			eta := dot(Z[i*D:(i+1)*D], th)
+			o += s.Y[i]*logSig(eta) + (1-s.Y[i])*logSig(-eta)
+		}
+		for j := 1; j < D; j++ {
+			o -= lambda / 2 * th[j] * th[j]
+		}
+		return o
+	}
+	cur := obj(theta)
+	for range 50 {
+		H := mat.NewSymDense(D, nil)
+		g := mat.NewVecDense(D, nil)
+		hd := make([]float64, D*D)
+		gd := make([]float64, D)
+		for i := range n {
+			row := Z[i*D : (i+1)*D]
+			p := 1 / (1 + math.Exp(-dot(row, theta)))
+			w := math.Max(p*(1-p), 1e-12)
+			for a := range D {
+				gd[a] += row[a] * (s.Y[i] - p)
+				for b := a; b < D; b++ {
+					hd[a*D+b] += w * row[a] * row[b]
+				}
+			}
+		}
+		for a := range D {
+			if a > 0 {
+				gd[a] -= lambda * theta[a]
+				hd[a*D+a] += lambda
+			}
+			g.SetVec(a, gd[a])
+			for b := a; b < D; b++ {
+				H.SetSym(a, b, hd[a*D+b])
+			}
+		}
+		var ch mat.Cholesky
+		if !ch.Factorize(H) {
+			return nil, fmt.Errorf("boundary fit: Hessian not positive definite")
+		}
+		var step mat.VecDense
+		if err := ch.SolveVecTo(&step, g); err != nil {
+			return nil, fmt.Errorf("boundary fit: %v", err)
+		}
+		next := make([]float64, D)
+		alpha, nobj := 1.0, 0.0
+		for range 30 {
+			for a := range D {
+				next[a] = theta[a] + alpha*step.AtVec(a)
+			}
+			if nobj = obj(next); nobj >= cur {
+				break
+			}
+			alpha /= 2
+		}
+		moved := 0.0
+		for a := range D {
+			moved = math.Max(moved, math.Abs(next[a]-theta[a]))
+		}
+		copy(theta, next)
+		cur = nobj
+		if moved < 1e-8 {
+			break
+		}
+	}
+	m.Theta = theta
+	return m, m.Validate()
+}
+
+func dot(a, b []float64) float64 {
+	s := 0.0
+	for i := range a {
+		s += a[i] * b[i]
+	}
+	return s
+}
+
+// logSig is log σ(x), overflow-free.
+func logSig(x float64) float64 {
+	if x >= 0 {
+		return -math.Log1p(math.Exp(-x))
+	}
+	return x - math.Log1p(math.Exp(x))
+}

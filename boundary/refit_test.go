@@ -1,0 +1,72 @@
+package boundary
+
+import (
+	"image"
+	"image/color"
+	"image/png"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/densify/densify/matfile"
+)
+
+// writeStep writes a 32×24 image with a vertical step at column c and its
+// ground truth (one annotator: regions left/right, boundary at column c).
+func writeStep(t *testing.T, dir, id string, c int) {
+	w, h := 32, 24
+	img := image.NewRGBA(image.Rect(0, 0, w, h))
+	seg, bnd := make([]float64, w*h), make([]float64, w*h)
+	for y := 0; y < h; y++ {
+		for x := 0; x < w; x++ {
+			v := uint8(40 + (x*5+y*3)%11)
+			l := 1.0
+			if x >= c {
+				v, l = uint8(190+(x*3+y*7)%11), 2
+			}
+			img.Set(x, y, color.RGBA{v, v / 2, 255 - v, 255})
+			seg[x*h+y] = l
+			if x == c {
+				bnd[x*h+y] = 1
+			}
+		}
+	}
+	os.MkdirAll(filepath.Join(dir, "img"), 0o755)
+	os.MkdirAll(filepath.Join(dir, "gt"), 0o755)
+	f, _ := os.Create(filepath.Join(dir, "img", id+".png"))
+	png.Encode(f, img)
+	f.Close()
+	data, err := matfile.Encode([]*matfile.Array{{Name: "groundTruth", Class: matfile.ClassCell, Dims: []int{1, 1}, Cells: []*matfile.Array{{
+		Class: matfile.ClassStruct, Dims: []int{1, 1}, Fields: []string{"Segmentation", "Boundaries"},
+		Elems: [][]*matfile.Array{{
+			{Class: matfile.ClassUint16, Dims: []int{h, w}, Data: seg},
+			{Class: matfile.ClassUint8, Logical: true, Dims: []int{h, w}, Data: bnd},
+		}}}}}}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "gt", id+".mat"), data, 0o644)
+}
+
+// TestRefit fits on three synthetic step images and evaluates on a fourth:
+// the written model loads, and its boundaries are found (F ≥ 0.9 at 2 px).
+func TestRefit(t *testing.T) {
+	tr, va := t.TempDir(), t.TempDir()
+	for i, c := range []int{10, 16, 21} {
+		writeStep(t, tr, string(rune('a'+i)), c)
+	}
+	writeStep(t, va, "v", 13)
+	out := filepath.Join(t.TempDir(), "m.json")
+	rep, err := Refit(RefitOptions{TrainImages: filepath.Join(tr, "img"), TrainGT: filepath.Join(tr, "gt"),
+		ValImages: filepath.Join(va, "img"), ValGT: filepath.Join(va, "gt"), Out: out, Tolerance: 2,
+		Fit: FitOptions{PerImage: 500}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(out); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Train != 3 || rep.Val != 1 || rep.Best.F < 0.9 {
+		t.Fatalf("report %+v", rep.Best)
+	}
+}

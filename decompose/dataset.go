@@ -1,0 +1,260 @@
+package decompose
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/densify/densify/bsds"
+	"github.com/densify/densify/internal/atomicfile"
+	"github.com/densify/densify/uncertainty"
+)
+
+// DatasetOptions name a split folder for RunDataset.
+type DatasetOptions struct {
+	Images string // folder of .jpg images
+	GTDir  string // folder of <id>.mat ground truth ("" = no evaluation)
+	Out    string
+	Limit  int       // first N images only (0 = all)
+	Log    io.Writer // progress lines (nil = none)
+	Options
+}
+
+// Reference are the gPb-owt-ucm region scores on the BSDS-500 test split
+// (Arbelaez et al., TPAMI 2011, Table 3; ODS), as quoted in the data README.
+var Reference = RegionScores{VI: 1.69, PRI: 0.83, Covering: 0.59}
+
+// DatasetSummary is summary.json of a split.
+type DatasetSummary struct {
+	Images  int            `json:"images"`
+	Options Options        `json:"options"`
+	PerImg  []ImageRow     `json:"per_image"`
+	Mean    *DatasetMeans  `json:"mean,omitempty"`
+	Timing  map[string]any `json:"timing"`
+}
+
+// ImageRow is one line of images.csv.
+type ImageRow struct {
+	ID       string             `json:"id"`
+	Segments int                `json:"segments"`
+	Regions  RegionScores       `json:"regions"`
+	VIAUC    map[string]float64 `json:"vi_auc"`
+	RIAUC    map[string]float64 `json:"ri_auc"`
+	Share10  map[string]float64 `json:"boundary_share_first10"`
+	Seconds  float64            `json:"seconds"`
+}
+
+// DatasetMeans are the split averages.
+type DatasetMeans struct {
+	Regions RegionScores `json:"regions"`
+	// VIAUC, RIAUC: area under the mean curves per ordering.
+	VIAUC map[string]float64 `json:"vi_auc"`
+	RIAUC map[string]float64 `json:"ri_auc"`
+	// ProposedBelowLikelihood is the share of images whose proposed VI-AUC
+	// is below the likelihood one; BelowRandom the share whose proposed and
+	// likelihood VI-AUCs are both below the random one.
+	ProposedBelowLikelihood float64            `json:"share_proposed_below_likelihood"`
+	ProposedBelowRandom     float64            `json:"share_proposed_below_random"`
+	LikelihoodBelowRandom   float64            `json:"share_likelihood_below_random"`
+	BothBelowRandom         float64            `json:"share_both_below_random"`
+	Share10                 map[string]float64 `json:"boundary_share_first10"`
+	// BelowLikelihood is, per ordering, the share of images whose VI-AUC is
+	// below the likelihood ordering's.
+	BelowLikelihood map[string]float64  `json:"share_below_likelihood"`
+	Curves          []uncertainty.Curve `json:"curves"`
+}
+
+// RunDataset decomposes every image of a split into Out/<id>/ (RunImage),
+// showing progress, and writes Out/images.csv, Out/curves.csv (per image and
+// the mean), Out/vi.png and Out/ri.png (mean curves), Out/summary.json and
+// Out/summary.md. An image whose Out/<id>/summary.json exists with the same
+// options is not recomputed (a killed run resumes).
+func RunDataset(o DatasetOptions) (*DatasetSummary, error) {
+	items, err := bsds.List(o.Images, o.GTDir)
+	if err != nil {
+		return nil, err
+	}
+	if o.Limit > 0 && o.Limit < len(items) {
+		items = items[:o.Limit]
+	}
+	o.Sparsify.defaults()
+	sum := &DatasetSummary{Images: len(items), Options: o.Options}
+	var sets [][]uncertainty.Curve
+	var names []string
+	start := time.Now()
+	var secs float64
+	for k, it := range items {
+		iopt := ImageOptions{Image: it.Image, GT: it.GT, Out: filepath.Join(o.Out, it.ID), Options: o.Options}
+		s, reused := loadDone(iopt)
+		if s == nil {
+			if s, err = RunImage(iopt); err != nil {
+				return nil, err
+			}
+		}
+		row := ImageRow{ID: it.ID, Segments: s.Segments, Seconds: s.Timing.Total}
+		secs += s.Timing.Total
+		if ev := s.Evaluation; ev != nil {
+			row.Regions, row.VIAUC, row.RIAUC, row.Share10 = ev.Regions, ev.VIAUC, ev.RIAUC, ev.BoundaryShare
+			sets = append(sets, ev.Curves)
+			names = append(names, it.ID)
+		}
+		sum.PerImg = append(sum.PerImg, row)
+		if o.Log != nil {
+			note := ""
+			if reused {
+				note = " (done before)"
+			}
+			line := fmt.Sprintf("decompose: %d/%d %s: %d segments, %.1f s%s", k+1, len(items), it.ID, s.Segments, s.Timing.Total, note)
+			if ev := s.Evaluation; ev != nil {
+				line += fmt.Sprintf(", VI %.3f, VI-AUC proposed %.4f likelihood %.4f random %.4f", ev.Regions.VI, ev.VIAUC["proposed"], ev.VIAUC["likelihood"], ev.VIAUC["random"])
+			}
+			fmt.Fprintln(o.Log, line)
+		}
+	}
+	sum.Timing = map[string]any{"mean_image_s": secs / float64(len(items)), "wall_s": time.Since(start).Seconds()}
+	if len(sets) > 0 {
+		if sum.Mean, err = means(sum.PerImg, sets); err != nil {
+			return nil, err
+		}
+		if err := writeCurvesCSV(filepath.Join(o.Out, "curves.csv"), append(names, "mean"), append(sets, sum.Mean.Curves)); err != nil {
+			return nil, err
+		}
+		title := fmt.Sprintf("pixel sparsification: mean of %d images", len(sets))
+		for _, m := range []string{"vi", "ri"} {
+			if err := uncertainty.PlotCurvesOf(sum.Mean.Curves, m, title, "pixels", filepath.Join(o.Out, m+".png")); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if err := writeRows(filepath.Join(o.Out, "images.csv"), sum.PerImg); err != nil {
+		return nil, err
+	}
+	if err := writeJSON(filepath.Join(o.Out, "summary.json"), sum); err != nil {
+		return nil, err
+	}
+	return sum, atomicfile.WriteBytes(filepath.Join(o.Out, "summary.md"), []byte(Markdown(sum)))
+}
+
+// loadDone returns the summary of an image already decomposed with the same
+// options (nil otherwise).
+func loadDone(o ImageOptions) (*ImageSummary, bool) {
+	data, err := os.ReadFile(filepath.Join(o.Out, "summary.json"))
+	if err != nil {
+		return nil, false
+	}
+	var s ImageSummary
+	if json.Unmarshal(data, &s) != nil || s.Image != o.Image || s.GT != o.GT {
+		return nil, false
+	}
+	want := o.Options
+	want.Sparsify.defaults()
+	a, _ := json.Marshal(s.Options)
+	b, _ := json.Marshal(want)
+	if !bytes.Equal(a, b) || (o.GT != "" && s.Evaluation == nil) {
+		return nil, false
+	}
+	return &s, true
+}
+
+func means(rows []ImageRow, sets [][]uncertainty.Curve) (*DatasetMeans, error) {
+	m := &DatasetMeans{VIAUC: map[string]float64{}, RIAUC: map[string]float64{}, Share10: map[string]float64{}, BelowLikelihood: map[string]float64{}}
+	var err error
+	if m.Curves, err = uncertainty.AverageCurves(sets); err != nil {
+		return nil, err
+	}
+	for _, c := range m.Curves {
+		m.VIAUC[c.Name], m.RIAUC[c.Name] = c.AUCVI, c.AUCRI
+	}
+	n := 0.0
+	for _, r := range rows {
+		if r.VIAUC == nil {
+			continue
+		}
+		n++
+		m.Regions.VI += r.Regions.VI
+		m.Regions.PRI += r.Regions.PRI
+		m.Regions.Covering += r.Regions.Covering
+		p, l, q := r.VIAUC["proposed"], r.VIAUC["likelihood"], r.VIAUC["random"]
+		for _, o := range Orderings {
+			m.BelowLikelihood[o] += b2f(r.VIAUC[o] < l)
+		}
+		m.ProposedBelowLikelihood += b2f(p < l)
+		m.ProposedBelowRandom += b2f(p < q)
+		m.LikelihoodBelowRandom += b2f(l < q)
+		m.BothBelowRandom += b2f(p < q && l < q)
+		for k, v := range r.Share10 {
+			m.Share10[k] += v
+		}
+	}
+	m.Regions.VI /= n
+	m.Regions.PRI /= n
+	m.Regions.Covering /= n
+	m.ProposedBelowLikelihood /= n
+	m.ProposedBelowRandom /= n
+	m.LikelihoodBelowRandom /= n
+	m.BothBelowRandom /= n
+	for k := range m.Share10 {
+		m.Share10[k] /= n
+	}
+	for k := range m.BelowLikelihood {
+		m.BelowLikelihood[k] /= n
+	}
+	return m, nil
+}
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func writeRows(path string, rows []ImageRow) error {
+	return atomicfile.Write(path, func(w io.Writer) error {
+		fmt.Fprintln(w, "id,segments,vi,pri,covering,vi_auc_proposed,vi_auc_likelihood,vi_auc_random,ri_auc_proposed,ri_auc_likelihood,ri_auc_random,boundary_share10_proposed,boundary_share10_likelihood,seconds")
+		for _, r := range rows {
+			_, err := fmt.Fprintf(w, "%s,%d,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%.2f\n", r.ID, r.Segments,
+				ff(r.Regions.VI), ff(r.Regions.PRI), ff(r.Regions.Covering),
+				ff(r.VIAUC["proposed"]), ff(r.VIAUC["likelihood"]), ff(r.VIAUC["random"]),
+				ff(r.RIAUC["proposed"]), ff(r.RIAUC["likelihood"]), ff(r.RIAUC["random"]),
+				ff(r.Share10["proposed"]), ff(r.Share10["likelihood"]), r.Seconds)
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// Markdown renders the split summary (the table scripts/bsds-eval.sh prints).
+func Markdown(s *DatasetSummary) string {
+	var b bytes.Buffer
+	g := s.Options.Graph
+	fmt.Fprintf(&b, "# Image decomposition: %d images\n\n", s.Images)
+	post := "the solver's labelling"
+	if g.MinSize > 1 {
+		post = fmt.Sprintf("segments < %d px absorbed", g.MinSize)
+	}
+	fmt.Fprintf(&b, "Pixel lifted multicut (%d-neighbour E, %d lifted offsets per pixel up to radius %g, β = %g, %s), GAEC + KLj; mean %.1f s per image.\n\n",
+		g.Neighbours, g.Lifted, g.Radius, g.Beta, post, s.Timing["mean_image_s"])
+	m := s.Mean
+	if m == nil {
+		return b.String()
+	}
+	fmt.Fprintf(&b, "## Sparsification (VI in nats, AUC over removed fraction 0–%g)\n\n", s.Options.Sparsify.Max)
+	fmt.Fprintf(&b, "| ordering | VI-AUC (mean curve) | RI-AUC (mean curve) | boundary share of first 10 %% removed | images with VI-AUC below likelihood |\n|---|---|---|---|---|\n")
+	for _, o := range Orderings {
+		fmt.Fprintf(&b, "| %s | %.4f | %.4f | %.3f | %.0f %% |\n", o, m.VIAUC[o], m.RIAUC[o], m.Share10[o], 100*m.BelowLikelihood[o])
+	}
+	fmt.Fprintf(&b, "\nShare of images with VI-AUC proposed < likelihood: **%.0f %%**; proposed < random: %.0f %%; likelihood < random: %.0f %%; both < random: **%.0f %%**.\n\n",
+		100*m.ProposedBelowLikelihood, 100*m.ProposedBelowRandom, 100*m.LikelihoodBelowRandom, 100*m.BothBelowRandom)
+	fmt.Fprintf(&b, "## Region scores (mean over images of the mean over annotators)\n\n| | VI ↓ | PRI ↑ | covering ↑ |\n|---|---|---|---|\n")
+	fmt.Fprintf(&b, "| densify (this split) | %.3f | %.3f | %.3f |\n", m.Regions.VI, m.Regions.PRI, m.Regions.Covering)
+	fmt.Fprintf(&b, "| gPb-owt-ucm (test split, ODS; Arbelaez et al. 2011) | %.2f | %.2f | %.2f |\n", Reference.VI, Reference.PRI, Reference.Covering)
+	fmt.Fprintf(&b, "\nPlots: vi.png, ri.png (mean curves); per image: <id>/.\n")
+	return b.String()
+}

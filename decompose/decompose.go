@@ -1,0 +1,172 @@
+package decompose
+
+import (
+	"fmt"
+	"image"
+	"math"
+	"time"
+
+	"github.com/densify/densify/boundary"
+	"github.com/densify/densify/bsds"
+	"github.com/densify/densify/multicut"
+	"github.com/densify/densify/uncertainty"
+)
+
+// Options configure one decomposition.
+type Options struct {
+	Graph GraphParams `json:"graph"`
+	// Model is the boundary model; nil uses boundary.Default().
+	Model *boundary.Model `json:"-"`
+	// KLjMaxIter bounds KLj's outer iterations (0: multicut's default).
+	KLjMaxIter int             `json:"klj_max_iter"`
+	Sparsify   SparsifyOptions `json:"sparsify"`
+}
+
+// DefaultOptions are the defaults of `densify decompose`.
+func DefaultOptions() Options { return Options{Graph: DefaultGraphParams()} }
+
+// Timing is the wall time of each stage, in seconds.
+type Timing struct {
+	Boundary    float64 `json:"boundary_s"`
+	Graph       float64 `json:"graph_s"`
+	GAEC        float64 `json:"gaec_s"`
+	KLj         float64 `json:"klj_s"`
+	Absorb      float64 `json:"absorb_s"`
+	Uncertainty float64 `json:"uncertainty_s"`
+	Total       float64 `json:"total_s"`
+}
+
+// Result is the decomposition of one image.
+type Result struct {
+	W, H        int
+	Boundary    []float32 // boundary probability per pixel
+	Graph       *multicut.Graph
+	Labels      []int // segment per pixel (row-major), canonical
+	Uncertainty *uncertainty.Result
+	EnergyGAEC  float64
+	EnergyKLj   float64
+	Energy      float64 // after AbsorbSmall
+	Timing      Timing
+}
+
+// Decompose computes the boundary map of img, builds the pixel graph, solves
+// the lifted multicut with GAEC followed by KLj (started from GAEC's
+// labelling) and computes the per-pixel uncertainty with the same β.
+func Decompose(img image.Image, opt Options) (*Result, error) {
+	m := opt.Model
+	if m == nil {
+		m = boundary.Default()
+	}
+	t0 := time.Now()
+	tick := func() float64 { s := time.Since(t0).Seconds(); t0 = time.Now(); return s }
+	r := &Result{}
+	r.W, r.H, r.Boundary = m.Map(img)
+	r.Timing.Boundary = tick()
+	g, err := BuildGraph(r.Boundary, r.W, r.H, opt.Graph)
+	if err != nil {
+		return nil, err
+	}
+	r.Graph = g
+	r.Timing.Graph = tick()
+	start, err := multicut.GAEC(g)
+	if err != nil {
+		return nil, err
+	}
+	r.EnergyGAEC = multicut.Energy(g, start)
+	r.Timing.GAEC = tick()
+	if r.Labels, err = multicut.KLj(g, multicut.KLjOptions{Start: start, MaxIter: opt.KLjMaxIter}); err != nil {
+		return nil, err
+	}
+	r.EnergyKLj = multicut.Energy(g, r.Labels)
+	r.Timing.KLj = tick()
+	r.Labels = AbsorbSmall(g, r.Labels, opt.Graph.MinSize)
+	r.Energy = multicut.Energy(g, r.Labels)
+	r.Timing.Absorb = tick()
+	if r.Uncertainty, err = uncertainty.Compute(g, r.Labels, opt.Graph.Beta); err != nil {
+		return nil, err
+	}
+	r.Timing.Uncertainty = tick()
+	r.Timing.Total = r.Timing.Boundary + r.Timing.Graph + r.Timing.GAEC + r.Timing.KLj + r.Timing.Absorb + r.Timing.Uncertainty
+	return r, nil
+}
+
+// Evaluation compares a decomposition with the annotators.
+type Evaluation struct {
+	Annotators int                 `json:"annotators"`
+	Regions    RegionScores        `json:"regions"`
+	Curves     []uncertainty.Curve `json:"curves"`
+	// VIAUC and RIAUC are the areas under the annotator-averaged curves per ordering.
+	VIAUC map[string]float64 `json:"vi_auc"`
+	RIAUC map[string]float64 `json:"ri_auc"`
+	// BoundaryShare is, per ordering, the fraction of the first 10 % of
+	// removed pixels that lie on a segment boundary of the decomposition
+	// (a pixel with a 4-neighbour in another segment); BoundaryBase is the
+	// fraction of all pixels on a boundary (seed Fig. 8: uncertain pixels
+	// are boundary pixels).
+	BoundaryShare map[string]float64 `json:"boundary_share_first10"`
+	BoundaryBase  float64            `json:"boundary_share_all"`
+}
+
+// Evaluate computes region scores and sparsification curves of r.
+func Evaluate(r *Result, anns []bsds.Annotation, opt SparsifyOptions) (*Evaluation, error) {
+	for k, a := range anns {
+		if a.W != r.W || a.H != r.H {
+			return nil, fmt.Errorf("decompose: annotation %d is %d×%d, the image %d×%d", k+1, a.W, a.H, r.W, r.H)
+		}
+	}
+	ev := &Evaluation{Annotators: len(anns), VIAUC: map[string]float64{}, RIAUC: map[string]float64{}, BoundaryShare: map[string]float64{}}
+	var err error
+	if ev.Regions, err = Score(r.Labels, anns); err != nil {
+		return nil, err
+	}
+	if ev.Curves, err = Sparsify(r.Labels, r.Uncertainty, r.W, r.H, anns, opt); err != nil {
+		return nil, err
+	}
+	for _, c := range ev.Curves {
+		ev.VIAUC[c.Name], ev.RIAUC[c.Name] = c.AUCVI, c.AUCRI
+	}
+	onB := SegmentBoundaries(r.Labels, r.W, r.H)
+	nb := 0
+	for _, b := range onB {
+		if b {
+			nb++
+		}
+	}
+	ev.BoundaryBase = float64(nb) / float64(len(onB))
+	opt.defaults()
+	for name, sc := range map[string][]float64{"proposed": r.Uncertainty.U, "likelihood": r.Uncertainty.ULik, "random": uncertainty.Random(len(onB), opt.Seed+1),
+		"proposed-lifted": r.Uncertainty.ULifted, "likelihood-E": r.Uncertainty.ULikE} {
+		rm := RemovalMask(sc, 0.1, opt.Seed)
+		k, hit := 0, 0
+		for i, x := range rm {
+			if x {
+				k++
+				if onB[i] {
+					hit++
+				}
+			}
+		}
+		ev.BoundaryShare[name] = float64(hit) / math.Max(1, float64(k))
+	}
+	return ev, nil
+}
+
+// SegmentBoundaries marks the pixels with a 4-neighbour in another segment.
+func SegmentBoundaries(labels []int, w, h int) []bool {
+	out := make([]bool, len(labels))
+	for y := 0; y < h; y++ {
+		for x := 0; x < w; x++ {
+			i := y*w + x
+			if (x+1 < w && labels[i+1] != labels[i]) || (y+1 < h && labels[i+w] != labels[i]) {
+				out[i] = true
+				if x+1 < w && labels[i+1] != labels[i] {
+					out[i+1] = true
+				}
+				if y+1 < h && labels[i+w] != labels[i] {
+					out[i+w] = true
+				}
+			}
+		}
+	}
+	return out
+}

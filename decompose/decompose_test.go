@@ -1,0 +1,270 @@
+package decompose
+
+import (
+	"image"
+	"image/color"
+	"math"
+	"math/rand"
+	"slices"
+	"testing"
+
+	"github.com/densify/densify/bsds"
+	"github.com/densify/densify/motiongraph"
+	"github.com/densify/densify/multicut"
+	"github.com/densify/densify/uncertainty"
+)
+
+// TestLineMaxHandComputed checks the 4-connected line on a 5×3 map.
+func TestLineMaxHandComputed(t *testing.T) {
+	w := 5
+	p := make([]float32, 15)
+	// values = 10·y + x, so the maximum identifies the pixel
+	for i := range p {
+		p[i] = float32(10*(i/w) + i%w)
+	}
+	cases := []struct {
+		x0, y0, x1, y1 int
+		want           float32
+	}{
+		{0, 0, 4, 0, 4},  // row 0
+		{0, 0, 0, 2, 20}, // column 0
+		{0, 0, 1, 1, 11}, // diagonal: (0,0), (1,0), (1,1)
+		{1, 1, 0, 0, 11}, // reversed: (1,1), (0,1)=10, (0,0)
+		{0, 0, 4, 1, 14}, // (0,0) (1,0) (2,0)→ round(2·1/4)=1 at s=2 → (2,1)…
+		{4, 2, 0, 0, 24}, // starts at the maximum
+		{3, 0, 3, 0, 3},  // a single pixel
+		{0, 2, 4, 0, 21}, // anti-diagonal: first step (0,2)→(1,1) (Round(−½) = −1) passes the corner (1,2) = 21
+		{1, 0, 2, 0, 2},  // neighbours
+	}
+	for _, c := range cases {
+		if got := LineMax(p, w, c.x0, c.y0, c.x1, c.y1); got != c.want {
+			t.Errorf("LineMax (%d,%d)→(%d,%d) = %v, want %v", c.x0, c.y0, c.x1, c.y1, got, c.want)
+		}
+	}
+	// a thin diagonal boundary (8-connected) blocks the anti-diagonal line
+	q := make([]float32, 16)
+	for i := 0; i < 4; i++ {
+		q[i*4+i] = 1
+	}
+	if got := LineMax(q, 4, 3, 0, 0, 3); got != 1 {
+		t.Errorf("line across a thin diagonal boundary missed it: %v", got)
+	}
+}
+
+// linePixels is the brute-force 4-connected line: every pixel whose centre
+// is visited by the DDA, plus the corner pixel of every diagonal step.
+func bruteLineMax(p []float32, w, x0, y0, x1, y1 int) float32 {
+	n := max(abs(x1-x0), abs(y1-y0))
+	m := float32(math.Inf(-1))
+	pts := [][2]int{{x0, y0}}
+	for s := 1; s <= n; s++ {
+		x := x0 + int(math.Round(float64(s*(x1-x0))/float64(n)))
+		y := y0 + int(math.Round(float64(s*(y1-y0))/float64(n)))
+		last := pts[len(pts)-1]
+		if x != last[0] && y != last[1] {
+			pts = append(pts, [2]int{x, last[1]})
+		}
+		pts = append(pts, [2]int{x, y})
+	}
+	for _, q := range pts {
+		m = max(m, p[q[1]*w+q[0]])
+	}
+	return m
+}
+
+// TestBuildGraphBruteForce compares BuildGraph on tiny maps with a
+// brute-force enumeration of all pixel pairs.
+func TestBuildGraphBruteForce(t *testing.T) {
+	rng := rand.New(rand.NewSource(3))
+	for _, nb := range []int{4, 8} {
+		w, h := 7, 5
+		p := make([]float32, w*h)
+		for i := range p {
+			p[i] = rng.Float32()
+		}
+		par := GraphParams{Neighbours: nb, Radius: 4, Lifted: 5, Beta: 0.4}
+		g, err := BuildGraph(p, w, h, par)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := g.Validate(); err != nil {
+			t.Fatal(err)
+		}
+		offs := LiftedOffsets(par.Lifted, par.Radius, nb)
+		if len(offs) != par.Lifted {
+			t.Fatalf("%d offsets, want %d", len(offs), par.Lifted)
+		}
+		type key struct{ u, v int }
+		want := map[key]multicut.Edge{}
+		for u := 0; u < w*h; u++ {
+			for v := u + 1; v < w*h; v++ {
+				dx, dy := v%w-u%w, v/w-u/w
+				reg := abs(dx)+abs(dy) == 1 || (nb == 8 && abs(dx) == 1 && abs(dy) == 1)
+				lif := slices.Contains(offs, Offset{dx, dy}) || slices.Contains(offs, Offset{-dx, -dy})
+				if !reg && !lif {
+					continue
+				}
+				q := bruteLineMax(p, w, u%w, u/w, v%w, v/w)
+				want[key{u, v}] = multicut.Edge{U: u, V: v, Cost: motiongraph.CostFromProb(float64(q), par.Beta), Lifted: !reg}
+			}
+		}
+		if len(g.Edges) != len(want) {
+			t.Fatalf("%d-neighbour graph has %d edges, brute force %d", nb, len(g.Edges), len(want))
+		}
+		for _, e := range g.Edges {
+			u, v := min(e.U, e.V), max(e.U, e.V)
+			we, ok := want[key{u, v}]
+			// the line max is symmetric except for exact halves; the brute
+			// force walks from the smaller id, BuildGraph from the offset's origin
+			if !ok || we.Lifted != e.Lifted || math.Abs(we.Cost-e.Cost) > 1e-12 {
+				q := bruteLineMax(p, w, e.U%w, e.U/w, e.V%w, e.V/w)
+				if !ok || we.Lifted != e.Lifted || math.Abs(motiongraph.CostFromProb(float64(q), par.Beta)-e.Cost) > 1e-12 {
+					t.Fatalf("edge (%d,%d) lifted=%v cost %v; brute force %+v (present %v)", e.U, e.V, e.Lifted, e.Cost, we, ok)
+				}
+			}
+		}
+	}
+}
+
+func TestLiftedOffsetsSpread(t *testing.T) {
+	offs := LiftedOffsets(8, 20, 4)
+	seen := map[Offset]bool{}
+	lo, hi := math.Inf(1), 0.0
+	for _, o := range offs {
+		if seen[o] || o.DY < 0 || (o.DY == 0 && o.DX <= 0) {
+			t.Fatalf("offset %v duplicated or not in the half plane: %v", o, offs)
+		}
+		seen[o] = true
+		r := math.Hypot(float64(o.DX), float64(o.DY))
+		lo, hi = math.Min(lo, r), math.Max(hi, r)
+		if r > 20.5 {
+			t.Fatalf("offset %v longer than τ", o)
+		}
+	}
+	if lo > 2.9 || hi < 19.5 {
+		t.Fatalf("offset lengths span [%v, %v], want about [2, 20]", lo, hi)
+	}
+}
+
+// TestUncertaintyEqualsPackage: on a tiny two-region image the per-pixel
+// uncertainty Decompose reports is the uncertainty package's on the same
+// graph and labels, and the two regions are found.
+func TestUncertaintyEqualsPackage(t *testing.T) {
+	img := twoRegions(24, 16)
+	opt := DefaultOptions()
+	opt.Graph.MinSize = 0
+	r, err := Decompose(img, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := uncertainty.Compute(r.Graph, r.Labels, opt.Graph.Beta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range want.U {
+		if r.Uncertainty.U[i] != want.U[i] || r.Uncertainty.ULik[i] != want.ULik[i] {
+			t.Fatalf("pixel %d: u %v lik %v, package %v %v", i, r.Uncertainty.U[i], r.Uncertainty.ULik[i], want.U[i], want.ULik[i])
+		}
+	}
+	if err := multicut.Feasible(r.Graph, r.Labels); err != nil {
+		t.Fatal(err)
+	}
+	// far from the edge (column 12) pixels are certain, the left and right
+	// halves far from it are in different segments
+	if r.Labels[8*24+2] == r.Labels[8*24+21] {
+		t.Fatalf("the two halves were not separated")
+	}
+	if r.Uncertainty.U[8*24+2] != 0 {
+		t.Fatalf("pixel far from the boundary has u = %v", r.Uncertainty.U[8*24+2])
+	}
+}
+
+// twoRegions is a dark left half and a bright right half with mild noise.
+func twoRegions(w, h int) *image.RGBA {
+	rng := rand.New(rand.NewSource(1))
+	img := image.NewRGBA(image.Rect(0, 0, w, h))
+	for y := 0; y < h; y++ {
+		for x := 0; x < w; x++ {
+			v := 40
+			if x >= w/2 {
+				v = 210
+			}
+			v += rng.Intn(7) - 3
+			img.Set(x, y, color.RGBA{uint8(v), uint8(v / 2), uint8(255 - v), 255})
+		}
+	}
+	return img
+}
+
+func TestAbsorbSmall(t *testing.T) {
+	// 1×6 path with costs; segment {2} is small and joins the neighbour with
+	// the larger edge cost (edge 2–3: 5 > edge 1–2: 1)
+	g := &multicut.Graph{N: 6}
+	costs := []float64{3, 1, 5, 3, 2}
+	for i, c := range costs {
+		g.Edges = append(g.Edges, multicut.Edge{U: i, V: i + 1, Cost: c})
+	}
+	g.Edges = append(g.Edges, multicut.Edge{U: 0, V: 5, Cost: -9, Lifted: true})
+	got := AbsorbSmall(g, []int{0, 0, 1, 2, 2, 2}, 2)
+	if want := []int{0, 0, 1, 1, 1, 1}; !slices.Equal(got, want) {
+		t.Fatalf("AbsorbSmall = %v, want %v", got, want)
+	}
+	if err := multicut.Feasible(g, got); err != nil {
+		t.Fatal(err)
+	}
+	if got := AbsorbSmall(g, []int{0, 0, 1, 2, 2, 2}, 0); !slices.Equal(got, []int{0, 0, 1, 2, 2, 2}) {
+		t.Fatalf("minSize 0 changed labels: %v", got)
+	}
+}
+
+func TestCoveringAndScore(t *testing.T) {
+	// gt regions {0,1,2,3} {4,5}; pred {0,1} {2,3,4,5}
+	gt := []int{0, 0, 0, 0, 1, 1}
+	pred := []int{0, 0, 1, 1, 1, 1}
+	// RI(pred, gt) = 7/15: together in both (0,1) (2,3) (4,5), apart in both {0,1}×{4,5}
+	// region A (size 4): best overlap max(2/4, 2/6) = 0.5; B (size 2): 2/4 = 0.5
+	if c := Covering(pred, gt); math.Abs(c-(4*0.5+2*0.5)/6) > 1e-12 {
+		t.Fatalf("covering %v", c)
+	}
+	if c := Covering(gt, gt); c != 1 {
+		t.Fatalf("self covering %v", c)
+	}
+	anns := []bsds.Annotation{{W: 6, H: 1, Segment: gt}, {W: 6, H: 1, Segment: pred}}
+	s, err := Score(pred, anns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(s.Covering-(0.5+1)/2) > 1e-12 || math.Abs(s.PRI-(1+7.0/15)/2) > 1e-12 {
+		t.Fatalf("scores %+v", s)
+	}
+}
+
+// TestSparsifyBoundaryFirst: on the two-region image with an annotator equal
+// to the halves, removing uncertain pixels first lowers VI at least as fast
+// as random removal, and the first removed pixels are boundary pixels.
+func TestSparsifyBoundaryFirst(t *testing.T) {
+	w, h := 24, 16
+	opt := DefaultOptions()
+	opt.Graph.MinSize = 0
+	opt.Graph.Beta = 0.7
+	r, err := Decompose(twoRegions(w, h), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seg := make([]int, w*h)
+	for i := range seg {
+		if i%w >= w/2 {
+			seg[i] = 1
+		}
+	}
+	ev, err := Evaluate(r, []bsds.Annotation{{W: w, H: h, Segment: seg}}, SparsifyOptions{Stride: 1, Seed: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ev.Curves) != len(Orderings) || ev.Curves[0].Name != "proposed" {
+		t.Fatalf("curves %+v", ev.Curves)
+	}
+	if ev.BoundaryShare["proposed"] < ev.BoundaryShare["random"] || ev.BoundaryShare["proposed"] < 0.9*math.Min(1, ev.BoundaryBase/0.1) {
+		t.Fatalf("first removed pixels are not boundary pixels: %v (base %v)", ev.BoundaryShare, ev.BoundaryBase)
+	}
+}
