@@ -5,9 +5,8 @@ import (
 	"math"
 	"math/rand"
 
-	"gonum.org/v1/gonum/mat"
-
 	"github.com/densify/densify/bsds"
+	"github.com/densify/densify/internal/logistic"
 )
 
 // SoftLabels returns, for every pixel, the fraction of annotators with a
@@ -126,91 +125,10 @@ func Fit(s *Sample, r int, lambda float64, source string) (*Model, error) {
 	if ybar <= 0 || ybar >= 1 {
 		return nil, fmt.Errorf("boundary fit: labels are all %v", ybar)
 	}
-	theta := make([]float64, D)
-	theta[0] = math.Log(ybar / (1 - ybar))
-	obj := func(th []float64) float64 {
-		o := 0.0
-		for i := range n {
-			eta := dot(Z[i*D:(i+1)*D], th)
-			o += s.Y[i]*logSig(eta) + (1-s.Y[i])*logSig(-eta)
-		}
-		for j := 1; j < D; j++ {
-			o -= lambda / 2 * th[j] * th[j]
-		}
-		return o
-	}
-	cur := obj(theta)
-	for range 50 {
-		H := mat.NewSymDense(D, nil)
-		g := mat.NewVecDense(D, nil)
-		hd := make([]float64, D*D)
-		gd := make([]float64, D)
-		for i := range n {
-			row := Z[i*D : (i+1)*D]
-			p := 1 / (1 + math.Exp(-dot(row, theta)))
-			w := math.Max(p*(1-p), 1e-12)
-			for a := range D {
-				gd[a] += row[a] * (s.Y[i] - p)
-				for b := a; b < D; b++ {
-					hd[a*D+b] += w * row[a] * row[b]
-				}
-			}
-		}
-		for a := range D {
-			if a > 0 {
-				gd[a] -= lambda * theta[a]
-				hd[a*D+a] += lambda
-			}
-			g.SetVec(a, gd[a])
-			for b := a; b < D; b++ {
-				H.SetSym(a, b, hd[a*D+b])
-			}
-		}
-		var ch mat.Cholesky
-		if !ch.Factorize(H) {
-			return nil, fmt.Errorf("boundary fit: Hessian not positive definite")
-		}
-		var step mat.VecDense
-		if err := ch.SolveVecTo(&step, g); err != nil {
-			return nil, fmt.Errorf("boundary fit: %v", err)
-		}
-		next := make([]float64, D)
-		alpha, nobj := 1.0, 0.0
-		for range 30 {
-			for a := range D {
-				next[a] = theta[a] + alpha*step.AtVec(a)
-			}
-			if nobj = obj(next); nobj >= cur {
-				break
-			}
-			alpha /= 2
-		}
-		moved := 0.0
-		for a := range D {
-			moved = math.Max(moved, math.Abs(next[a]-theta[a]))
-		}
-		copy(theta, next)
-		cur = nobj
-		if moved < 1e-8 {
-			break
-		}
+	theta, err := logistic.Fit(Z, s.Y, D, lambda, 50)
+	if err != nil {
+		return nil, fmt.Errorf("boundary fit: %v", err)
 	}
 	m.Theta = theta
 	return m, m.Validate()
-}
-
-func dot(a, b []float64) float64 {
-	s := 0.0
-	for i := range a {
-		s += a[i] * b[i]
-	}
-	return s
-}
-
-// logSig is log σ(x), overflow-free.
-func logSig(x float64) float64 {
-	if x >= 0 {
-		return -math.Log1p(math.Exp(-x))
-	}
-	return x - math.Log1p(math.Exp(x))
 }

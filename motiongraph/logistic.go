@@ -8,7 +8,7 @@ import (
 	"slices"
 
 	"github.com/densify/densify/internal/atomicfile"
-	"gonum.org/v1/gonum/mat"
+	"github.com/densify/densify/internal/logistic"
 )
 
 // PairSample is one labelled trajectory pair for fitting the cost model:
@@ -119,7 +119,7 @@ func FitCosts(samples []PairSample, opt FitOptions) (*CostModel, *Calibration, e
 			y[i] = 1
 		}
 	}
-	theta, err := irls(X, y, d+1, opt.Lambda, opt.MaxIter)
+	theta, err := logistic.Fit(X, y, d+1, opt.Lambda, opt.MaxIter)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -139,114 +139,6 @@ func FitCosts(samples []PairSample, opt FitOptions) (*CostModel, *Calibration, e
 		cut[i] = s.Cut
 	}
 	return m, Calibrate(p, cut, 10), nil
-}
-
-// irls maximises the penalised log-likelihood with Newton steps (step
-// halving if the objective does not increase). X is row-major n×d with the
-// intercept in column 0 (not penalised).
-func irls(X, y []float64, d int, lambda float64, maxIter int) ([]float64, error) {
-	n := len(y)
-	theta := make([]float64, d)
-	// start at the base rate
-	mean := 0.0
-	for _, v := range y {
-		mean += v
-	}
-	mean /= float64(n)
-	theta[0] = math.Log(mean / (1 - mean))
-	obj := func(th []float64) float64 {
-		s := 0.0
-		for i := range n {
-			eta := dot(X[i*d:(i+1)*d], th)
-			// log σ(η) = −log(1+e^−η), log(1−σ(η)) = −log(1+e^η)
-			if y[i] == 1 {
-				s -= softplus(-eta)
-			} else {
-				s -= softplus(eta)
-			}
-		}
-		for j := 1; j < d; j++ {
-			s -= 0.5 * lambda * th[j] * th[j]
-		}
-		return s
-	}
-	cur := obj(theta)
-	H := mat.NewSymDense(d, nil)
-	g := mat.NewVecDense(d, nil)
-	for range maxIter {
-		hd := make([]float64, d*d)
-		gd := make([]float64, d)
-		for i := range n {
-			row := X[i*d : (i+1)*d]
-			p := Sigmoid(dot(row, theta))
-			w := math.Max(p*(1-p), 1e-12)
-			r := y[i] - p
-			for a := range d {
-				gd[a] += row[a] * r
-				wa := w * row[a]
-				for b := a; b < d; b++ {
-					hd[a*d+b] += wa * row[b]
-				}
-			}
-		}
-		for a := range d {
-			if a > 0 {
-				gd[a] -= lambda * theta[a]
-				hd[a*d+a] += lambda
-			}
-			g.SetVec(a, gd[a])
-			for b := a; b < d; b++ {
-				H.SetSym(a, b, hd[a*d+b]+1e-10)
-			}
-		}
-		var ch mat.Cholesky
-		if ok := ch.Factorize(H); !ok {
-			return nil, fmt.Errorf("fit costs: Hessian not positive definite (collinear features?)")
-		}
-		var step mat.VecDense
-		if err := ch.SolveVecTo(&step, g); err != nil {
-			return nil, fmt.Errorf("fit costs: %v", err)
-		}
-		next := make([]float64, d)
-		alpha := 1.0
-		var nobj float64
-		for range 30 {
-			for a := range d {
-				next[a] = theta[a] + alpha*step.AtVec(a)
-			}
-			nobj = obj(next)
-			if nobj >= cur-1e-12*math.Abs(cur) {
-				break
-			}
-			alpha /= 2
-		}
-		maxStep := 0.0
-		for a := range d {
-			maxStep = math.Max(maxStep, math.Abs(next[a]-theta[a]))
-		}
-		copy(theta, next)
-		cur = nobj
-		if maxStep < 1e-9 {
-			break
-		}
-	}
-	return theta, nil
-}
-
-func dot(a, b []float64) float64 {
-	s := 0.0
-	for i := range a {
-		s += a[i] * b[i]
-	}
-	return s
-}
-
-// softplus(x) = log(1 + e^x), stable.
-func softplus(x float64) float64 {
-	if x > 0 {
-		return x + math.Log1p(math.Exp(-x))
-	}
-	return math.Log1p(math.Exp(x))
 }
 
 // Calibration is the reliability report of predicted cut probabilities.
