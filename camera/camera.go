@@ -53,6 +53,15 @@ type Options struct {
 	Sample int `json:"sample"`
 	// Seed of the random number generator (frame t uses Seed+t).
 	Seed uint64 `json:"seed"`
+	// Border, when > 0, fits each frame's homography only on the points
+	// within Border × min(width, height) of the image border (the extent of
+	// all trajectory points), when at least 8 of them are there: the
+	// dominant motion of the border, which is the background's even when
+	// the camera follows an object that fills the middle of the frame (the
+	// object is then nearly static and would be the largest consistent
+	// motion of the whole frame). Residuals are still computed for every
+	// point.
+	Border float64 `json:"border,omitempty"`
 }
 
 // DefaultOptions are the defaults of Estimate.
@@ -71,6 +80,8 @@ func (o Options) Validate() error {
 		return fmt.Errorf("camera: threshold must be > 0, got %v", o.Threshold)
 	case !(o.MinScale > 0) || math.IsInf(o.MinScale, 0):
 		return fmt.Errorf("camera: min scale must be > 0, got %v", o.MinScale)
+	case !(o.Border >= 0 && o.Border <= 0.5):
+		return fmt.Errorf("camera: border must be in [0, 0.5], got %v", o.Border)
 	case o.Sample < 4:
 		return fmt.Errorf("camera: sample must be ≥ 4, got %d", o.Sample)
 	}
@@ -138,6 +149,19 @@ func Estimate(ts *trajectory.TrackSet, opt Options) (*Motion, error) {
 	type corr struct{ x0, y0, x1, y1 []float64 }
 	cs := make([]corr, nf)
 	step := func(t int) int { return max(min(opt.Step, nf-1-t), 1) }
+	// the border band (extent of all points)
+	inBand := func(x, y float64) bool { return true }
+	if opt.Border > 0 {
+		x0, y0, x1, y1 := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
+		for i := range ts.Tracks {
+			for _, q := range ts.Tracks[i].Points {
+				x0, y0, x1, y1 = math.Min(x0, q.X), math.Min(y0, q.Y), math.Max(x1, q.X), math.Max(y1, q.Y)
+			}
+		}
+		b := opt.Border * math.Min(x1-x0, y1-y0)
+		inBand = func(x, y float64) bool { return x-x0 <= b || x1-x <= b || y-y0 <= b || y1-y <= b }
+	}
+	border := make([]corr, nf)
 	for i := range ts.Tracks {
 		pts := ts.Tracks[i].Points
 		for k := range pts {
@@ -145,6 +169,13 @@ func Estimate(ts *trajectory.TrackSet, opt Options) (*Motion, error) {
 			Tt := step(t)
 			if k+Tt >= len(pts) {
 				break
+			}
+			if opt.Border > 0 && inBand(pts[k].X, pts[k].Y) {
+				c := &border[t]
+				c.x0 = append(c.x0, pts[k].X)
+				c.y0 = append(c.y0, pts[k].Y)
+				c.x1 = append(c.x1, pts[k+Tt].X)
+				c.y1 = append(c.y1, pts[k+Tt].Y)
 			}
 			c := &cs[t]
 			c.x0 = append(c.x0, pts[k].X)
@@ -156,8 +187,12 @@ func Estimate(ts *trajectory.TrackSet, opt Options) (*Motion, error) {
 	m := &Motion{Options: opt, Frames: make([]Frame, nf)}
 	for t := range nf {
 		c := &cs[t]
+		if len(border[t].x0) >= 8 {
+			c = &border[t]
+		}
 		rng := rand.New(rand.NewPCG(opt.Seed, uint64(t)))
 		m.Frames[t] = fitFrame(c.x0, c.y0, c.x1, c.y1, step(t), opt, rng)
+		border[t] = corr{}
 		m.Frames[t].Step = step(t)
 		cs[t] = corr{}
 	}

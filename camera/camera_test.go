@@ -174,3 +174,60 @@ func TestOptionsValidate(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// A camera that follows an object: the object (static in the image, many
+// points in the middle) is the largest consistent motion of the frame, the
+// background translates by (3, 0) px per frame. Fitted on the whole frame the
+// object is the "camera"; fitted on the border band it is the background.
+func TestBorderBandFollowsTheBackground(t *testing.T) {
+	ts := &trajectory.TrackSet{Frames: 6}
+	add := func(x, y, vx float64) {
+		tr := trajectory.Track{}
+		for f := range 6 {
+			tr.Points = append(tr.Points, trajectory.Point{X: x + vx*float64(f), Y: y, Frame: f})
+		}
+		ts.Tracks = append(ts.Tracks, tr)
+	}
+	for y := 0.0; y <= 480; y += 40 {
+		for x := 0.0; x <= 600; x += 40 {
+			if x > 180 && x < 440 && y > 130 && y < 350 {
+				continue
+			}
+			add(x, y, 3)
+		}
+	}
+	bg := len(ts.Tracks)
+	for y := 150.0; y < 330; y += 6 {
+		for x := 200.0; x < 420; x += 6 {
+			add(x, y, 0)
+		}
+	}
+	if len(ts.Tracks)-bg <= bg {
+		t.Fatalf("the object must outnumber the background: %d vs %d", len(ts.Tracks)-bg, bg)
+	}
+	opt := DefaultOptions()
+	opt.Step = 1
+	resid := func(m *Motion, i int) float64 { return math.Hypot(float64(m.ResX[i][0]), float64(m.ResY[i][0])) }
+	whole, err := Estimate(ts, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := resid(whole, bg); r > 1e-6 {
+		t.Errorf("whole frame: object residual %v, want 0 (the object is the dominant motion)", r)
+	}
+	opt.Border = 0.15
+	band, err := Estimate(ts, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := resid(band, 0); r > 1e-6 {
+		t.Errorf("border band: background residual %v, want 0", r)
+	}
+	if r := resid(band, bg); math.Abs(r-3) > 1e-6 {
+		t.Errorf("border band: object residual %v, want 3", r)
+	}
+	opt.Border = 0.7
+	if _, err := Estimate(ts, opt); err == nil {
+		t.Error("border 0.7 accepted")
+	}
+}

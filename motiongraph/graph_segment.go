@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/densify/densify/camera"
 	"github.com/densify/densify/multicut"
 	"github.com/densify/densify/trajectory"
 )
@@ -91,7 +92,14 @@ func Segment(ts *trajectory.TrackSet, frames []image.Image, opt SegmentOptions) 
 	res.Labels = multicut.Canonical(labels)
 	res.Energy = multicut.Energy(g, res.Labels)
 	res.Clusters = multicut.NumClusters(res.Labels)
-	res.Camera, res.Background = CameraEvidence(st.Camera, res.Labels, res.Clusters)
+	// the background decision uses the dominant motion of the image border
+	co := st.Camera.Options
+	co.Border = BackgroundBorder
+	bcam, err := camera.Estimate(ts, co)
+	if err != nil {
+		return nil, err
+	}
+	res.Camera, res.Background = CameraEvidence(bcam, res.Labels, res.Clusters)
 	return res, nil
 }
 
