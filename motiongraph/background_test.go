@@ -1,6 +1,8 @@
 package motiongraph
 
 import (
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/densify/densify/camera"
@@ -39,5 +41,18 @@ func TestCameraEvidence(t *testing.T) {
 	_, bg = CameraEvidence(&camera.Motion{Norm: [][]float32{{7}, {5}, {9}}}, []int{0, 1, 2}, 3)
 	if len(bg) != 1 || bg[0] != 1 {
 		t.Errorf("background %v, want [1]", bg)
+	}
+}
+
+func TestReadBackgroundClusters(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "segment.json")
+	os.WriteFile(p, []byte(`{"clusters": 3, "background_clusters": [0, 2]}`), 0o644)
+	bg, err := ReadBackgroundClusters(p)
+	if err != nil || len(bg) != 2 || bg[0] != 0 || bg[1] != 2 {
+		t.Fatalf("%v %v", bg, err)
+	}
+	os.WriteFile(p, []byte(`{"clusters": 3}`), 0o644)
+	if _, err := ReadBackgroundClusters(p); err == nil {
+		t.Error("segment.json without background_clusters accepted")
 	}
 }

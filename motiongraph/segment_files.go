@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"image"
 	"io"
+	"os"
 	"path/filepath"
 	"time"
 
@@ -69,6 +70,24 @@ type SegmentReport struct {
 	// clusters it explains (the background of the training labels).
 	Camera     []ClusterCamera `json:"camera_clusters"`
 	Background []int           `json:"background_clusters"`
+}
+
+// ReadBackgroundClusters reads the background clusters decided by the
+// segmentation (SegmentReport.Background) from a segment.json written by
+// SegmentFiles.
+func ReadBackgroundClusters(path string) ([]int, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var r SegmentReport
+	if err := json.Unmarshal(data, &r); err != nil {
+		return nil, fmt.Errorf("%s: %v", path, err)
+	}
+	if len(r.Background) == 0 {
+		return nil, fmt.Errorf("%s: no background_clusters (written by densify segment since the camera-motion decision)", path)
+	}
+	return r.Background, nil
 }
 
 // SegmentFiles is the segmentation stage of `densify segment` and of the

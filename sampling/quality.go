@@ -1,10 +1,6 @@
 package sampling
 
 import (
-	"encoding/json"
-	"fmt"
-	"os"
-
 	"github.com/densify/densify/dataset"
 )
 
@@ -98,24 +94,4 @@ func ScoreLabels(set *Set, gt *dataset.GroundTruth) LabelQuality {
 	}
 	q.Labelled, q.Hard = all.scores(), hard.scores()
 	return q
-}
-
-// ReadBackgroundClusters reads the background clusters decided by the
-// segmentation (the "background_clusters" of a segment.json written by
-// densify segment or the pipeline's segment stage).
-func ReadBackgroundClusters(path string) ([]int, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	var v struct {
-		Background *[]int `json:"background_clusters"`
-	}
-	if err := json.Unmarshal(data, &v); err != nil {
-		return nil, fmt.Errorf("%s: %v", path, err)
-	}
-	if v.Background == nil || len(*v.Background) == 0 {
-		return nil, fmt.Errorf("%s: no background_clusters (written by densify segment since the camera-motion decision)", path)
-	}
-	return *v.Background, nil
 }

@@ -2,8 +2,6 @@ package sampling
 
 import (
 	"math"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/densify/densify/dataset"
@@ -77,19 +75,5 @@ func TestBackgroundClustersOverrideBorderRule(t *testing.T) {
 	opt.BackgroundClusters = []int{12345}
 	if _, err := Prepare(in, opt); err == nil {
 		t.Error("a background cluster that does not exist was accepted")
-	}
-}
-
-func TestReadBackgroundClusters(t *testing.T) {
-	dir := t.TempDir()
-	p := filepath.Join(dir, "segment.json")
-	os.WriteFile(p, []byte(`{"clusters": 3, "background_clusters": [0, 2]}`), 0o644)
-	bg, err := ReadBackgroundClusters(p)
-	if err != nil || len(bg) != 2 || bg[0] != 0 || bg[1] != 2 {
-		t.Fatalf("%v %v", bg, err)
-	}
-	os.WriteFile(p, []byte(`{"clusters": 3}`), 0o644)
-	if _, err := ReadBackgroundClusters(p); err == nil {
-		t.Error("segment.json without background_clusters accepted")
 	}
 }

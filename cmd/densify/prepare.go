@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/densify/densify/dataset"
+	"github.com/densify/densify/motiongraph"
 	"github.com/densify/densify/sampling"
 	"github.com/spf13/cobra"
 )
@@ -46,7 +47,7 @@ func runPrepare(o *prepareOptions) error {
 		return fmt.Errorf("prepare needs --frames, --tracks and --out")
 	}
 	if o.Segment != "" {
-		bg, err := sampling.ReadBackgroundClusters(o.Segment)
+		bg, err := motiongraph.ReadBackgroundClusters(o.Segment)
 		if err != nil {
 			return err
 		}
