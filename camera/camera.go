@@ -150,7 +150,7 @@ func Estimate(ts *trajectory.TrackSet, opt Options) (*Motion, error) {
 	cs := make([]corr, nf)
 	step := func(t int) int { return max(min(opt.Step, nf-1-t), 1) }
 	// the border band (extent of all points)
-	inBand := func(x, y float64) bool { return true }
+	var inBand func(x, y float64) bool // nil: no band
 	if opt.Border > 0 {
 		x0, y0, x1, y1 := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
 		for i := range ts.Tracks {
@@ -170,7 +170,7 @@ func Estimate(ts *trajectory.TrackSet, opt Options) (*Motion, error) {
 			if k+Tt >= len(pts) {
 				break
 			}
-			if opt.Border > 0 && inBand(pts[k].X, pts[k].Y) {
+			if inBand != nil && inBand(pts[k].X, pts[k].Y) {
 				c := &border[t]
 				c.x0 = append(c.x0, pts[k].X)
 				c.y0 = append(c.y0, pts[k].Y)

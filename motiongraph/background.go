@@ -63,7 +63,6 @@ func CameraEvidence(cam *camera.Motion, labels []int, clusters int) ([]ClusterCa
 		o.Cluster = c
 		o.Points = len(res[c])
 		if o.Points == 0 {
-			o.ResidualMedian = 0
 			continue
 		}
 		slices.Sort(res[c])
