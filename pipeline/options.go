@@ -27,6 +27,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/densify/densify/eval"
 	"github.com/densify/densify/motiongraph"
@@ -36,16 +37,62 @@ import (
 )
 
 // Variant names a training variant of the run (folder names model-<v>,
-// masks-<v>): VariantWeighted weights the hard examples of the prepared set
-// × its factor on top of the class balance (the U-Net densifier trains
-// train.VariantHard), VariantUniform uses the class balance only (the
-// ablation baseline, seed Table 1 "w/o"; train.VariantUniform).
+// masks-<v>; further seeds model-<v>-seed<N>): VariantWeighted weights the
+// hard examples of the prepared set × its factor on top of the class balance
+// (the U-Net densifier trains train.VariantHard), VariantUniform uses the
+// class balance only (the ablation baseline, seed Table 1 "w/o";
+// train.VariantUniform), VariantConfidence weights every label by the
+// confidence 1 − 2u of its trajectory (train.VariantConfidence), and
+// VariantOracle trains uniform weights on the same trajectories labelled from
+// the ground truth (sampling.PrepareOracleFiles; sequences without ground
+// truth skip it): the dense J a perfect segmentation would give.
 type Variant string
 
 const (
-	VariantWeighted Variant = "weighted"
-	VariantUniform  Variant = "uniform"
+	VariantWeighted   Variant = "weighted"
+	VariantUniform    Variant = "uniform"
+	VariantConfidence Variant = "confidence"
+	VariantOracle     Variant = "oracle"
 )
+
+// Variants lists the known variants.
+var Variants = []Variant{VariantWeighted, VariantUniform, VariantConfidence, VariantOracle}
+
+// ParseVariant returns the variant named s.
+func ParseVariant(s string) (Variant, error) {
+	for _, v := range Variants {
+		if string(v) == s {
+			return v, nil
+		}
+	}
+	names := make([]string, len(Variants))
+	for i, v := range Variants {
+		names[i] = string(v)
+	}
+	return "", fmt.Errorf("unknown variant %q (%s)", s, strings.Join(names, ", "))
+}
+
+// TrainVariant is the loss weighting the densifier trains v with (the names
+// of train.Variant): hard, uniform or confidence.
+func (v Variant) TrainVariant() string {
+	switch v {
+	case VariantWeighted:
+		return "hard"
+	case VariantConfidence:
+		return "confidence"
+	default: // uniform, oracle
+		return "uniform"
+	}
+}
+
+// RunName names the k-th seed's model of v (k = 0: the first seed, the
+// variant's name; then <v>-seed<k+1>).
+func RunName(v Variant, k int) string {
+	if k == 0 {
+		return string(v)
+	}
+	return fmt.Sprintf("%s-seed%d", v, k+1)
+}
 
 // Options holds the knobs of every stage.
 type Options struct {
@@ -80,6 +127,11 @@ type Options struct {
 	// densifier") and its settings.
 	Densifier Densifier
 	Train     TrainOptions
+
+	// Seeds is the number of models trained per variant, with seeds
+	// Train.Seed, Train.Seed+1, … (0 or 1: one; the ablation's statistics
+	// need several).
+	Seeds int
 
 	// Eval of sparse tracks and dense masks.
 	Eval eval.Options
@@ -159,6 +211,9 @@ func (o *Options) Validate() error {
 	}
 	if o.Segment.MinClusterSize < 0 {
 		return fmt.Errorf("segment: min cluster size must be ≥ 0, got %d", o.Segment.MinClusterSize)
+	}
+	if o.Seeds < 0 || o.Seeds > 1000 {
+		return fmt.Errorf("train: seeds must be in [1, 1000] (0 = 1), got %d", o.Seeds)
 	}
 	if o.HeatmapEvery < 1 || o.HeatmapEvery > 1000000 {
 		return fmt.Errorf("heat maps: every must be in [1, 1000000], got %d", o.HeatmapEvery)

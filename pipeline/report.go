@@ -31,8 +31,11 @@ type SequenceResult struct {
 	Uncertainty *UncertaintyInfo         `json:"uncertainty,omitempty"`
 	Prepared    *PrepareInfo             `json:"prepared,omitempty"`
 	Dense       map[Variant]*DenseResult `json:"dense,omitempty"`
-	Stages      []StageStatus            `json:"stages"`
-	Error       string                   `json:"error,omitempty"`
+	// Repeats are the models of the further seeds (Options.Seeds > 1), in
+	// seed order; Dense holds the first seed's.
+	Repeats map[Variant][]*DenseResult `json:"repeats,omitempty"`
+	Stages  []StageStatus              `json:"stages"`
+	Error   string                     `json:"error,omitempty"`
 }
 
 // Seconds is the summed time of the stages (as recorded when they ran).

@@ -226,12 +226,14 @@ func runSequence(ctx context.Context, s dataset.SequenceInfo, work string, opt *
 	if err := p.upstream(); err != nil {
 		return p.res, err
 	}
-	for _, v := range variants {
-		if err := p.checkCtx(); err != nil {
-			return p.res, err
-		}
-		if err := p.dense(v); err != nil {
-			return p.res, err
+	for k := range max(1, opt.Seeds) {
+		for _, v := range variants {
+			if err := p.checkCtx(); err != nil {
+				return p.res, err
+			}
+			if err := p.dense(v, k); err != nil {
+				return p.res, err
+			}
 		}
 	}
 	p.res.Stages = p.status

@@ -39,8 +39,11 @@ func loadSets(dirs []string, scale float64, v Variant) (*trainData, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", dir, err)
 		}
-		if m.Version < sampling.FormatVersion {
-			return nil, fmt.Errorf("%s: prepared set of format version %d, which has the hard-example factor in its weights; this densify needs version %d (base weights and hard mask apart): run densify prepare again", dir, m.Version, sampling.FormatVersion)
+		if m.Version < 2 {
+			return nil, fmt.Errorf("%s: prepared set of format version %d, which has the hard-example factor in its weights; this densify needs version ≥ 2 (base weights and hard mask apart): run densify prepare again", dir, m.Version)
+		}
+		if v.NeedsUncertainty() && m.Version < 3 {
+			return nil, fmt.Errorf("%s: prepared set of format version %d has no per-pixel uncertainty, which the %s variant needs (version %d): run densify prepare again", dir, m.Version, v, sampling.FormatVersion)
 		}
 		switch m.Mode {
 		case "binary", "multi":
@@ -117,6 +120,25 @@ func loadFrame(dir string, m *sampling.Manifest, mf sampling.ManifestFrame, scal
 	if ha.U8 == nil {
 		return nil, fmt.Errorf("%s: hard mask must be uint8", hp)
 	}
+	var u []float32
+	if v.NeedsUncertainty() {
+		if mf.U == "" {
+			return nil, fmt.Errorf("%s: manifest.json lists no uncertainty file for frame %d", dir, mf.Frame)
+		}
+		ua, up, err := read(mf.U)
+		if err != nil {
+			return nil, err
+		}
+		if ua.F32 == nil {
+			return nil, fmt.Errorf("%s: uncertainty must be float32", up)
+		}
+		for i, x := range ua.F32 {
+			if !(x >= 0 && x <= 1) {
+				return nil, fmt.Errorf("%s: pixel (%d,%d) has uncertainty %v, want a value in [0,1]", up, i%W, i/W, x)
+			}
+		}
+		u = ua.F32
+	}
 	classes := m.Classes
 	if m.Mode == "binary" {
 		classes = 2
@@ -133,7 +155,11 @@ func loadFrame(dir string, m *sampling.Manifest, mf sampling.ManifestFrame, scal
 		if math.IsNaN(float64(w)) || math.IsInf(float64(w), 0) || w < 0 {
 			return nil, fmt.Errorf("%s: pixel (%d,%d) has weight %v, want a finite value ≥ 0", wp, i%W, i/W, w)
 		}
-		weights[i] = v.Weight(PixelWeight{Base: w, Hard: ha.U8[i] == 1, Factor: m.Options.Factor})
+		pw := PixelWeight{Base: w, Hard: ha.U8[i] == 1, Factor: m.Options.Factor}
+		if u != nil {
+			pw.U = u[i]
+		}
+		weights[i] = v.Weight(pw)
 	}
 	img, err := dataset.ReadImage(mf.Image)
 	if err != nil {

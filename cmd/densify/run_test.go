@@ -54,7 +54,7 @@ func TestRunCommandInProcess(t *testing.T) {
 	if !strings.Contains(errOut, "synth01: train-uniform running") || strings.Contains(errOut, "\r") {
 		t.Errorf("stage log:\n%q", errOut)
 	}
-	if len(d.trains) != 1 || !d.trains[0].Uniform {
+	if len(d.trains) != 1 || d.trains[0].Variant != "uniform" {
 		t.Errorf("train requests %+v", d.trains)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "work", "report.md")); err != nil {
