@@ -371,10 +371,10 @@ func TestReportMarkdown(t *testing.T) {
 				Sparse:      &Scores{Precision: 0.9, Recall: 0.8, F: 0.847},
 				Uncertainty: &UncertaintyInfo{Summary: uncertainty.Summary{Nodes: 300, MeanU: 0.01}, AUCVI: map[string]float64{"proposed": 0.1, "likelihood": 0.2, "random": 0.3}, VIFalls: &falls, Heatmaps: []string{"uncertainty/heatmaps/heat_00000.png"}},
 				Dense: map[Variant]*DenseResult{VariantWeighted: {Masks: "masks-weighted", Preview: "preview-weighted.png",
-					Scores: &Scores{Precision: 0.7, Recall: 0.6, F: 0.646, IoU: 0.5}}},
+					Scores: &Scores{Precision: 0.7, Recall: 0.6, F: 0.646, IoU: 0.45, JMean: 0.5}}},
 				Stages: []StageStatus{{Stage: "track", Seconds: 2}, {Stage: "segment", Seconds: 0.5, Skipped: true}}},
 			{Name: "s2", Trajectories: 100, Clusters: 2, Sparse: &Scores{Precision: 0.5, Recall: 0.4, F: 0.444},
-				Dense: map[Variant]*DenseResult{VariantWeighted: {Masks: "masks-weighted", Scores: &Scores{Precision: 0.3, Recall: 0.2, F: 0.24, IoU: 0.1}}},
+				Dense: map[Variant]*DenseResult{VariantWeighted: {Masks: "masks-weighted", Scores: &Scores{Precision: 0.3, Recall: 0.2, F: 0.24, IoU: 0.05, JMean: 0.1}}},
 				Error: "s2: predict-weighted: boom"},
 		}}
 	r.summarise()
@@ -384,7 +384,7 @@ func TestReportMarkdown(t *testing.T) {
 	}
 	md := b.String()
 	for _, want := range []string{
-		"| sequence | trajectories | clusters | sparse P | sparse R | sparse F | dense P (weighted) | dense R (weighted) | dense F (weighted) | IoU (weighted) | time (s) |",
+		"| sequence | trajectories | clusters | sparse P | sparse R | sparse F | dense P (weighted) | dense R (weighted) | dense F (weighted) | J (weighted) | time (s) |",
 		"| s1 | 300 | 3 | 90.00 | 80.00 | 84.70 | 70.00 | 60.00 | 64.60 | 50.00 | 2.5 |",
 		"| s2 (failed) | 100 | 2 | 50.00 | 40.00 | 44.40 | 30.00 | 20.00 | 24.00 | 10.00 | 0.0 |",
 		"| **mean** | | | 70.00 | 60.00 | 64.55 | 50.00 | 40.00 | 44.30 | 30.00 | |",
@@ -401,6 +401,17 @@ func TestReportMarkdown(t *testing.T) {
 	}
 	if r.Sparse.Count != 2 || fmt.Sprintf("%.4f", r.Sparse.F) != "0.6455" {
 		t.Errorf("sparse mean %+v", r.Sparse)
+	}
+	// oracle J 0.80 against the weighted J 0.50: labels cost 30 points, the
+	// densifier 20, so the segmentation limits s1
+	s1 := r.Sequences[0]
+	s1.Dense[VariantOracle] = &DenseResult{Variant: VariantOracle, Scores: &Scores{JMean: 0.8}}
+	want := "dense J 80.00 against 50.00 with the segmentation's labels (weighted): the labels cost 30.00 points, the densifier 20.00; the segmentation limits this sequence."
+	if got := oracleLine(s1, []Variant{VariantWeighted, VariantOracle}); !strings.Contains(got, want) {
+		t.Errorf("oracle line %q, want %q", got, want)
+	}
+	if got := oracleLine(r.Sequences[1], []Variant{VariantWeighted}); got != "" {
+		t.Errorf("oracle line without oracle: %q", got)
 	}
 }
 
