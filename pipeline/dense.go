@@ -37,6 +37,8 @@ type TrainRequest struct {
 	Sets     []string // prepared training-set folders
 	Out      string   // model folder
 	Variant  string   // loss weighting (Variant.TrainVariant): hard, uniform or confidence
+	Factor   float64  // hard-example factor replacing the set's (> 0), or 0
+	Phi      *float64 // φ for redrawn hard examples, or nil: the set's mask
 	Resume   bool     // continue from the checkpoints in Out
 	Options  TrainOptions
 	Progress io.Writer
@@ -80,6 +82,8 @@ type DenseResult struct {
 type trainParams struct {
 	Densifier string       `json:"densifier"`
 	Variant   string       `json:"variant"`
+	Factor    float64      `json:"factor,omitempty"`
+	Phi       *float64     `json:"phi,omitempty"`
 	Options   TrainOptions `json:"options"`
 }
 
@@ -138,6 +142,11 @@ func (p *seqRun) dense(v Variant, k int) error {
 	}
 	model := p.lay.Model(run)
 	tp := trainParams{Densifier: d.Name(), Variant: v.TrainVariant(), Options: topt}
+	factor, phi, _ := v.HardParams()
+	tp.Factor = factor
+	if phi >= 0 {
+		tp.Phi = &phi
+	}
 	// the preview outputs of predict do not change the model
 	tp.Options.Overlays, tp.Options.ProbMaps = false, false
 	st := stage{name: "train-" + run, params: tp, inputs: []string{set}, outputs: []string{model}}
@@ -151,7 +160,7 @@ func (p *seqRun) dense(v Variant, k int) error {
 				return nil, err
 			}
 		}
-		res, err := d.Train(p.ctx, TrainRequest{Sets: []string{set}, Out: model, Variant: tp.Variant,
+		res, err := d.Train(p.ctx, TrainRequest{Sets: []string{set}, Out: model, Variant: tp.Variant, Factor: factor, Phi: tp.Phi,
 			Resume: resume, Options: topt, Progress: p.opt.progress()})
 		if err != nil {
 			return nil, err

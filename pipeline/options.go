@@ -27,6 +27,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/densify/densify/eval"
@@ -58,26 +60,70 @@ const (
 // Variants lists the known variants.
 var Variants = []Variant{VariantWeighted, VariantUniform, VariantConfidence, VariantOracle}
 
-// ParseVariant returns the variant named s.
+// WeightedWith is the weighted variant with the hard-example factor (> 0)
+// and φ (≥ 0) replacing the prepared set's (0 and −1: the set's):
+// "weighted-f<factor>-phi<φ>", each part only when given. The ablation's
+// sweeps train these on the same prepared set.
+func WeightedWith(factor, phi float64) Variant {
+	v := string(VariantWeighted)
+	if factor > 0 {
+		v += "-f" + strconv.FormatFloat(factor, 'g', -1, 64)
+	}
+	if phi >= 0 {
+		v += "-phi" + strconv.FormatFloat(phi, 'g', -1, 64)
+	}
+	return Variant(v)
+}
+
+var weightedRE = regexp.MustCompile(`^weighted(?:-f([0-9.eE+-]+?))?(?:-phi([0-9.eE+-]+))?$`)
+
+// HardParams returns the factor and φ of a weighted variant (0 and −1: the
+// prepared set's; ok false for other variants).
+func (v Variant) HardParams() (factor, phi float64, ok bool) {
+	m := weightedRE.FindStringSubmatch(string(v))
+	if m == nil {
+		return 0, -1, false
+	}
+	factor, phi = 0, -1
+	var err error
+	if m[1] != "" {
+		if factor, err = strconv.ParseFloat(m[1], 64); err != nil || !(factor > 0 && factor <= 1e6) {
+			return 0, -1, false
+		}
+	}
+	if m[2] != "" {
+		if phi, err = strconv.ParseFloat(m[2], 64); err != nil || !(phi >= 0 && phi <= 1) {
+			return 0, -1, false
+		}
+	}
+	return factor, phi, true
+}
+
+// ParseVariant returns the variant named s: one of Variants or a weighted
+// variant with its own factor and φ (WeightedWith).
 func ParseVariant(s string) (Variant, error) {
 	for _, v := range Variants {
 		if string(v) == s {
 			return v, nil
 		}
 	}
+	if _, _, ok := Variant(s).HardParams(); ok {
+		return Variant(s), nil
+	}
 	names := make([]string, len(Variants))
 	for i, v := range Variants {
 		names[i] = string(v)
 	}
-	return "", fmt.Errorf("unknown variant %q (%s)", s, strings.Join(names, ", "))
+	return "", fmt.Errorf("unknown variant %q (%s, or weighted-f<factor>-phi<φ> with factor in (0, 1e6] and φ in [0, 1])", s, strings.Join(names, ", "))
 }
 
 // TrainVariant is the loss weighting the densifier trains v with (the names
 // of train.Variant): hard, uniform or confidence.
 func (v Variant) TrainVariant() string {
-	switch v {
-	case VariantWeighted:
+	if _, _, ok := v.HardParams(); ok {
 		return "hard"
+	}
+	switch v {
 	case VariantConfidence:
 		return "confidence"
 	default: // uniform, oracle

@@ -537,3 +537,58 @@ func TestGeometryCheckedBeforeWork(t *testing.T) {
 		t.Error("a stage ran despite ground truth of another size")
 	}
 }
+
+func TestVariantNamesAndSweepParameters(t *testing.T) {
+	for _, c := range []struct {
+		factor, phi float64
+		name        string
+	}{{10, 0.005, "weighted-f10-phi0.005"}, {0, 0.02, "weighted-phi0.02"}, {1000, -1, "weighted-f1000"}, {0, -1, "weighted"}} {
+		v := WeightedWith(c.factor, c.phi)
+		if string(v) != c.name {
+			t.Errorf("WeightedWith(%v, %v) = %s, want %s", c.factor, c.phi, v, c.name)
+		}
+		p, err := ParseVariant(c.name)
+		f, phi, ok := p.HardParams()
+		if err != nil || !ok || f != c.factor || phi != c.phi || p.TrainVariant() != "hard" {
+			t.Errorf("%s: parsed %v (%v) → factor %v φ %v ok %v", c.name, p, err, f, phi, ok)
+		}
+	}
+	for _, bad := range []string{"weighted-f0", "weighted-phi2", "weighted-fx", "uniform-f10", "hard"} {
+		if _, err := ParseVariant(bad); err == nil {
+			t.Errorf("%s accepted", bad)
+		}
+	}
+	if VariantConfidence.TrainVariant() != "confidence" || VariantOracle.TrainVariant() != "uniform" {
+		t.Error("train variants of confidence / oracle")
+	}
+	// an ablation with a swept variant hands its factor and φ to the densifier
+	root, tracks := tinySequence(t)
+	fd := &fakeDensifier{}
+	var log bytes.Buffer
+	opt := testOptions(tracks, fd, &log)
+	opt.Seeds = 2
+	a, _, err := Ablate(context.Background(), root, t.TempDir(), opt, WeightedWith(10, 0.5))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// uniform is added; two seeds each: 4 trainings
+	if len(fd.trains) != 4 || len(a.Variants) != 2 || a.Variants[0] != VariantUniform {
+		t.Fatalf("%d trainings, variants %v", len(fd.trains), a.Variants)
+	}
+	seeds := map[int64]int{}
+	for _, tr := range fd.trains {
+		seeds[tr.Options.Seed]++
+		if tr.Variant == "hard" && (tr.Factor != 10 || tr.Phi == nil || *tr.Phi != 0.5) {
+			t.Errorf("swept variant trained with factor %v φ %v", tr.Factor, tr.Phi)
+		}
+		if tr.Variant == "uniform" && (tr.Factor != 0 || tr.Phi != nil) {
+			t.Errorf("uniform trained with factor %v φ %v", tr.Factor, tr.Phi)
+		}
+	}
+	if seeds[1] != 2 || seeds[2] != 2 {
+		t.Errorf("seeds of the trainings %v, want 1 and 2 twice each", seeds)
+	}
+	if c := a.Rows[0].Cells[VariantUniform]; c.F.N != 2 {
+		t.Errorf("uniform cell has %d scored seeds, want 2", c.F.N)
+	}
+}

@@ -122,7 +122,11 @@ type Frame struct {
 	Hard    []uint8   // Height*Width, 1 where the pixel is a hard example
 	// U is the uncertainty u_v of the trajectory labelling the pixel (0 at
 	// unlabelled pixels and at added border and far-background points).
-	U       []float32
+	U []float32
+	// Mu is the mean uncertainty μ_A of the segment of that trajectory (0
+	// where U is), so that a trainer can redraw the hard examples for
+	// another φ: hard ⇔ U > Mu ∧ Mu > φ.
+	Mu      []float32
 	Counts  []int // labelled pixels per class
 	NHard   int   // hard-example pixels
 	NBorder int   // added border points
@@ -350,7 +354,7 @@ func Prepare(in Input, opt Options) (*Set, error) {
 		pts = kept
 
 		fr := Frame{Frame: f, Labels: make([]int16, W*H), Weights: make([]float32, W*H), Hard: make([]uint8, W*H),
-			U: make([]float32, W*H), Counts: make([]int, classes)}
+			U: make([]float32, W*H), Mu: make([]float32, W*H), Counts: make([]int, classes)}
 		for i := range fr.Labels {
 			fr.Labels[i] = Unlabelled
 		}
@@ -365,6 +369,7 @@ func Prepare(in Input, opt Options) (*Set, error) {
 			}
 			fr.Labels[p.pix] = p.class
 			fr.U[p.pix] = float32(unc(p.track))
+			fr.Mu[p.pix] = float32(segs[segIdx[ts.Tracks[p.track].Label]].MeanUncertainty)
 			if hard[p.track] {
 				fr.Hard[p.pix] = 1
 			}

@@ -54,6 +54,7 @@ func (Densifier) Train(ctx context.Context, req pipeline.TrainRequest) (*pipelin
 	if err != nil {
 		return nil, err
 	}
+	cfg.HardFactor, cfg.HardPhi = req.Factor, req.Phi
 	cfg.Joint = true // one model over the given sets (the pipeline passes one set per sequence)
 	sum, err := Run(ctx, cfg, req.Sets, req.Out, req.Progress)
 	if err != nil {

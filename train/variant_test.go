@@ -53,7 +53,7 @@ func TestOldPreparedSetRefused(t *testing.T) {
 		t.Fatal("manifest has no version 3")
 	}
 	os.WriteFile(p, []byte(old), 0o644)
-	if _, err := loadSets([]string{set}, 1, VariantHard); err == nil || !strings.Contains(err.Error(), "run densify prepare again") {
+	if _, err := loadSets([]string{set}, 1, weighting{Variant: VariantHard, Phi: -1}); err == nil || !strings.Contains(err.Error(), "run densify prepare again") {
 		t.Fatalf("old set: err = %v", err)
 	}
 }
@@ -62,7 +62,7 @@ func TestOldPreparedSetRefused(t *testing.T) {
 // version-2 set trains the other variants but is refused for it.
 func TestConfidenceNeedsFormat3(t *testing.T) {
 	set, _ := synthSet(t, t.TempDir(), 48, 32, 2, testOptions())
-	if _, err := loadSets([]string{set}, 1, VariantConfidence); err != nil {
+	if _, err := loadSets([]string{set}, 1, weighting{Variant: VariantConfidence, Phi: -1}); err != nil {
 		t.Fatalf("format-3 set: %v", err)
 	}
 	p := filepath.Join(set, "manifest.json")
@@ -75,10 +75,10 @@ func TestConfidenceNeedsFormat3(t *testing.T) {
 		t.Fatal("manifest has no version 3")
 	}
 	os.WriteFile(p, []byte(old), 0o644)
-	if _, err := loadSets([]string{set}, 1, VariantConfidence); err == nil || !strings.Contains(err.Error(), "run densify prepare again") {
+	if _, err := loadSets([]string{set}, 1, weighting{Variant: VariantConfidence, Phi: -1}); err == nil || !strings.Contains(err.Error(), "run densify prepare again") {
 		t.Fatalf("version-2 set, confidence: err = %v", err)
 	}
-	if _, err := loadSets([]string{set}, 1, VariantUniform); err != nil {
+	if _, err := loadSets([]string{set}, 1, weighting{Variant: VariantUniform, Phi: -1}); err != nil {
 		t.Fatalf("version-2 set, uniform: %v", err)
 	}
 }
