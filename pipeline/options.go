@@ -204,6 +204,9 @@ type TrainOptions struct {
 	NoFlip    bool    `json:"no_flip"`    // no random horizontal flips
 	Overlays  bool    `json:"overlays"`   // predict also writes overlay/NNNNN.png
 	ProbMaps  bool    `json:"prob_maps"`  // predict also writes prob/NNNNN.png
+	// NoPriorShift: predict keeps the raw posteriors instead of undoing the
+	// prior shift of class-balanced training.
+	NoPriorShift bool `json:"no_prior_shift,omitempty"`
 }
 
 // DefaultFlow is the default optical-flow method, video.DefaultMethod (this

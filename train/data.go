@@ -19,6 +19,9 @@ type sample struct {
 	Weights    []float32 // loss weights of the variant (Variant.Weight), 0 where unlabelled
 	Hard       []uint8
 	SumW       float64 // Σ weights
+	// classW, classN: Σ base weight and labelled pixels per class at the
+	// set's resolution (trainData.PriorShift)
+	classW, classN []float64
 }
 
 // dataset is every training frame of one model.
@@ -28,6 +31,29 @@ type trainData struct {
 	Samples  []*sample
 	Labelled int // labelled pixels at training resolution over all frames
 	Hard     int
+	// classW and classN sum the base weights (class balance) and count the
+	// labelled pixels of every class at the sets' resolution (PriorShift).
+	classW, classN []float64
+}
+
+// PriorShift is the factor by which the class balance multiplies the odds of
+// every class against the background (class 0): s_c = w̄_c / w̄_0 with w̄_c
+// the mean base weight of the labelled pixels of class c. A network trained
+// with Σ w ℓ / Σ w on these weights estimates the posterior of a training
+// distribution in which class c is s_c times as frequent relative to the
+// background; dividing its odds by s_c undoes that prior shift (Saerens,
+// Latinne, Decaestecker, Neural Computation 2002; "logit adjustment", Menon
+// et al., ICLR 2021). Classes without labelled pixels get 1. Binary sets
+// give [1, s_1].
+func (d *trainData) PriorShift() []float64 {
+	out := make([]float64, len(d.classN))
+	for c := range out {
+		out[c] = 1
+		if d.classN[c] > 0 && d.classN[0] > 0 && d.classW[0] > 0 {
+			out[c] = (d.classW[c] / d.classN[c]) / (d.classW[0] / d.classN[0])
+		}
+	}
+	return out
 }
 
 // loadSets reads the prepared sets (sampling.Set.Write layout) and builds the
@@ -67,6 +93,14 @@ func loadSets(dirs []string, scale float64, wt weighting) (*trainData, error) {
 				return nil, err
 			}
 			s.set = si
+			if len(d.classW) < len(s.classW) {
+				d.classW = append(d.classW, make([]float64, len(s.classW)-len(d.classW))...)
+				d.classN = append(d.classN, make([]float64, len(s.classN)-len(d.classN))...)
+			}
+			for c := range s.classW {
+				d.classW[c] += s.classW[c]
+				d.classN[c] += s.classN[c]
+			}
 			if s.SumW == 0 {
 				continue // a frame without labelled pixel contributes nothing
 			}
@@ -178,6 +212,7 @@ func loadFrame(dir string, m *sampling.Manifest, mf sampling.ManifestFrame, scal
 		classes = 2
 	}
 	weights := make([]float32, W*H)
+	classW, classN := make([]float64, classes), make([]float64, classes)
 	for i, l := range la.Int16 {
 		w := wa.F32[i]
 		if l < 0 {
@@ -189,6 +224,8 @@ func loadFrame(dir string, m *sampling.Manifest, mf sampling.ManifestFrame, scal
 		if math.IsNaN(float64(w)) || math.IsInf(float64(w), 0) || w < 0 {
 			return nil, fmt.Errorf("%s: pixel (%d,%d) has weight %v, want a finite value ≥ 0", wp, i%W, i/W, w)
 		}
+		classW[l] += float64(w)
+		classN[l]++
 		pw := PixelWeight{Base: w, Hard: ha.U8[i] == 1, Factor: factor}
 		if u != nil {
 			pw.U = u[i]
@@ -203,7 +240,7 @@ func loadFrame(dir string, m *sampling.Manifest, mf sampling.ManifestFrame, scal
 		return nil, fmt.Errorf("%s: frame is %dx%d but the labels of %s are %dx%d", mf.Image, b.Dx(), b.Dy(), lp, W, H)
 	}
 	w2, h2 := scaledSize(W, H, scale)
-	s := &sample{frame: mf.Frame, W: w2, H: h2}
+	s := &sample{frame: mf.Frame, W: w2, H: h2, classW: classW, classN: classN}
 	s.RGB = resizeRGB(img, w2, h2)
 	s.Labels, s.Weights, s.Hard = scaleLabels(la.Int16, weights, ha.U8, W, H, w2, h2)
 	for _, w := range s.Weights {

@@ -33,10 +33,16 @@ type PredictOptions struct {
 	Scale float64
 	// Preset, if not empty, must be the checkpoint's preset (guards against
 	// using a model of another architecture by mistake).
-	Preset   string
-	Device   string // "cpu" (default), "cuda", "auto"
-	Threads  int    // ≤ 0: all cores
-	Progress io.Writer
+	Preset string
+	// NoPriorShift keeps the network's raw posteriors: by default the odds
+	// of every class against the background are divided by the prior shift
+	// its class-balanced training introduced (CheckpointInfo.PriorShift;
+	// trainData.PriorShift), which is the Bayes decision for the data's own
+	// class frequencies.
+	NoPriorShift bool
+	Device       string // "cpu" (default), "cuda", "auto"
+	Threads      int    // ≤ 0: all cores
+	Progress     io.Writer
 }
 
 // Validate checks the settings before any work: scale in [0, MaxScale]
@@ -64,9 +70,12 @@ func (o PredictOptions) Validate() error {
 
 // Predict writes a dense mask per frame to out, named as DAVIS masks by the
 // frame's position in frames: 00000.png, 00001.png, … Binary models give 8-bit
-// grey masks with 0 (background) and 255 (moving object), thresholding σ(z) at
-// ½; multi-label models give paletted PNGs whose pixel values are the class
-// (argmax of the logits), coloured with the DAVIS/PASCAL palette.
+// grey masks with 0 (background) and 255 (moving object), thresholding the
+// posterior at ½; multi-label models give paletted PNGs whose pixel values
+// are the class (argmax of the posteriors), coloured with the DAVIS/PASCAL
+// palette. The posteriors are the network's with the prior shift of the
+// class-balanced training undone (p_c ∝ p̂_c / s_c, s = CheckpointInfo.
+// PriorShift; binary: odds / s_1), unless NoPriorShift.
 //
 // Frames of any size are accepted: the U-Net itself pads odd sizes at every
 // level (see unet.Model.Forward), so no padding to a multiple of 16 is needed;
@@ -111,6 +120,10 @@ func Predict(ckpt string, frames []string, out string, opt PredictOptions) (err 
 	if !(scale > 0 && scale <= 4) {
 		return fmt.Errorf("predict: scale must be in (0, 4], got %v", scale)
 	}
+	var shift []float64
+	if !opt.NoPriorShift {
+		shift = info.PriorShift
+	}
 
 	if err := os.MkdirAll(filepath.Dir(filepath.Clean(out)), 0o755); err != nil {
 		return err
@@ -139,7 +152,7 @@ func Predict(ckpt string, frames []string, out string, opt PredictOptions) (err 
 		if err != nil {
 			return err
 		}
-		labels, prob, err := predictFrame(model, img, scale)
+		labels, prob, err := predictFrame(model, img, scale, shift)
 		if err != nil {
 			return fmt.Errorf("%s: %w", path, err)
 		}
@@ -184,7 +197,7 @@ func Predict(ckpt string, frames []string, out string, opt PredictOptions) (err 
 
 // predictFrame returns the class of every pixel (W·H, row-major) and the
 // foreground probability.
-func predictFrame(model *unet.Model, img image.Image, scale float64) (labels []uint8, prob []float32, err error) {
+func predictFrame(model *unet.Model, img image.Image, scale float64, shift []float64) (labels []uint8, prob []float32, err error) {
 	b := img.Bounds()
 	W, H := b.Dx(), b.Dy()
 	w, h := scaledSize(W, H, scale)
@@ -224,27 +237,52 @@ func predictFrame(model *unet.Model, img image.Image, scale float64) (labels []u
 	if err != nil {
 		return nil, nil, err
 	}
-	n := W * H
+	labels, prob = decide(probs, W*H, C, shift)
+	return labels, prob, nil
+}
+
+// decide turns the network's posteriors (C = 1: σ(z) per pixel; C ≥ 2:
+// softmax, class-major, n pixels per class) into classes and foreground
+// probabilities, dividing the odds of class c against the background by
+// shift[c] first (nil: no correction).
+func decide(probs []float32, n, C int, shift []float64) (labels []uint8, prob []float32) {
 	labels = make([]uint8, n)
 	prob = make([]float32, n)
+	classes := max(C, 2)
+	div := make([]float64, classes) // 1/s_c
+	for c := range div {
+		div[c] = 1
+		if c < len(shift) && shift[c] > 0 && !math.IsInf(shift[c], 0) {
+			div[c] = 1 / shift[c]
+		}
+	}
 	for i := 0; i < n; i++ {
 		if C == 1 {
-			prob[i] = probs[i]
-			if probs[i] > 0.5 {
+			p := float64(probs[i])
+			if div[1] != 1 {
+				p = p * div[1] / (p*div[1] + (1 - p)) // odds / s_1
+			}
+			prob[i] = float32(p)
+			if p > 0.5 {
 				labels[i] = 1
 			}
 			continue
 		}
-		best := 0
-		for c := 1; c < C; c++ {
-			if probs[c*n+i] > probs[best*n+i] {
-				best = c
+		best, sum := 0, 0.0
+		bestV := -1.0
+		for c := 0; c < C; c++ {
+			v := float64(probs[c*n+i]) * div[c]
+			sum += v
+			if v > bestV {
+				best, bestV = c, v
 			}
 		}
 		labels[i] = uint8(best)
-		prob[i] = 1 - probs[i]
+		if sum > 0 {
+			prob[i] = float32(1 - float64(probs[i])*div[0]/sum)
+		}
 	}
-	return labels, prob, nil
+	return labels, prob
 }
 
 // overlay tints the frame: foreground pixels are mixed half and half with

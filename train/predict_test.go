@@ -3,6 +3,7 @@ package train
 import (
 	"fmt"
 	"image"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -94,5 +95,25 @@ func TestPredictMultiLabelPaletted(t *testing.T) {
 		if int(v) >= s.Options.Model.Classes {
 			t.Fatalf("class %d ≥ %d", v, s.Options.Model.Classes)
 		}
+	}
+}
+
+// Prior-shift correction: binary odds divided by s_1; multi-label
+// posteriors divided by s_c and renormalised.
+func TestDecidePriorShift(t *testing.T) {
+	// p = 0.75 → odds 3; s_1 = 4 → odds 3/4 → p = 3/7 (background);
+	// p = 0.9 → odds 9 → 9/4 → p = 9/13.
+	labels, prob := decide([]float32{0.75, 0.9}, 2, 1, []float64{1, 4})
+	if labels[0] != 0 || labels[1] != 1 || math.Abs(float64(prob[0])-3.0/7) > 1e-6 || math.Abs(float64(prob[1])-9.0/13) > 1e-6 {
+		t.Errorf("binary: labels %v prob %v", labels, prob)
+	}
+	if labels, _ := decide([]float32{0.8}, 1, 1, nil); labels[0] != 1 {
+		t.Error("no correction: 0.8 is foreground")
+	}
+	// three classes, one pixel: (0.2, 0.5, 0.3) with s = (1, 5, 1) →
+	// (0.2, 0.1, 0.3)/0.6: class 2 wins; foreground probability 1 − 0.2/0.6.
+	labels, prob = decide([]float32{0.2, 0.5, 0.3}, 1, 3, []float64{1, 5, 1})
+	if labels[0] != 2 || math.Abs(float64(prob[0])-(1-0.2/0.6)) > 1e-6 {
+		t.Errorf("multi: label %d prob %v", labels[0], prob[0])
 	}
 }

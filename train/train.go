@@ -121,6 +121,9 @@ type CheckpointInfo struct {
 	Step    int     `json:"step"`  // optimisation steps so far
 	Seconds float64 `json:"seconds"`
 	Options Options `json:"options"`
+	// PriorShift is trainData.PriorShift of the training data: predict
+	// divides the odds of class c against the background by it.
+	PriorShift []float64 `json:"prior_shift,omitempty"`
 }
 
 // Summary describes a finished training (train.json).
@@ -416,7 +419,8 @@ func trainOne(ctx context.Context, cfg Config, sets []string, out string, progre
 			}
 		}
 		sum.EpochLoss = append(sum.EpochLoss, total/float64(len(batches)))
-		info := CheckpointInfo{Epoch: epoch + 1, Step: step, Seconds: seconds + time.Since(began).Seconds(), Options: opts}
+		info := CheckpointInfo{Epoch: epoch + 1, Step: step, Seconds: seconds + time.Since(began).Seconds(), Options: opts,
+			PriorShift: data.PriorShift()}
 		if err := saveEpoch(model, opt, out, epochDir, adamPath, info, rows); err != nil {
 			return nil, err
 		}

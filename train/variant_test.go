@@ -82,3 +82,21 @@ func TestConfidenceNeedsFormat3(t *testing.T) {
 		t.Fatalf("version-2 set, uniform: %v", err)
 	}
 }
+
+// PriorShift: class 1 has mean base weight 3 (two pixels of weight 3), the
+// background 1 → s = [1, 3]; a class without pixels gets 1.
+func TestPriorShiftHandComputed(t *testing.T) {
+	d := &trainData{classW: []float64{10, 6, 0}, classN: []float64{10, 2, 0}}
+	if got := d.PriorShift(); len(got) != 3 || got[0] != 1 || got[1] != 3 || got[2] != 1 {
+		t.Errorf("prior shift %v, want [1 3 1]", got)
+	}
+	set, _ := synthSet(t, t.TempDir(), 48, 32, 2, testOptions())
+	data, err := loadSets([]string{set}, 1, weighting{Variant: VariantHard, Phi: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// the synthetic set's object is the minority class: balance weights > 1
+	if s := data.PriorShift(); len(s) != 2 || !(s[1] > 1) {
+		t.Errorf("prior shift of the synthetic set %v, want [1, >1]", s)
+	}
+}
