@@ -120,24 +120,15 @@ func (a *Ablation) Write(dir string) error {
 
 // Ablate runs the chain with both variants on every selected sequence of
 // root (upstream stages shared, computed once), writes the run report and
-// ablation.md / ablation.csv into work, and returns the table.
+// ablation.md / ablation.csv into work, and returns the table. With
+// opt.Shard it runs its part only and writes no table (densify report
+// writes them once every shard has finished).
 func Ablate(ctx context.Context, root, work string, opt Options) (*Ablation, *Report, error) {
 	rep, runErr := Run(ctx, root, work, opt, VariantUniform, VariantWeighted)
-	if rep == nil {
-		return nil, nil, runErr
+	if rep == nil || opt.Shard.Active() {
+		return nil, rep, runErr
 	}
-	var rows []AblationRow
-	for _, s := range rep.Sequences {
-		r := AblationRow{Sequence: s.Name}
-		if d := s.Dense[VariantUniform]; d != nil {
-			r.Uniform = d.Scores
-		}
-		if d := s.Dense[VariantWeighted]; d != nil {
-			r.Weighted = d.Scores
-		}
-		rows = append(rows, r)
-	}
-	a := NewAblation(rows)
+	a := ablationOf(rep)
 	if err := a.Write(work); err != nil {
 		return a, rep, err
 	}

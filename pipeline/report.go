@@ -6,6 +6,7 @@ import (
 	"io"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -82,6 +83,10 @@ type Report struct {
 	Sequences []*SequenceResult `json:"sequences"`
 	Sparse    *Mean             `json:"sparse_mean,omitempty"`
 	Dense     map[Variant]*Mean `json:"dense_mean,omitempty"`
+	// Missing and Failed name the sequences without a result file and
+	// those whose run failed (see buildReport).
+	Missing []string `json:"missing,omitempty"`
+	Failed  []string `json:"failed,omitempty"`
 	// ReportPath is the report.md written by Run; empty when it could not
 	// be written (the error says why).
 	ReportPath string `json:"-"`
@@ -159,6 +164,12 @@ func (r *Report) Markdown(w io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# densify run\n\nInput `%s`, work folder `%s`, %d sequence(s), %.1f s.\n\n", r.Root, r.Work, len(r.Sequences), r.Seconds)
 	fmt.Fprintf(&b, "Scores in percent (FBMS MoSegEval protocol; IoU = foreground Jaccard over all labelled frames).\n\n")
+	if len(r.Missing) > 0 {
+		fmt.Fprintf(&b, "**Missing** (no result yet; the means leave them out): %s.\n\n", strings.Join(r.Missing, ", "))
+	}
+	if len(r.Failed) > 0 {
+		fmt.Fprintf(&b, "**Failed:** %s (see below).\n\n", strings.Join(r.Failed, ", "))
+	}
 	head := "| sequence | trajectories | clusters | sparse P | sparse R | sparse F |"
 	sep := "|---|---:|---:|---:|---:|---:|"
 	for _, v := range r.Variants {
@@ -170,7 +181,9 @@ func (r *Report) Markdown(w io.Writer) error {
 	b.WriteString(head + "\n" + sep + "\n")
 	for _, s := range r.Sequences {
 		name := s.Name
-		if s.Error != "" {
+		if slices.Contains(r.Missing, s.Name) {
+			name += " (missing)"
+		} else if s.Error != "" {
 			name += " (failed)"
 		}
 		fmt.Fprintf(&b, "| %s | %d | %d | %s | %s | %s |", name, s.Trajectories, s.Clusters,
