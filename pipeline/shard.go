@@ -85,13 +85,14 @@ func describeShard(s Shard, picked, all []dataset.SequenceInfo) string {
 //
 //	""       no sharding (the environment is not consulted)
 //	"i/n"    part i of n, 0-based (0 ≤ i < n)
-//	"auto"   from the environment: a Slurm array task (SLURM_ARRAY_TASK_ID,
-//	         SLURM_ARRAY_TASK_MIN, SLURM_ARRAY_TASK_STEP, SLURM_ARRAY_TASK_COUNT:
-//	         i = (ID − MIN) / STEP, n = COUNT)
-//	"auto/n" the index from the environment, n given: a Kubernetes Indexed
-//	         Job (JOB_COMPLETION_INDEX; Kubernetes sets no count, so n is the
-//	         Job's completions), or a Slurm array task with n checked
-//	         against SLURM_ARRAY_TASK_COUNT
+//	"auto"   from a whole Slurm job array submitted at once
+//	         (SLURM_ARRAY_TASK_ID, SLURM_ARRAY_TASK_MIN, SLURM_ARRAY_TASK_STEP,
+//	         SLURM_ARRAY_TASK_COUNT: i = (ID − MIN) / STEP, n = COUNT)
+//	"auto/n" n given, i straight from the array index: SLURM_ARRAY_TASK_ID
+//	         of an array 0…n−1 (so a task resubmitted alone with --array=i
+//	         keeps its part; the scripts of densify slurm use this form) or
+//	         JOB_COMPLETION_INDEX of a Kubernetes Indexed Job (Kubernetes sets
+//	         no count: n is the Job's completions)
 //
 // getenv looks up the environment (os.Getenv). Both Slurm's and
 // Kubernetes' variables set at once is an error (which one is meant?).
@@ -131,24 +132,30 @@ func ParseShard(spec string, getenv func(string) string) (Shard, error) {
 	case slurmID != "" && k8sIndex != "":
 		return Shard{}, fmt.Errorf("--shard %s: both SLURM_ARRAY_TASK_ID=%s and JOB_COMPLETION_INDEX=%s are set; give the shard as i/n",
 			spec, slurmID, k8sIndex)
-	case slurmID != "":
-		return slurmShard(spec, count, getenv)
-	case k8sIndex != "":
-		i, err := strconv.Atoi(k8sIndex)
+	case slurmID != "" && !hasCount:
+		return slurmShard(spec, getenv)
+	case slurmID != "" || k8sIndex != "":
+		name, v := "SLURM_ARRAY_TASK_ID", slurmID
+		if k8sIndex != "" {
+			name, v = "JOB_COMPLETION_INDEX", k8sIndex
+		}
+		i, err := strconv.Atoi(v)
 		if err != nil {
-			return Shard{}, fmt.Errorf("--shard %s: JOB_COMPLETION_INDEX=%q is not a number", spec, k8sIndex)
+			return Shard{}, fmt.Errorf("--shard %s: %s=%q is not a number", spec, name, v)
 		}
 		if !hasCount {
 			return Shard{}, fmt.Errorf("--shard auto: JOB_COMPLETION_INDEX=%d gives the index, but Kubernetes sets no count: use --shard auto/N with N = the Job's completions", i)
 		}
-		s := Shard{Index: i, Count: count, Source: fmt.Sprintf("JOB_COMPLETION_INDEX=%d, n from --shard %s", i, spec)}
-		return s, s.Validate()
+		if i < 0 || i >= count {
+			return Shard{}, fmt.Errorf("--shard %s: %s=%d is not in [0, %d): the array's indices must be 0…%d", spec, name, i, count, count-1)
+		}
+		return Shard{Index: i, Count: count, Source: fmt.Sprintf("%s=%d, n from --shard %s", name, i, spec)}, nil
 	}
 	return Shard{}, fmt.Errorf("--shard %s: neither SLURM_ARRAY_TASK_ID (a Slurm job array) nor JOB_COMPLETION_INDEX (a Kubernetes Indexed Job) is set; give the shard as i/n", spec)
 }
 
 // slurmShard derives the shard of a Slurm array task from its environment.
-func slurmShard(spec string, count int, getenv func(string) string) (Shard, error) {
+func slurmShard(spec string, getenv func(string) string) (Shard, error) {
 	num := func(name string, def int) (int, error) {
 		v := getenv(name)
 		if v == "" {
@@ -185,9 +192,6 @@ func slurmShard(spec string, count int, getenv func(string) string) (Shard, erro
 	if (id-lo)%step != 0 || (id-lo)/step >= n || id < lo {
 		return Shard{}, fmt.Errorf("--shard %s: array task %d (SLURM_ARRAY_TASK_MIN=%d, SLURM_ARRAY_TASK_STEP=%d, SLURM_ARRAY_TASK_COUNT=%d) is not one of a regular range; submit with --array=0-%d",
 			spec, id, lo, step, n, n-1)
-	}
-	if count > 0 && count != n {
-		return Shard{}, fmt.Errorf("--shard %s: the job array has SLURM_ARRAY_TASK_COUNT=%d tasks, not %d", spec, n, count)
 	}
 	s := Shard{Index: (id - lo) / step, Count: n,
 		Source: fmt.Sprintf("SLURM_ARRAY_TASK_ID=%d, SLURM_ARRAY_TASK_MIN=%d, SLURM_ARRAY_TASK_COUNT=%d", id, lo, n)}

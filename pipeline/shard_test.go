@@ -39,14 +39,18 @@ func TestParseShard(t *testing.T) {
 		// --array=0-4:2: IDs 0, 2, 4
 		{spec: "auto", env: env("SLURM_ARRAY_TASK_ID", "4", "SLURM_ARRAY_TASK_MIN", "0", "SLURM_ARRAY_TASK_STEP", "2", "SLURM_ARRAY_TASK_COUNT", "3"),
 			i: 2, n: 3, source: "SLURM_ARRAY_TASK_STEP=2"},
-		{spec: "auto/3", env: env("SLURM_ARRAY_TASK_ID", "0", "SLURM_ARRAY_TASK_COUNT", "3"), i: 0, n: 3},
-		{spec: "auto/2", env: env("SLURM_ARRAY_TASK_ID", "0", "SLURM_ARRAY_TASK_COUNT", "3"), err: "SLURM_ARRAY_TASK_COUNT=3 tasks, not 2"},
+		// auto/n: the index straight from SLURM_ARRAY_TASK_ID, whatever the
+		// size of this submission (task 2 of 3 resubmitted alone: --array=2)
+		{spec: "auto/3", env: env("SLURM_ARRAY_TASK_ID", "2", "SLURM_ARRAY_TASK_MIN", "2", "SLURM_ARRAY_TASK_COUNT", "1"),
+			i: 2, n: 3, source: "SLURM_ARRAY_TASK_ID=2, n from --shard auto/3"},
+		{spec: "auto/2", env: env("SLURM_ARRAY_TASK_ID", "2", "SLURM_ARRAY_TASK_COUNT", "3"), err: "SLURM_ARRAY_TASK_ID=2 is not in [0, 2): the array's indices must be 0…1"},
 		{spec: "auto", env: env("SLURM_ARRAY_TASK_ID", "0"), err: "SLURM_ARRAY_TASK_COUNT is not"},
 		// --array=0,3,7 (a list): not a regular range
 		{spec: "auto", env: env("SLURM_ARRAY_TASK_ID", "7", "SLURM_ARRAY_TASK_MIN", "0", "SLURM_ARRAY_TASK_COUNT", "3"), err: "submit with --array=0-2"},
 		{spec: "auto", env: env("JOB_COMPLETION_INDEX", "3"), err: "use --shard auto/N"},
 		{spec: "auto/4", env: env("JOB_COMPLETION_INDEX", "3"), i: 3, n: 4, source: "JOB_COMPLETION_INDEX=3"},
-		{spec: "auto/4", env: env("JOB_COMPLETION_INDEX", "4"), err: "index must be in [0, 4)"},
+		{spec: "auto/4", env: env("JOB_COMPLETION_INDEX", "4"), err: "JOB_COMPLETION_INDEX=4 is not in [0, 4)"},
+		{spec: "auto/4", env: env("JOB_COMPLETION_INDEX", "x"), err: `JOB_COMPLETION_INDEX="x" is not a number`},
 		{spec: "auto/0", env: env("JOB_COMPLETION_INDEX", "0"), err: "number of shards must be in [1, 100000]"},
 		{spec: "auto", env: env("JOB_COMPLETION_INDEX", "0", "SLURM_ARRAY_TASK_ID", "0"), err: "both SLURM_ARRAY_TASK_ID=0 and JOB_COMPLETION_INDEX=0"},
 	} {

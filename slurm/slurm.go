@@ -1,7 +1,8 @@
 // Package slurm writes and submits the Slurm batch scripts that run densify
 // on a whole dataset on a cluster: a job array with one task per shard
-// (densify run | ablate | train DATASET --shard auto, the task's part from
-// SLURM_ARRAY_TASK_ID / SLURM_ARRAY_TASK_COUNT, see pipeline.ParseShard),
+// (densify run | ablate | train DATASET --shard auto/N, the task's part i
+// of N from SLURM_ARRAY_TASK_ID, see pipeline.ParseShard; a task
+// resubmitted alone with sbatch --array=i keeps its part),
 // and a merge job that starts when every task has succeeded
 // (--dependency=afterok) and runs densify report WORK, which builds the
 // dataset report from the per-sequence results. It uses Slurm as it is
@@ -9,7 +10,7 @@
 //
 // Files written in WORK/slurm/:
 //
-//	array.sh   the job array (#SBATCH lines, then exec densify … --shard auto)
+//	array.sh   the job array (#SBATCH lines, then exec densify … --shard auto/N)
 //	merge.sh   the merge job (densify report WORK); not for train
 //	submit.sh  both sbatch calls, the merge job depending on the array
 //	logs/      one log per task (<command>-<array id>_<task>.out) and per merge
@@ -102,7 +103,7 @@ func (o *Options) Validate() error {
 		name, _, _ := strings.Cut(a, "=")
 		switch name {
 		case "--out", "--shard":
-			return fmt.Errorf("slurm: %s is set by densify slurm itself (give --out to densify slurm; each task gets --shard auto)", name)
+			return fmt.Errorf("slurm: %s is set by densify slurm itself (give --out to densify slurm; each task gets --shard auto/N)", name)
 		}
 		if strings.ContainsAny(a, "\x00") {
 			return fmt.Errorf("slurm: argument %q holds a NUL byte", a)
@@ -137,8 +138,8 @@ func (o *Options) directives(b *strings.Builder) {
 }
 
 // ArrayScript is the job array: one task per shard, each running the
-// densify command on its part (--shard auto reads SLURM_ARRAY_TASK_ID and
-// SLURM_ARRAY_TASK_COUNT), with libtorch's threads set to the task's CPUs
+// densify command on its part (--shard auto/N: part SLURM_ARRAY_TASK_ID of
+// N, also when a task is resubmitted alone with --array=i), with libtorch's threads set to the task's CPUs
 // (SLURM_CPUS_PER_TASK; the CPUs requested when Slurm does not set it,
 // else 0 = all cores) and --device cuda when GPUs are requested.
 func (o *Options) ArrayScript(logs string) string {
@@ -165,8 +166,8 @@ func (o *Options) ArrayScript(logs string) string {
 	if o.GPUsPerTask > 0 {
 		device = "cuda"
 	}
-	fmt.Fprintf(&b, "exec %s %s %s --out %s --shard auto --threads \"$threads\" --device %s",
-		Quote(o.Densify), o.Command, Quote(o.Dataset), Quote(o.Work), device)
+	fmt.Fprintf(&b, "exec %s %s %s --out %s --shard auto/%d --threads \"$threads\" --device %s",
+		Quote(o.Densify), o.Command, Quote(o.Dataset), Quote(o.Work), o.Shards, device)
 	for _, a := range o.Args {
 		b.WriteString(" " + Quote(a))
 	}

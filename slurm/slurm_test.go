@@ -29,7 +29,7 @@ func TestArrayScript(t *testing.T) {
 		"#SBATCH --time=4:00:00\n",
 		"#SBATCH --account=lab\n",
 		"threads=\"${SLURM_CPUS_PER_TASK:-8}\"\n",
-		`exec '/opt/densify/bin/densify' run '/data/davis' --out '/scratch/it'\''s work' --shard auto --threads "$threads" --device cpu '--split' 'val' '--epochs' '30'` + "\n",
+		`exec '/opt/densify/bin/densify' run '/data/davis' --out '/scratch/it'\''s work' --shard auto/3 --threads "$threads" --device cpu '--split' 'val' '--epochs' '30'` + "\n",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("array script lacks %q:\n%s", want, got)

@@ -55,7 +55,8 @@ func (p *pipelineFlags) bindUpstream(f *pflag.FlagSet) {
 	f.StringVar(&o.Split, "split", "", "dataset split to use: Trainingset or Testset (FBMS59), train or val (DAVIS); default all")
 	f.StringSliceVar(&p.sequences, "sequences", nil, "only these sequences (comma-separated names)")
 	f.StringVar(&p.shard, "shard", "", "process part i of n of the selected sequences (sorted names, round robin): i/n with 0 ≤ i < n, "+
-		"auto (a Slurm array task: SLURM_ARRAY_TASK_ID, SLURM_ARRAY_TASK_COUNT) or auto/n (a Kubernetes Indexed Job: JOB_COMPLETION_INDEX); "+
+		"auto (a task of a Slurm job array: SLURM_ARRAY_TASK_ID, SLURM_ARRAY_TASK_COUNT) or auto/n (i = SLURM_ARRAY_TASK_ID of an array 0…n−1, "+
+		"or JOB_COMPLETION_INDEX of a Kubernetes Indexed Job); "+
 		"without it the environment is ignored")
 	f.BoolVar(&o.Force, "force", false, "redo every stage even when its outputs are up to date")
 	f.IntVar(&o.Tracker.Spacing, "spacing", o.Tracker.Spacing, "tracker grid spacing (px)")

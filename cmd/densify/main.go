@@ -35,7 +35,7 @@ type Factory struct {
 	IO        *IOStreams
 	Tracker   trajectory.SequenceTracker // optical flow + point tracker
 	Densifier pipeline.Densifier         // dense network (train, predict)
-	// Getenv reads the environment (--shard auto); nil: os.Getenv.
+	// Getenv reads the environment (--shard auto, auto/N); nil: os.Getenv.
 	Getenv func(string) string
 	// Executable is this binary's path, which the Slurm scripts call; nil:
 	// os.Executable.

@@ -68,7 +68,7 @@ func TestShardedRunAndReportInProcess(t *testing.T) {
 	}
 	for _, c := range []struct{ shard, want string }{
 		{"2/2", "the index must be in [0, 2)"},
-		{"auto/3", "SLURM_ARRAY_TASK_COUNT=2 tasks, not 3"},
+		{"auto/1", "SLURM_ARRAY_TASK_ID=1 is not in [0, 1)"},
 	} {
 		if _, _, err := execute(t, f, "run", data, "--out", work, "--shard", c.shard); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("--shard %s: %v, want %q", c.shard, err, c.want)
@@ -105,13 +105,13 @@ func TestSlurmCommandInProcess(t *testing.T) {
 		t.Fatalf("%v\n%s", err, errOut)
 	}
 	work := filepath.Join(dir, "work")
-	if !strings.Contains(out, "2 sequences in 2 array tasks (densify ablate --shard auto), 4 CPUs and 1 GPUs per task") ||
+	if !strings.Contains(out, "2 sequences in 2 array tasks (densify ablate --shard auto/2), 4 CPUs and 1 GPUs per task") ||
 		!strings.Contains(out, "submit with: "+filepath.Join(work, "slurm", "submit.sh")) || len(calls) != 0 {
 		t.Errorf("output:\n%s", out)
 	}
 	array, _ := os.ReadFile(filepath.Join(work, "slurm", "array.sh"))
 	if !strings.Contains(string(array), "#SBATCH --array=0-1\n") ||
-		!strings.Contains(string(array), "exec '/opt/densify' ablate '"+data+"' --out '"+work+"' --shard auto --threads \"$threads\" --device cuda '--sequences' 'synth01,synth03' '--epochs' '3'\n") {
+		!strings.Contains(string(array), "exec '/opt/densify' ablate '"+data+"' --out '"+work+"' --shard auto/2 --threads \"$threads\" --device cuda '--sequences' 'synth01,synth03' '--epochs' '3'\n") {
 		t.Errorf("array.sh:\n%s", array)
 	}
 

@@ -29,9 +29,10 @@ func NewCmdSlurm(f *Factory) *cobra.Command {
 		Long: `slurm writes into WORK/slurm/ a Slurm job array with one task per shard of DATASET's selected
 sequences and a merge job, and with --submit submits both with sbatch:
 
-  array.sh   task i runs  densify <command> DATASET --out WORK --shard auto ...  which processes
-             the i-th of N parts of the sequences (sorted names, round robin; the part comes from
-             SLURM_ARRAY_TASK_ID and SLURM_ARRAY_TASK_COUNT), with --threads from
+  array.sh   task i runs  densify <command> DATASET --out WORK --shard auto/N ...  which
+             processes the i-th of N parts of the sequences (sorted names, round robin; i is
+             SLURM_ARRAY_TASK_ID, so a task resubmitted alone with sbatch --array=i keeps its
+             part), with --threads from
              SLURM_CPUS_PER_TASK and --device cuda when --gpus-per-task > 0;
              logs in WORK/slurm/logs/<command>-<array id>_<task>.out
   merge.sh   densify report WORK (the dataset report from the sequences' result files), submitted
@@ -111,7 +112,7 @@ func runSlurm(o *slurmOptions, dataset string) error {
 		return err
 	}
 	w := o.IO.Out
-	fmt.Fprintf(w, "%d sequences in %d array tasks (densify %s --shard auto), %d CPUs", len(seqs), s.Shards, s.Command, s.CPUsPerTask)
+	fmt.Fprintf(w, "%d sequences in %d array tasks (densify %s --shard auto/%d), %d CPUs", len(seqs), s.Shards, s.Command, s.Shards, s.CPUsPerTask)
 	if s.GPUsPerTask > 0 {
 		fmt.Fprintf(w, " and %d GPUs", s.GPUsPerTask)
 	}

@@ -71,8 +71,8 @@ func TestSlurmEndToEnd(t *testing.T) {
 	}
 	// one log per task, each naming the shard it took from Slurm's variables
 	for i, want := range []string{
-		"shard 0/2 (SLURM_ARRAY_TASK_ID=0, SLURM_ARRAY_TASK_MIN=0, SLURM_ARRAY_TASK_COUNT=2): 2 of 3 sequences: synth01, synth03",
-		"shard 1/2 (SLURM_ARRAY_TASK_ID=1, SLURM_ARRAY_TASK_MIN=0, SLURM_ARRAY_TASK_COUNT=2): 1 of 3 sequences: synth02",
+		"shard 0/2 (SLURM_ARRAY_TASK_ID=0, n from --shard auto/2): 2 of 3 sequences: synth01, synth03",
+		"shard 1/2 (SLURM_ARRAY_TASK_ID=1, n from --shard auto/2): 1 of 3 sequences: synth02",
 	} {
 		b, err := os.ReadFile(filepath.Join(work, "slurm", "logs", "run-"+arrayID[1]+"_"+string(rune('0'+i))+".out"))
 		if err != nil || !strings.Contains(string(b), want) {
