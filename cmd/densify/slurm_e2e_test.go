@@ -96,6 +96,47 @@ func TestSlurmEndToEnd(t *testing.T) {
 	if want.Dense[pipeline.VariantWeighted] == nil || want.Dense[pipeline.VariantWeighted].Count != 3 {
 		t.Errorf("the sequential run scored %+v", want.Dense)
 	}
+
+	// Task 1 resubmitted alone (as after a failure): it keeps its part,
+	// finds every stage up to date, and the report merged again is the same.
+	outB, err = c.Command(t.Context(), "sbatch", "--parsable", "--array=1", filepath.Join(work, "slurm", "array.sh")).CombinedOutput()
+	if err != nil {
+		t.Fatalf("resubmission: %v\n%s", err, outB)
+	}
+	again := strings.TrimSpace(string(outB))
+	if state, err := c.Wait(again, 2*time.Minute); err != nil || state != "COMPLETED" {
+		t.Fatalf("resubmitted task: %s, %v%s", state, err, c.Logs())
+	}
+	b, err := os.ReadFile(filepath.Join(work, "slurm", "logs", "run-"+again+"_1.out"))
+	if err != nil || !strings.Contains(string(b), "shard 1/2 (SLURM_ARRAY_TASK_ID=1, n from --shard auto/2): 1 of 3 sequences: synth02") ||
+		!strings.Contains(string(b), "synth02: train-weighted skipped (") {
+		t.Errorf("resubmitted task's log (%v):\n%s", err, b)
+	}
+	if out, err := densify(t, "report", work); err != nil {
+		t.Fatalf("report: %v\n%s", err, out)
+	}
+	if g, w := comparable(t, readRunReport(t, work)), comparable(t, want); g != w {
+		t.Errorf("report after the resubmission differs:\n%s\n--- sequential:\n%s", g, w)
+	}
+
+	// Failing tasks (a flag out of range) cancel the merge job instead of
+	// leaving it pending for ever.
+	bad := filepath.Join(dir, "bad")
+	cmd = exec.Command(bin, "slurm", data, "--out", bad, "--shards", "2", "--cpus-per-task", "1", "--partition", c.Partition, "--submit", "--", "--epochs", "0")
+	cmd.Env = c.Env
+	if outB, err = cmd.CombinedOutput(); err != nil {
+		t.Fatalf("densify slurm --submit: %v\n%s", err, outB)
+	}
+	mergeID = regexp.MustCompile(`(?m)^merge job: (\d+) → `).FindStringSubmatch(string(outB))
+	if mergeID == nil {
+		t.Fatalf("no merge job id in:\n%s", outB)
+	}
+	if state, err := c.Wait(mergeID[1], 2*time.Minute); err != nil || state != "CANCELLED" {
+		t.Errorf("merge job after failed tasks: %s, %v", state, err)
+	}
+	if _, err := os.Stat(filepath.Join(bad, "report.md")); err == nil {
+		t.Error("a report was written after failed tasks")
+	}
 }
 
 func readRunReport(t *testing.T, work string) *pipeline.Report {
