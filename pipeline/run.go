@@ -199,14 +199,15 @@ func Run(ctx context.Context, root, work string, opt Options, variants ...Varian
 	if err != nil {
 		return nil, err
 	}
-	if err := plan.write(work); err != nil {
-		return nil, err
-	}
 	locks, err := LockSequences(work, seqs)
 	if err != nil {
 		return nil, err
 	}
 	defer locks.Release()
+	// After the locks: a run stopped by another's lock leaves nothing behind.
+	if err := plan.write(work); err != nil {
+		return nil, err
+	}
 	host, _ := os.Hostname()
 	var failed []string
 	for i, s := range seqs {
