@@ -72,7 +72,9 @@ func (m *Mean) done() {
 	}
 }
 
-// Report is the outcome of Run (report.json; report.md is its Markdown).
+// Report is the outcome of Run or Merge (report.json; report.md is its
+// Markdown), built from the result files by buildReport: Started is the
+// earliest start of a sequence, Seconds the summed stage time.
 type Report struct {
 	Root      string            `json:"root"`
 	Work      string            `json:"work"`
@@ -162,7 +164,7 @@ func link(text string, parts ...string) string {
 // Scores are in percent.
 func (r *Report) Markdown(w io.Writer) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# densify run\n\nInput `%s`, work folder `%s`, %d sequence(s), %.1f s.\n\n", r.Root, r.Work, len(r.Sequences), r.Seconds)
+	fmt.Fprintf(&b, "# densify run\n\nInput `%s`, work folder `%s`, %d sequence(s), %.1f s (summed stage time).\n\n", r.Root, r.Work, len(r.Sequences), r.Seconds)
 	fmt.Fprintf(&b, "Scores in percent (FBMS MoSegEval protocol; IoU = foreground Jaccard over all labelled frames).\n\n")
 	if len(r.Missing) > 0 {
 		fmt.Fprintf(&b, "**Missing** (no result yet; the means leave them out): %s.\n\n", strings.Join(r.Missing, ", "))

@@ -42,12 +42,16 @@ func (s Shard) Validate() error {
 	if s.Count == 0 && s.Index == 0 {
 		return nil
 	}
+	src := s.Source
+	if src == "" {
+		src = fmt.Sprintf("%d/%d", s.Index, s.Count)
+	}
 	if s.Count < 1 || s.Count > MaxShards {
-		return fmt.Errorf("shard %s: the number of shards must be in [1, %d], got %d", s.Source, MaxShards, s.Count)
+		return fmt.Errorf("shard %s: the number of shards must be in [1, %d], got %d", src, MaxShards, s.Count)
 	}
 	if s.Index < 0 || s.Index >= s.Count {
 		return fmt.Errorf("shard %s: the index must be in [0, %d) (0-based, like SLURM_ARRAY_TASK_ID of --array=0-%d), got %d",
-			s.Source, s.Count, s.Count-1, s.Index)
+			src, s.Count, s.Count-1, s.Index)
 	}
 	return nil
 }

@@ -130,6 +130,9 @@ func runSlurm(o *slurmOptions, dataset string) error {
 		sb = slurm.ExecSbatch
 	}
 	jobs, err := slurm.Submit(scripts, sb, o.IO.ErrOut)
+	if errors.Is(err, slurm.ErrNoSbatch) {
+		return fmt.Errorf("%w; the scripts are written: submit them where Slurm runs with %s", err, scripts.Submit)
+	}
 	if err != nil {
 		return err
 	}
