@@ -4,111 +4,249 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/densify/densify/internal/atomicfile"
 )
 
-// AblationRow is one sequence of the ablation: dense scores of the U-Net
-// trained without (uniform loss weights) and with the uncertainty-based
-// hard-example weights (seed Sec. 4.3, Table 1).
+// DefaultAblationVariants are the variants `densify ablate` trains: the
+// baseline without uncertainty, the seed's hard examples (UAI'21 Sec. 4.3)
+// and the uncertainty read as label noise (issue 10).
+var DefaultAblationVariants = []Variant{VariantUniform, VariantWeighted, VariantConfidence}
+
+// AblationCell is one variant on one sequence: the dense scores of its
+// seeds (nil where a seed has none) and the mean and sample standard
+// deviation of F and J over the seeds that have scores.
+type AblationCell struct {
+	Seeds []*Scores `json:"seeds"`
+	F     MeanSD    `json:"f"`
+	J     MeanSD    `json:"j"`
+}
+
+// MeanSD is a mean and sample standard deviation (0 for fewer than two
+// values) over N values.
+type MeanSD struct {
+	N    int     `json:"n"`
+	Mean float64 `json:"mean"`
+	SD   float64 `json:"sd"`
+}
+
+func meanSD(x []float64) MeanSD {
+	m := MeanSD{N: len(x)}
+	if m.N == 0 {
+		return m
+	}
+	for _, v := range x {
+		m.Mean += v
+	}
+	m.Mean /= float64(m.N)
+	if m.N > 1 {
+		ss := 0.0
+		for _, v := range x {
+			ss += (v - m.Mean) * (v - m.Mean)
+		}
+		m.SD = math.Sqrt(ss / float64(m.N-1))
+	}
+	return m
+}
+
+// AblationRow is one sequence of the ablation.
 type AblationRow struct {
-	Sequence string  `json:"sequence"`
-	Uniform  *Scores `json:"uniform"`
-	Weighted *Scores `json:"weighted"`
+	Sequence string                    `json:"sequence"`
+	Cells    map[Variant]*AblationCell `json:"cells"`
 }
 
-// Ablation is the ablation table; Mean holds the means of P, R and F over
-// the sequences where both variants were scored.
+// Comparison is one variant against the uniform baseline over the
+// sequences where both have scores: the paired difference of the seed-mean F
+// per sequence (ΔF_s = F̄_s(variant) − F̄_s(uniform)), its mean, the number of
+// sequences where it is positive, and the spread across seeds, the mean over
+// those sequences of ½(sd_s(variant) + sd_s(uniform)) of F. Exceeds says
+// whether |mean ΔF| is larger than that spread (false with one seed, where
+// the spread is unknown).
+type Comparison struct {
+	Variant   Variant   `json:"variant"`
+	Sequences []string  `json:"sequences"`
+	DeltaF    []float64 `json:"delta_f"`
+	MeanDelta float64   `json:"mean_delta_f"`
+	Helped    int       `json:"helped"`
+	Spread    float64   `json:"spread"`
+	Seeds     int       `json:"seeds"`
+	Exceeds   bool      `json:"exceeds_spread"`
+}
+
+// Ablation is the ablation table (seed Table 1, with seeds and a third
+// variant): per sequence and variant the scores of every seed; per variant
+// the mean over sequences of the seed-mean F and J; and every variant
+// compared with uniform.
 type Ablation struct {
-	Rows []AblationRow `json:"rows"`
-	Mean AblationRow   `json:"mean"`
+	Variants    []Variant          `json:"variants"`
+	Rows        []AblationRow      `json:"rows"`
+	MeanF       map[Variant]MeanSD `json:"mean_f"` // over sequences, of the seed means
+	MeanJ       map[Variant]MeanSD `json:"mean_j"`
+	Comparisons []Comparison       `json:"comparisons"`
 }
 
-// NewAblation builds the table from scored rows (rows missing a variant are
-// kept but left out of the means).
-func NewAblation(rows []AblationRow) *Ablation {
-	a := &Ablation{Rows: rows, Mean: AblationRow{Sequence: "mean"}}
-	var mu, mw Mean
-	for _, r := range rows {
-		if r.Uniform == nil || r.Weighted == nil {
+// NewAblation builds the table from the runs' scores: scores[seq][variant]
+// lists the seeds' scores in seed order (nil entries: no score).
+func NewAblation(variants []Variant, seqs []string, scores map[string]map[Variant][]*Scores) *Ablation {
+	a := &Ablation{Variants: variants, MeanF: map[Variant]MeanSD{}, MeanJ: map[Variant]MeanSD{}}
+	perF, perJ := map[Variant][]float64{}, map[Variant][]float64{}
+	for _, s := range seqs {
+		row := AblationRow{Sequence: s, Cells: map[Variant]*AblationCell{}}
+		for _, v := range variants {
+			c := &AblationCell{Seeds: scores[s][v]}
+			var f, j []float64
+			for _, sc := range c.Seeds {
+				if sc != nil {
+					f, j = append(f, sc.F), append(j, sc.JMean)
+				}
+			}
+			c.F, c.J = meanSD(f), meanSD(j)
+			row.Cells[v] = c
+			if c.F.N > 0 {
+				perF[v], perJ[v] = append(perF[v], c.F.Mean), append(perJ[v], c.J.Mean)
+			}
+		}
+		a.Rows = append(a.Rows, row)
+	}
+	for _, v := range variants {
+		a.MeanF[v], a.MeanJ[v] = meanSD(perF[v]), meanSD(perJ[v])
+	}
+	if !slices.Contains(variants, VariantUniform) {
+		return a
+	}
+	for _, v := range variants {
+		if v == VariantUniform || v == VariantOracle {
 			continue
 		}
-		mu.add(r.Uniform)
-		mw.add(r.Weighted)
-	}
-	mu.done()
-	mw.done()
-	if mu.Count > 0 {
-		a.Mean.Uniform = &Scores{Precision: mu.Precision, Recall: mu.Recall, F: mu.F, IoU: mu.IoU}
-		a.Mean.Weighted = &Scores{Precision: mw.Precision, Recall: mw.Recall, F: mw.F, IoU: mw.IoU}
+		c := Comparison{Variant: v}
+		spread := 0.0
+		for _, r := range a.Rows {
+			cv, cu := r.Cells[v], r.Cells[VariantUniform]
+			if cv.F.N == 0 || cu.F.N == 0 {
+				continue
+			}
+			d := cv.F.Mean - cu.F.Mean
+			c.Sequences, c.DeltaF = append(c.Sequences, r.Sequence), append(c.DeltaF, d)
+			c.MeanDelta += d
+			if d > 0 {
+				c.Helped++
+			}
+			spread += (cv.F.SD + cu.F.SD) / 2
+			c.Seeds = max(c.Seeds, min(cv.F.N, cu.F.N))
+		}
+		if n := len(c.DeltaF); n > 0 {
+			c.MeanDelta /= float64(n)
+			c.Spread = spread / float64(n)
+			c.Exceeds = c.Seeds > 1 && math.Abs(c.MeanDelta) > c.Spread
+		}
+		a.Comparisons = append(a.Comparisons, c)
 	}
 	return a
 }
 
-// Markdown writes the table like the seed's Table 1: P, R, F (percent) of
-// the model trained without and with uncertainty weighting, one row per
-// sequence, then the mean (the mean of the per-sequence values; Count
-// sequences). Missing values are "–".
+func pm(m MeanSD) string {
+	switch {
+	case m.N == 0:
+		return "–"
+	case m.N == 1:
+		return fmt.Sprintf("%.2f", 100*m.Mean)
+	default:
+		return fmt.Sprintf("%.2f ± %.2f", 100*m.Mean, 100*m.SD)
+	}
+}
+
+// Markdown writes two tables: per sequence the dense F and J of every
+// variant (percent, mean ± sd over the seeds), then the means over the
+// sequences; and every variant against uniform (mean ΔF, sequences helped,
+// seed spread, whether ΔF exceeds it). Missing values are "–".
 func (a *Ablation) Markdown(w io.Writer) error {
 	var b strings.Builder
-	b.WriteString("| sequence | P (uniform) | R (uniform) | F (uniform) | P (weighted) | R (weighted) | F (weighted) | ΔF |\n")
-	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|\n")
-	row := func(r AblationRow, bold bool) {
-		name := r.Sequence
-		if bold {
-			name = "**" + name + "**"
-		}
-		d := "–"
-		if r.Uniform != nil && r.Weighted != nil {
-			d = fmt.Sprintf("%+.2f", 100*(r.Weighted.F-r.Uniform.F))
-		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", name,
-			opt3(r.Uniform, func(x *Scores) float64 { return x.Precision }),
-			opt3(r.Uniform, func(x *Scores) float64 { return x.Recall }),
-			opt3(r.Uniform, func(x *Scores) float64 { return x.F }),
-			opt3(r.Weighted, func(x *Scores) float64 { return x.Precision }),
-			opt3(r.Weighted, func(x *Scores) float64 { return x.Recall }),
-			opt3(r.Weighted, func(x *Scores) float64 { return x.F }), d)
+	b.WriteString("| sequence |")
+	for _, v := range a.Variants {
+		fmt.Fprintf(&b, " F (%s) |", v)
 	}
+	for _, v := range a.Variants {
+		fmt.Fprintf(&b, " J (%s) |", v)
+	}
+	b.WriteString("\n|---|" + strings.Repeat("---:|", 2*len(a.Variants)) + "\n")
 	for _, r := range a.Rows {
-		row(r, false)
+		b.WriteString("| " + r.Sequence + " |")
+		for _, v := range a.Variants {
+			b.WriteString(" " + pm(r.Cells[v].F) + " |")
+		}
+		for _, v := range a.Variants {
+			b.WriteString(" " + pm(r.Cells[v].J) + " |")
+		}
+		b.WriteString("\n")
 	}
-	row(a.Mean, true)
-	_, err := io.WriteString(w, b.String())
-	return err
-}
-
-// CSV writes sequence,variant,precision,recall,f,iou rows (fractions with
-// 6 decimals; missing variants are left out), the means last.
-func (a *Ablation) CSV(w io.Writer) error {
-	var b strings.Builder
-	b.WriteString("sequence,variant,precision,recall,f,iou\n")
-	f := func(x float64) string { return strconv.FormatFloat(x, 'f', 6, 64) }
-	for _, r := range append(append([]AblationRow(nil), a.Rows...), a.Mean) {
-		for _, v := range []struct {
-			name string
-			s    *Scores
-		}{{"uniform", r.Uniform}, {"weighted", r.Weighted}} {
-			if v.s == nil {
+	b.WriteString("| **mean** |")
+	for _, v := range a.Variants {
+		b.WriteString(" " + mean1(a.MeanF[v]) + " |")
+	}
+	for _, v := range a.Variants {
+		b.WriteString(" " + mean1(a.MeanJ[v]) + " |")
+	}
+	b.WriteString("\n")
+	if len(a.Comparisons) > 0 {
+		b.WriteString("\n| variant vs uniform | mean ΔF | helps on | seed spread of F | ΔF beyond the spread |\n|---|---:|---:|---:|---|\n")
+		for _, c := range a.Comparisons {
+			if len(c.DeltaF) == 0 {
+				fmt.Fprintf(&b, "| %s | – | – | – | – |\n", c.Variant)
 				continue
 			}
-			fmt.Fprintf(&b, "%s,%s,%s,%s,%s,%s\n", r.Sequence, v.name, f(v.s.Precision), f(v.s.Recall), f(v.s.F), f(v.s.IoU))
+			spread, beyond := "one seed", "unknown (one seed)"
+			if c.Seeds > 1 {
+				spread = fmt.Sprintf("%.2f", 100*c.Spread)
+				beyond = map[bool]string{true: "yes", false: "no"}[c.Exceeds]
+			}
+			fmt.Fprintf(&b, "| %s | %+.2f | %d of %d | %s | %s |\n", c.Variant, 100*c.MeanDelta, c.Helped, len(c.DeltaF), spread, beyond)
 		}
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }
 
-// Write stores ablation.md, ablation.csv in dir.
+func mean1(m MeanSD) string {
+	if m.N == 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%.2f", 100*m.Mean)
+}
+
+// CSV writes sequence,variant,seed,precision,recall,f,iou,j_mean rows, one
+// per scored model (fractions with 6 decimals; seed is the 1-based index).
+func (a *Ablation) CSV(w io.Writer) error {
+	var b strings.Builder
+	b.WriteString("sequence,variant,seed,precision,recall,f,iou,j_mean\n")
+	f := func(x float64) string { return strconv.FormatFloat(x, 'f', 6, 64) }
+	for _, r := range a.Rows {
+		for _, v := range a.Variants {
+			for k, s := range r.Cells[v].Seeds {
+				if s == nil {
+					continue
+				}
+				fmt.Fprintf(&b, "%s,%s,%d,%s,%s,%s,%s,%s\n", r.Sequence, v, k+1, f(s.Precision), f(s.Recall), f(s.F), f(s.IoU), f(s.JMean))
+			}
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// Write stores ablation.md and ablation.csv in dir.
 func (a *Ablation) Write(dir string) error {
 	if err := atomicfile.Write(filepath.Join(dir, "ablation.md"), func(w io.Writer) error {
-		if _, err := io.WriteString(w, "# Ablation: uncertainty-weighted training (UAI'21 Table 1)\n\n"+
-			"Dense masks scored with the FBMS protocol (percent). Both variants per sequence share the\n"+
-			"trajectories, segmentation, training set, seed and training budget; \"uniform\" ignores the\n"+
-			"hard-example weights, \"weighted\" multiplies the loss of uncertain trajectories' pixels by the factor.\n\n"); err != nil {
+		if _, err := io.WriteString(w, "# Ablation: uncertainty in training (UAI'21 Table 1)\n\n"+
+			"Dense masks scored with the FBMS protocol (F, percent) and DAVIS J (mean per-frame IoU, percent),\n"+
+			"mean ± sd over the seeds. Every variant of a sequence shares the trajectories, segmentation,\n"+
+			"training set, seeds and training budget: \"uniform\" uses the class balance only, \"weighted\"\n"+
+			"multiplies the loss of hard examples (u_v > μ_A in segments with μ_A > φ) by the factor,\n"+
+			"\"confidence\" weights every label by 1 − 2u, \"oracle\" trains uniform on ground-truth labels.\n\n"); err != nil {
 			return err
 		}
 		return a.Markdown(w)
@@ -118,17 +256,47 @@ func (a *Ablation) Write(dir string) error {
 	return atomicfile.Write(filepath.Join(dir, "ablation.csv"), a.CSV)
 }
 
-// Ablate runs the chain with both variants on every selected sequence of
-// root (upstream stages shared, computed once), writes the run report and
-// ablation.md / ablation.csv into work, and returns the table. With
-// opt.Shard it runs its part only and writes no table (densify report
-// writes them once every shard has finished).
-func Ablate(ctx context.Context, root, work string, opt Options) (*Ablation, *Report, error) {
-	rep, runErr := Run(ctx, root, work, opt, VariantUniform, VariantWeighted)
+// AblationOf builds the ablation table of a report's sequences.
+func AblationOf(rep *Report, variants []Variant) *Ablation {
+	scores := map[string]map[Variant][]*Scores{}
+	var seqs []string
+	for _, s := range rep.Sequences {
+		seqs = append(seqs, s.Name)
+		m := map[Variant][]*Scores{}
+		for _, v := range variants {
+			var list []*Scores
+			if d := s.Dense[v]; d != nil {
+				list = append(list, d.Scores)
+			}
+			for _, d := range s.Repeats[v] {
+				list = append(list, d.Scores)
+			}
+			m[v] = list
+		}
+		scores[s.Name] = m
+	}
+	return NewAblation(variants, seqs, scores)
+}
+
+// Ablate runs the chain with the given variants (default
+// DefaultAblationVariants; uniform, the baseline, is always added) and
+// Options.Seeds seeds on every selected sequence of root (upstream stages
+// shared, computed once), writes the run report and ablation.md /
+// ablation.csv into work, and returns the table. With opt.Shard it runs its
+// part only and writes no table (densify report writes them, see Merge,
+// once every shard has finished).
+func Ablate(ctx context.Context, root, work string, opt Options, variants ...Variant) (*Ablation, *Report, error) {
+	if len(variants) == 0 {
+		variants = DefaultAblationVariants
+	}
+	if !slices.Contains(variants, VariantUniform) {
+		variants = append([]Variant{VariantUniform}, variants...)
+	}
+	rep, runErr := run(ctx, root, work, opt, "ablate", variants)
 	if rep == nil || opt.Shard.Active() {
 		return nil, rep, runErr
 	}
-	a := ablationOf(rep)
+	a := AblationOf(rep, variants)
 	if err := a.Write(work); err != nil {
 		return a, rep, err
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/densify/densify/dataset"
 	"github.com/densify/densify/eval"
 	"github.com/densify/densify/internal/atomicfile"
+	"github.com/densify/densify/sampling"
 )
 
 // Densifier trains the dense segmentation network on prepared sets and
@@ -35,7 +36,9 @@ type Densifier interface {
 type TrainRequest struct {
 	Sets     []string // prepared training-set folders
 	Out      string   // model folder
-	Uniform  bool     // class-balance weights only, hard examples not weighted (VariantUniform)
+	Variant  string   // loss weighting (Variant.TrainVariant): hard, uniform or confidence
+	Factor   float64  // hard-example factor replacing the set's (> 0), or 0
+	Phi      *float64 // φ for redrawn hard examples, or nil: the set's mask
 	Resume   bool     // continue from the checkpoints in Out
 	Options  TrainOptions
 	Progress io.Writer
@@ -64,9 +67,10 @@ func (o *Options) densifier() (Densifier, error) {
 	return o.Densifier, nil
 }
 
-// DenseResult is the outcome of one variant on one sequence.
+// DenseResult is the outcome of one variant and seed on one sequence.
 type DenseResult struct {
 	Variant    Variant      `json:"variant"`
+	Seed       int64        `json:"seed"`
 	Train      *TrainResult `json:"train,omitempty"`
 	Masks      string       `json:"masks"`             // relative to the sequence folder
 	Preview    string       `json:"preview,omitempty"` // overlay preview PNG, relative
@@ -77,23 +81,75 @@ type DenseResult struct {
 
 type trainParams struct {
 	Densifier string       `json:"densifier"`
-	Uniform   bool         `json:"uniform"`
+	Variant   string       `json:"variant"`
+	Factor    float64      `json:"factor,omitempty"`
+	Phi       *float64     `json:"phi,omitempty"`
 	Options   TrainOptions `json:"options"`
 }
 
-// dense trains, predicts and scores one variant.
-func (p *seqRun) dense(v Variant) error {
+// prepareOracle prepares the oracle training set (VariantOracle): the
+// sequence's trajectories labelled from its ground truth.
+func (p *seqRun) prepareOracle() error {
+	po := p.opt.Prepare
+	type params struct {
+		Options sampling.Options `json:"options"`
+		Format  int              `json:"format"`
+	}
+	st := stage{name: "prepare-oracle", params: params{po, sampling.FormatVersion},
+		inputs:  append([]string{p.lay.Tracks(), p.seq.GTPath}, p.frames...),
+		outputs: []string{filepath.Join(p.lay.PreparedOracle(), "manifest.json")}}
+	_, err := p.runStage(st, nil, func(string) (any, error) {
+		set, err := sampling.PrepareOracleFiles(p.seq.FramesDir, p.lay.Tracks(), p.gt, p.lay.PreparedOracle(), po)
+		if err != nil {
+			return nil, err
+		}
+		return set.Summary(), nil
+	})
+	return err
+}
+
+// dense trains, predicts and scores variant v with the k-th seed
+// (Train.Seed + k). The oracle variant is skipped without ground truth.
+func (p *seqRun) dense(v Variant, k int) error {
 	d, err := p.opt.densifier()
 	if err != nil {
 		return err
 	}
-	dr := &DenseResult{Variant: v, Masks: "masks-" + string(v)}
-	p.res.Dense[v] = dr
-	model := p.lay.Model(v)
-	tp := trainParams{Densifier: d.Name(), Uniform: v == VariantUniform, Options: p.opt.Train}
+	set := p.lay.Prepared()
+	if v == VariantOracle {
+		if p.gt == nil {
+			if k == 0 {
+				fmt.Fprintf(p.opt.log(), "%s: no ground truth, so no oracle labels\n", p.seq.Name)
+			}
+			return nil
+		}
+		if err := p.prepareOracle(); err != nil {
+			return err
+		}
+		set = p.lay.PreparedOracle()
+	}
+	run := RunName(v, k)
+	topt := p.opt.Train
+	topt.Seed += int64(k)
+	dr := &DenseResult{Variant: v, Seed: topt.Seed, Masks: "masks-" + run}
+	if k == 0 {
+		p.res.Dense[v] = dr
+	} else {
+		if p.res.Repeats == nil {
+			p.res.Repeats = map[Variant][]*DenseResult{}
+		}
+		p.res.Repeats[v] = append(p.res.Repeats[v], dr)
+	}
+	model := p.lay.Model(run)
+	tp := trainParams{Densifier: d.Name(), Variant: v.TrainVariant(), Options: topt}
+	factor, phi, _ := v.HardParams()
+	tp.Factor = factor
+	if phi >= 0 {
+		tp.Phi = &phi
+	}
 	// the preview outputs of predict do not change the model
 	tp.Options.Overlays, tp.Options.ProbMaps = false, false
-	st := stage{name: "train-" + string(v), params: tp, inputs: []string{p.lay.Prepared()}, outputs: []string{model}}
+	st := stage{name: "train-" + run, params: tp, inputs: []string{set}, outputs: []string{model}}
 	var tr TrainResult
 	s, err := p.runStage(st, &tr, func(why string) (any, error) {
 		resume := false
@@ -104,8 +160,8 @@ func (p *seqRun) dense(v Variant) error {
 				return nil, err
 			}
 		}
-		res, err := d.Train(p.ctx, TrainRequest{Sets: []string{p.lay.Prepared()}, Out: model, Uniform: tp.Uniform,
-			Resume: resume, Options: p.opt.Train, Progress: p.opt.progress()})
+		res, err := d.Train(p.ctx, TrainRequest{Sets: []string{set}, Out: model, Variant: tp.Variant, Factor: factor, Phi: tp.Phi,
+			Resume: resume, Options: topt, Progress: p.opt.progress()})
 		if err != nil {
 			return nil, err
 		}
@@ -130,11 +186,11 @@ func (p *seqRun) dense(v Variant) error {
 	if err := p.checkCtx(); err != nil {
 		return err
 	}
-	masks := p.lay.Masks(v)
-	preview := filepath.Join(p.dir, "preview-"+string(v)+".png")
+	masks := p.lay.Masks(run)
+	preview := filepath.Join(p.dir, "preview-"+run+".png")
 	pp := tp
-	pp.Options = p.opt.Train
-	pst := stage{name: "predict-" + string(v), params: pp, inputs: append([]string{ckpt}, p.frames...),
+	pp.Options = topt
+	pst := stage{name: "predict-" + run, params: pp, inputs: append([]string{ckpt}, p.frames...),
 		outputs: []string{masks, preview}}
 	s, err = p.runStage(pst, nil, func(string) (any, error) {
 		tmp := masks + ".tmp"
@@ -144,7 +200,7 @@ func (p *seqRun) dense(v Variant) error {
 		if err := os.MkdirAll(tmp, 0o755); err != nil {
 			return nil, err
 		}
-		if err := d.Predict(p.ctx, PredictRequest{Checkpoint: ckpt, Frames: p.frames, Out: tmp, Options: p.opt.Train,
+		if err := d.Predict(p.ctx, PredictRequest{Checkpoint: ckpt, Frames: p.frames, Out: tmp, Options: topt,
 			Progress: p.opt.progress()}); err != nil {
 			return nil, err
 		}
@@ -161,15 +217,15 @@ func (p *seqRun) dense(v Variant) error {
 	if p.gt == nil {
 		return nil
 	}
-	est := stage{name: "eval-dense-" + string(v), params: p.opt.Eval, inputs: []string{masks, p.seq.GTPath},
-		outputs: []string{p.lay.DenseEval(v)}}
+	est := stage{name: "eval-dense-" + run, params: p.opt.Eval, inputs: []string{masks, p.seq.GTPath},
+		outputs: []string{p.lay.DenseEval(run)}}
 	var sc Scores
 	_, err = p.runStage(est, &sc, func(string) (any, error) {
 		r, err := eval.ScoreFiles(p.gt, masks, p.opt.Eval)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", masks, err)
 		}
-		if err := writeJSON(p.lay.DenseEval(v), r); err != nil {
+		if err := writeJSON(p.lay.DenseEval(run), r); err != nil {
 			return nil, err
 		}
 		return scoresOf(r), nil

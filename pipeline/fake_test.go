@@ -30,7 +30,7 @@ func (f *fakeDensifier) Name() string { return "fake" }
 
 type fakeModel struct {
 	Sets    []string `json:"sets"`
-	Uniform bool     `json:"uniform"`
+	Variant string   `json:"variant"`
 }
 
 func (f *fakeDensifier) Train(ctx context.Context, req TrainRequest) (*TrainResult, error) {
@@ -48,7 +48,7 @@ func (f *fakeDensifier) Train(ctx context.Context, req TrainRequest) (*TrainResu
 		return nil, err
 	}
 	ck := filepath.Join(req.Out, "model.json")
-	b, _ := json.Marshal(fakeModel{Sets: req.Sets, Uniform: req.Uniform})
+	b, _ := json.Marshal(fakeModel{Sets: req.Sets, Variant: req.Variant})
 	if err := os.WriteFile(ck, b, 0o644); err != nil {
 		return nil, err
 	}

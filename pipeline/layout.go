@@ -18,10 +18,15 @@ import (
 //	uncertainty/heatmaps/heat_NNNNN.png
 //	uncertainty/sparsify/{curves.csv,vi.png,ri.png,summary.json}   (with ground truth)
 //	prepared/                          training set (manifest.json, frames/*.npy, previews/)
-//	model-<variant>/                   U-Net checkpoints and training log
-//	masks-<variant>/                   dense masks (and previews)
+//	prepared-oracle/                   the same trajectories labelled from the ground truth (variant oracle)
+//	model-<run>/                       U-Net checkpoints and training log
+//	masks-<run>/                       dense masks (and previews)
 //	eval/sparse.json                   FBMS P/R/F of the labelled trajectories (with ground truth)
-//	eval/dense-<variant>.json          FBMS P/R/F and IoU of the dense masks (with ground truth)
+//	eval/dense-<run>.json              FBMS P/R/F, IoU and J of the dense masks (with ground truth)
+//
+// <run> is RunName(variant, seed index): the variant's name for the first
+// seed, <variant>-seed<N> for the N-th.
+//
 //	.stamps/<stage>.json               completion stamps (see Stamp)
 type Layout struct {
 	Dir  string // <work>/<seq>
@@ -48,9 +53,12 @@ func (l Layout) ClustersCSV() string    { return l.path("uncertainty", "clusters
 func (l Layout) Heatmaps() string       { return l.path("uncertainty", "heatmaps") }
 func (l Layout) SparsifyDir() string    { return l.path("uncertainty", "sparsify") }
 func (l Layout) Prepared() string       { return l.path("prepared") }
-func (l Layout) Model(v Variant) string { return l.path("model-" + string(v)) }
-func (l Layout) Masks(v Variant) string { return l.path("masks-" + string(v)) }
+func (l Layout) PreparedOracle() string { return l.path("prepared-oracle") }
 func (l Layout) SparseEval() string     { return l.path("eval", "sparse.json") }
-func (l Layout) DenseEval(v Variant) string {
-	return l.path("eval", "dense-"+string(v)+".json")
+
+// Model, Masks and DenseEval take a run name (RunName: variant and seed).
+func (l Layout) Model(run string) string { return l.path("model-" + run) }
+func (l Layout) Masks(run string) string { return l.path("masks-" + run) }
+func (l Layout) DenseEval(run string) string {
+	return l.path("eval", "dense-"+run+".json")
 }

@@ -6,7 +6,7 @@ package pipeline
 // selection it belongs to (before sharding), and, when it finishes a
 // sequence (also when the sequence failed), WORK/<seq>/result.json. The
 // dataset report (report.md, report.json, and ablation.md/.csv when the
-// plan trains both the uniform and the weighted variant) is built by one
+// plan is an ablation's) is built by one
 // function, buildReport, from those files only: by Run at its end when it
 // is not sharded, and by Merge (densify report WORK) after the shards of a
 // job array have finished. The two therefore cannot disagree, and Merge
@@ -43,6 +43,7 @@ const (
 // replaces the plan, so `densify report WORK` reports on the selection of
 // the latest run started there.
 type Plan struct {
+	Command   string         `json:"command"` // run or ablate
 	Root      string         `json:"root"`
 	Variants  []Variant      `json:"variants"`
 	Shards    int            `json:"shards,omitempty"` // n of --shard i/n; 0 = not sharded
@@ -69,8 +70,8 @@ type SequenceRecord struct {
 	Result   *SequenceResult `json:"result"`
 }
 
-func newPlan(root string, seqs []dataset.SequenceInfo, variants []Variant, opt Options) (*Plan, error) {
-	p := &Plan{Root: root, Variants: variants, Shards: opt.Shard.Count}
+func newPlan(command, root string, seqs []dataset.SequenceInfo, variants []Variant, opt Options) (*Plan, error) {
+	p := &Plan{Command: command, Root: root, Variants: variants, Shards: opt.Shard.Count}
 	for _, s := range seqs {
 		p.Sequences = append(p.Sequences, PlanSequence{Name: s.Name, Split: s.Split, FramesDir: s.FramesDir, GT: s.GTPath})
 	}
@@ -206,28 +207,6 @@ func buildReport(work string, plan *Plan) *Report {
 	return rep
 }
 
-// hasAblation reports whether the plan trains both ablation variants.
-func (p *Plan) hasAblation() bool {
-	return slices.Contains(p.Variants, VariantUniform) && slices.Contains(p.Variants, VariantWeighted)
-}
-
-// ablationOf builds the ablation table of a report (NewAblation over the
-// rows of every sequence).
-func ablationOf(rep *Report) *Ablation {
-	var rows []AblationRow
-	for _, s := range rep.Sequences {
-		r := AblationRow{Sequence: s.Name}
-		if d := s.Dense[VariantUniform]; d != nil {
-			r.Uniform = d.Scores
-		}
-		if d := s.Dense[VariantWeighted]; d != nil {
-			r.Weighted = d.Scores
-		}
-		rows = append(rows, r)
-	}
-	return NewAblation(rows)
-}
-
 // incomplete is the error of a report with missing or failed sequences.
 func (r *Report) incomplete() error {
 	if len(r.Missing) == 0 && len(r.Failed) == 0 {
@@ -246,7 +225,7 @@ func (r *Report) incomplete() error {
 // Merge is densify report WORK: it rebuilds the dataset report of the
 // latest plan in work (WORK/plan.json) from the sequences' result files,
 // computing nothing again, writes report.md and report.json (and
-// ablation.md / ablation.csv when the plan trains both ablation variants)
+// ablation.md / ablation.csv for an ablate plan)
 // and returns them. Missing or failed sequences are listed in the report
 // and make the returned error (the report is written all the same).
 func Merge(work string, log io.Writer) (*Report, *Ablation, error) {
@@ -260,8 +239,8 @@ func Merge(work string, log io.Writer) (*Report, *Ablation, error) {
 	}
 	rep.ReportPath = filepath.Join(work, "report.md")
 	var a *Ablation
-	if plan.hasAblation() {
-		a = ablationOf(rep)
+	if plan.Command == "ablate" {
+		a = AblationOf(rep, plan.Variants)
 		if err := a.Write(work); err != nil {
 			return rep, a, err
 		}

@@ -27,6 +27,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
+	"strconv"
+	"strings"
 
 	"github.com/densify/densify/eval"
 	"github.com/densify/densify/motiongraph"
@@ -36,16 +39,106 @@ import (
 )
 
 // Variant names a training variant of the run (folder names model-<v>,
-// masks-<v>): VariantWeighted weights the hard examples of the prepared set
-// × its factor on top of the class balance (the U-Net densifier trains
-// train.VariantHard), VariantUniform uses the class balance only (the
-// ablation baseline, seed Table 1 "w/o"; train.VariantUniform).
+// masks-<v>; further seeds model-<v>-seed<N>): VariantWeighted weights the
+// hard examples of the prepared set × its factor on top of the class balance
+// (the U-Net densifier trains train.VariantHard), VariantUniform uses the
+// class balance only (the ablation baseline, seed Table 1 "w/o";
+// train.VariantUniform), VariantConfidence weights every label by the
+// confidence 1 − 2u of its trajectory (train.VariantConfidence), and
+// VariantOracle trains uniform weights on the same trajectories labelled from
+// the ground truth (sampling.PrepareOracleFiles; sequences without ground
+// truth skip it): the dense J a perfect segmentation would give.
 type Variant string
 
 const (
-	VariantWeighted Variant = "weighted"
-	VariantUniform  Variant = "uniform"
+	VariantWeighted   Variant = "weighted"
+	VariantUniform    Variant = "uniform"
+	VariantConfidence Variant = "confidence"
+	VariantOracle     Variant = "oracle"
 )
+
+// Variants lists the known variants.
+var Variants = []Variant{VariantWeighted, VariantUniform, VariantConfidence, VariantOracle}
+
+// WeightedWith is the weighted variant with the hard-example factor (> 0)
+// and φ (≥ 0) replacing the prepared set's (0 and −1: the set's):
+// "weighted-f<factor>-phi<φ>", each part only when given. The ablation's
+// sweeps train these on the same prepared set.
+func WeightedWith(factor, phi float64) Variant {
+	v := string(VariantWeighted)
+	if factor > 0 {
+		v += "-f" + strconv.FormatFloat(factor, 'g', -1, 64)
+	}
+	if phi >= 0 {
+		v += "-phi" + strconv.FormatFloat(phi, 'g', -1, 64)
+	}
+	return Variant(v)
+}
+
+var weightedRE = regexp.MustCompile(`^weighted(?:-f([0-9.eE+-]+?))?(?:-phi([0-9.eE+-]+))?$`)
+
+// HardParams returns the factor and φ of a weighted variant (0 and −1: the
+// prepared set's; ok false for other variants).
+func (v Variant) HardParams() (factor, phi float64, ok bool) {
+	m := weightedRE.FindStringSubmatch(string(v))
+	if m == nil {
+		return 0, -1, false
+	}
+	factor, phi = 0, -1
+	var err error
+	if m[1] != "" {
+		if factor, err = strconv.ParseFloat(m[1], 64); err != nil || !(factor > 0 && factor <= 1e6) {
+			return 0, -1, false
+		}
+	}
+	if m[2] != "" {
+		if phi, err = strconv.ParseFloat(m[2], 64); err != nil || !(phi >= 0 && phi <= 1) {
+			return 0, -1, false
+		}
+	}
+	return factor, phi, true
+}
+
+// ParseVariant returns the variant named s: one of Variants or a weighted
+// variant with its own factor and φ (WeightedWith).
+func ParseVariant(s string) (Variant, error) {
+	for _, v := range Variants {
+		if string(v) == s {
+			return v, nil
+		}
+	}
+	if _, _, ok := Variant(s).HardParams(); ok {
+		return Variant(s), nil
+	}
+	names := make([]string, len(Variants))
+	for i, v := range Variants {
+		names[i] = string(v)
+	}
+	return "", fmt.Errorf("unknown variant %q (%s, or weighted-f<factor>-phi<φ> with factor in (0, 1e6] and φ in [0, 1])", s, strings.Join(names, ", "))
+}
+
+// TrainVariant is the loss weighting the densifier trains v with (the names
+// of train.Variant): hard, uniform or confidence.
+func (v Variant) TrainVariant() string {
+	if _, _, ok := v.HardParams(); ok {
+		return "hard"
+	}
+	switch v {
+	case VariantConfidence:
+		return "confidence"
+	default: // uniform, oracle
+		return "uniform"
+	}
+}
+
+// RunName names the k-th seed's model of v (k = 0: the first seed, the
+// variant's name; then <v>-seed<k+1>).
+func RunName(v Variant, k int) string {
+	if k == 0 {
+		return string(v)
+	}
+	return fmt.Sprintf("%s-seed%d", v, k+1)
+}
 
 // Options holds the knobs of every stage.
 type Options struct {
@@ -81,6 +174,11 @@ type Options struct {
 	// densifier") and its settings.
 	Densifier Densifier
 	Train     TrainOptions
+
+	// Seeds is the number of models trained per variant, with seeds
+	// Train.Seed, Train.Seed+1, … (0 or 1: one; the ablation's statistics
+	// need several).
+	Seeds int
 
 	// Eval of sparse tracks and dense masks.
 	Eval eval.Options
@@ -160,6 +258,9 @@ func (o *Options) Validate() error {
 	}
 	if o.Segment.MinClusterSize < 0 {
 		return fmt.Errorf("segment: min cluster size must be ≥ 0, got %d", o.Segment.MinClusterSize)
+	}
+	if o.Seeds < 0 || o.Seeds > 1000 {
+		return fmt.Errorf("train: seeds must be in [1, 1000] (0 = 1), got %d", o.Seeds)
 	}
 	if o.HeatmapEvery < 1 || o.HeatmapEvery > 1000000 {
 		return fmt.Errorf("heat maps: every must be in [1, 1000000], got %d", o.HeatmapEvery)

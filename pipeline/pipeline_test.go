@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -115,7 +116,7 @@ func TestRunStagesSkipAndRerun(t *testing.T) {
 	for _, p := range []string{lay.Tracks(), lay.Graph(), lay.Labels(), lay.LabelledTracks(8), lay.SegmentJSON(),
 		lay.UncertaintyCSV(), lay.ClustersCSV(), filepath.Join(lay.Heatmaps(), "heat_00000.png"),
 		filepath.Join(lay.SparsifyDir(), "vi.png"), filepath.Join(lay.Prepared(), "manifest.json"),
-		filepath.Join(lay.Masks(VariantWeighted), "00007.png"), lay.SparseEval(), lay.DenseEval(VariantWeighted),
+		filepath.Join(lay.Masks(string(VariantWeighted)), "00007.png"), lay.SparseEval(), lay.DenseEval(string(VariantWeighted)),
 		filepath.Join(lay.Dir, "preview-weighted.png"), filepath.Join(work, "report.md"), filepath.Join(work, "report.json")} {
 		if _, err := os.Stat(p); err != nil {
 			t.Errorf("missing output: %v", err)
@@ -219,9 +220,18 @@ func TestAblateSharesUpstream(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(fd.trains) != 2 || fd.trains[0].Uniform == fd.trains[1].Uniform ||
-		fd.trains[0].Sets[0] != fd.trains[1].Sets[0] || fd.trains[0].Options != fd.trains[1].Options {
-		t.Errorf("train requests differ beyond the variant: %+v", fd.trains)
+	if len(fd.trains) != 3 {
+		t.Fatalf("%d train requests, want uniform, weighted and confidence", len(fd.trains))
+	}
+	got := map[string]bool{}
+	for _, tr := range fd.trains {
+		got[tr.Variant] = true
+		if tr.Sets[0] != fd.trains[0].Sets[0] || tr.Options != fd.trains[0].Options {
+			t.Errorf("train requests differ beyond the variant: %+v", fd.trains)
+		}
+	}
+	if !got["uniform"] || !got["hard"] || !got["confidence"] {
+		t.Errorf("trained variants %v", got)
 	}
 	n := 0
 	for _, s := range rep.Sequences[0].Stages {
@@ -232,7 +242,7 @@ func TestAblateSharesUpstream(t *testing.T) {
 	if n != 1 {
 		t.Errorf("prepare ran %d times, want 1", n)
 	}
-	if len(a.Rows) != 1 || a.Rows[0].Uniform == nil || a.Rows[0].Weighted == nil {
+	if len(a.Rows) != 1 || a.Rows[0].Cells[VariantUniform].F.N != 1 || a.Rows[0].Cells[VariantWeighted].F.N != 1 {
 		t.Fatalf("ablation rows %+v", a.Rows)
 	}
 	for _, f := range []string{"ablation.md", "ablation.csv"} {
@@ -306,12 +316,17 @@ func TestBadInput(t *testing.T) {
 }
 
 func TestAblationTable(t *testing.T) {
-	rows := []AblationRow{
-		{Sequence: "a", Uniform: &Scores{Precision: 0.8, Recall: 0.6, F: 0.6858, IoU: 0.5}, Weighted: &Scores{Precision: 0.9, Recall: 0.7, F: 0.7876, IoU: 0.6}},
-		{Sequence: "b", Uniform: &Scores{Precision: 0.5, Recall: 0.5, F: 0.5, IoU: 0.4}, Weighted: &Scores{Precision: 0.6, Recall: 0.4, F: 0.48, IoU: 0.3}},
-		{Sequence: "c", Uniform: &Scores{Precision: 0.1, Recall: 0.1, F: 0.1}}, // weighted missing: not in the mean
+	sc := func(f, j float64) *Scores { return &Scores{Precision: 0.9, Recall: 0.5, F: f, IoU: j, JMean: j} }
+	vs := []Variant{VariantUniform, VariantWeighted}
+	scores := map[string]map[Variant][]*Scores{
+		// a: uniform F 0.60, 0.70 (mean 0.65, sd 0.0707); weighted 0.70, 0.80 (0.75, 0.0707): ΔF +0.10
+		"a": {VariantUniform: {sc(0.6, 0.5), sc(0.7, 0.5)}, VariantWeighted: {sc(0.7, 0.6), sc(0.8, 0.6)}},
+		// b: uniform 0.50, 0.50 (sd 0); weighted 0.48, 0.44 (0.46, sd 0.0283): ΔF −0.04
+		"b": {VariantUniform: {sc(0.5, 0.4), sc(0.5, 0.4)}, VariantWeighted: {sc(0.48, 0.3), sc(0.44, 0.3)}},
+		// c: weighted missing: no comparison, uniform still in its mean
+		"c": {VariantUniform: {sc(0.1, 0.1), nil}},
 	}
-	a := NewAblation(rows)
+	a := NewAblation(vs, []string{"a", "b", "c"}, scores)
 	var md, csv bytes.Buffer
 	if err := a.Markdown(&md); err != nil {
 		t.Fatal(err)
@@ -319,27 +334,32 @@ func TestAblationTable(t *testing.T) {
 	if err := a.CSV(&csv); err != nil {
 		t.Fatal(err)
 	}
-	wantMD := `| sequence | P (uniform) | R (uniform) | F (uniform) | P (weighted) | R (weighted) | F (weighted) | ΔF |
-|---|---:|---:|---:|---:|---:|---:|---:|
-| a | 80.00 | 60.00 | 68.58 | 90.00 | 70.00 | 78.76 | +10.18 |
-| b | 50.00 | 50.00 | 50.00 | 60.00 | 40.00 | 48.00 | -2.00 |
-| c | 10.00 | 10.00 | 10.00 | – | – | – | – |
-| **mean** | 65.00 | 55.00 | 59.29 | 75.00 | 55.00 | 63.38 | +4.09 |
+	// mean ΔF = (0.10 − 0.04)/2 = 0.03; spread = (0.0707 + 0.0141)/2 = 0.0424 > 0.03: not beyond
+	wantMD := `| sequence | F (uniform) | F (weighted) | J (uniform) | J (weighted) |
+|---|---:|---:|---:|---:|
+| a | 65.00 ± 7.07 | 75.00 ± 7.07 | 50.00 ± 0.00 | 60.00 ± 0.00 |
+| b | 50.00 ± 0.00 | 46.00 ± 2.83 | 40.00 ± 0.00 | 30.00 ± 0.00 |
+| c | 10.00 | – | 10.00 | – |
+| **mean** | 41.67 | 60.50 | 33.33 | 45.00 |
+
+| variant vs uniform | mean ΔF | helps on | seed spread of F | ΔF beyond the spread |
+|---|---:|---:|---:|---|
+| weighted | +3.00 | 1 of 2 | 4.24 | no |
 `
 	if md.String() != wantMD {
 		t.Errorf("markdown:\n%s\nwant:\n%s", md.String(), wantMD)
 	}
-	wantCSV := `sequence,variant,precision,recall,f,iou
-a,uniform,0.800000,0.600000,0.685800,0.500000
-a,weighted,0.900000,0.700000,0.787600,0.600000
-b,uniform,0.500000,0.500000,0.500000,0.400000
-b,weighted,0.600000,0.400000,0.480000,0.300000
-c,uniform,0.100000,0.100000,0.100000,0.000000
-mean,uniform,0.650000,0.550000,0.592900,0.450000
-mean,weighted,0.750000,0.550000,0.633800,0.450000
-`
-	if csv.String() != wantCSV {
-		t.Errorf("csv:\n%s\nwant:\n%s", csv.String(), wantCSV)
+	if n := strings.Count(csv.String(), "\n"); n != 1+9 {
+		t.Errorf("csv has %d lines, want a header and 9 scored models:\n%s", n, csv.String())
+	}
+	if !strings.Contains(csv.String(), "b,weighted,2,0.900000,0.500000,0.440000,0.300000,0.300000\n") {
+		t.Errorf("csv misses b's second weighted seed:\n%s", csv.String())
+	}
+	// with a larger gap the difference exceeds the spread
+	scores["b"][VariantWeighted] = []*Scores{sc(0.6, 0.3), sc(0.64, 0.3)}
+	c := NewAblation(vs, []string{"a", "b", "c"}, scores).Comparisons[0]
+	if c.Helped != 2 || !c.Exceeds || math.Abs(c.MeanDelta-0.11) > 1e-12 {
+		t.Errorf("comparison %+v, want 2 helped, mean ΔF (0.10 + 0.12)/2 = 0.11 beyond the spread", c)
 	}
 }
 
@@ -351,10 +371,10 @@ func TestReportMarkdown(t *testing.T) {
 				Sparse:      &Scores{Precision: 0.9, Recall: 0.8, F: 0.847},
 				Uncertainty: &UncertaintyInfo{Summary: uncertainty.Summary{Nodes: 300, MeanU: 0.01}, AUCVI: map[string]float64{"proposed": 0.1, "likelihood": 0.2, "random": 0.3}, VIFalls: &falls, Heatmaps: []string{"uncertainty/heatmaps/heat_00000.png"}},
 				Dense: map[Variant]*DenseResult{VariantWeighted: {Masks: "masks-weighted", Preview: "preview-weighted.png",
-					Scores: &Scores{Precision: 0.7, Recall: 0.6, F: 0.646, IoU: 0.5}}},
+					Scores: &Scores{Precision: 0.7, Recall: 0.6, F: 0.646, IoU: 0.45, JMean: 0.5}}},
 				Stages: []StageStatus{{Stage: "track", Seconds: 2}, {Stage: "segment", Seconds: 0.5, Skipped: true}}},
 			{Name: "s2", Trajectories: 100, Clusters: 2, Sparse: &Scores{Precision: 0.5, Recall: 0.4, F: 0.444},
-				Dense: map[Variant]*DenseResult{VariantWeighted: {Masks: "masks-weighted", Scores: &Scores{Precision: 0.3, Recall: 0.2, F: 0.24, IoU: 0.1}}},
+				Dense: map[Variant]*DenseResult{VariantWeighted: {Masks: "masks-weighted", Scores: &Scores{Precision: 0.3, Recall: 0.2, F: 0.24, IoU: 0.05, JMean: 0.1}}},
 				Error: "s2: predict-weighted: boom"},
 		}}
 	r.summarise()
@@ -364,7 +384,7 @@ func TestReportMarkdown(t *testing.T) {
 	}
 	md := b.String()
 	for _, want := range []string{
-		"| sequence | trajectories | clusters | sparse P | sparse R | sparse F | dense P (weighted) | dense R (weighted) | dense F (weighted) | IoU (weighted) | time (s) |",
+		"| sequence | trajectories | clusters | sparse P | sparse R | sparse F | dense P (weighted) | dense R (weighted) | dense F (weighted) | J (weighted) | time (s) |",
 		"| s1 | 300 | 3 | 90.00 | 80.00 | 84.70 | 70.00 | 60.00 | 64.60 | 50.00 | 2.5 |",
 		"| s2 (failed) | 100 | 2 | 50.00 | 40.00 | 44.40 | 30.00 | 20.00 | 24.00 | 10.00 | 0.0 |",
 		"| **mean** | | | 70.00 | 60.00 | 64.55 | 50.00 | 40.00 | 44.30 | 30.00 | |",
@@ -381,6 +401,17 @@ func TestReportMarkdown(t *testing.T) {
 	}
 	if r.Sparse.Count != 2 || fmt.Sprintf("%.4f", r.Sparse.F) != "0.6455" {
 		t.Errorf("sparse mean %+v", r.Sparse)
+	}
+	// oracle J 0.80 against the weighted J 0.50: labels cost 30 points, the
+	// densifier 20, so the segmentation limits s1
+	s1 := r.Sequences[0]
+	s1.Dense[VariantOracle] = &DenseResult{Variant: VariantOracle, Scores: &Scores{JMean: 0.8}}
+	want := "dense J 80.00 against 50.00 with the segmentation's labels (weighted): the labels cost 30.00 points, the densifier 20.00; the segmentation limits this sequence."
+	if got := oracleLine(s1, []Variant{VariantWeighted, VariantOracle}); !strings.Contains(got, want) {
+		t.Errorf("oracle line %q, want %q", got, want)
+	}
+	if got := oracleLine(r.Sequences[1], []Variant{VariantWeighted}); got != "" {
+		t.Errorf("oracle line without oracle: %q", got)
 	}
 }
 
@@ -504,5 +535,60 @@ func TestGeometryCheckedBeforeWork(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(work, "tiny", "tracks.dat")); err == nil {
 		t.Error("a stage ran despite ground truth of another size")
+	}
+}
+
+func TestVariantNamesAndSweepParameters(t *testing.T) {
+	for _, c := range []struct {
+		factor, phi float64
+		name        string
+	}{{10, 0.005, "weighted-f10-phi0.005"}, {0, 0.02, "weighted-phi0.02"}, {1000, -1, "weighted-f1000"}, {0, -1, "weighted"}} {
+		v := WeightedWith(c.factor, c.phi)
+		if string(v) != c.name {
+			t.Errorf("WeightedWith(%v, %v) = %s, want %s", c.factor, c.phi, v, c.name)
+		}
+		p, err := ParseVariant(c.name)
+		f, phi, ok := p.HardParams()
+		if err != nil || !ok || f != c.factor || phi != c.phi || p.TrainVariant() != "hard" {
+			t.Errorf("%s: parsed %v (%v) → factor %v φ %v ok %v", c.name, p, err, f, phi, ok)
+		}
+	}
+	for _, bad := range []string{"weighted-f0", "weighted-phi2", "weighted-fx", "uniform-f10", "hard"} {
+		if _, err := ParseVariant(bad); err == nil {
+			t.Errorf("%s accepted", bad)
+		}
+	}
+	if VariantConfidence.TrainVariant() != "confidence" || VariantOracle.TrainVariant() != "uniform" {
+		t.Error("train variants of confidence / oracle")
+	}
+	// an ablation with a swept variant hands its factor and φ to the densifier
+	root, tracks := tinySequence(t)
+	fd := &fakeDensifier{}
+	var log bytes.Buffer
+	opt := testOptions(tracks, fd, &log)
+	opt.Seeds = 2
+	a, _, err := Ablate(context.Background(), root, t.TempDir(), opt, WeightedWith(10, 0.5))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// uniform is added; two seeds each: 4 trainings
+	if len(fd.trains) != 4 || len(a.Variants) != 2 || a.Variants[0] != VariantUniform {
+		t.Fatalf("%d trainings, variants %v", len(fd.trains), a.Variants)
+	}
+	seeds := map[int64]int{}
+	for _, tr := range fd.trains {
+		seeds[tr.Options.Seed]++
+		if tr.Variant == "hard" && (tr.Factor != 10 || tr.Phi == nil || *tr.Phi != 0.5) {
+			t.Errorf("swept variant trained with factor %v φ %v", tr.Factor, tr.Phi)
+		}
+		if tr.Variant == "uniform" && (tr.Factor != 0 || tr.Phi != nil) {
+			t.Errorf("uniform trained with factor %v φ %v", tr.Factor, tr.Phi)
+		}
+	}
+	if seeds[1] != 2 || seeds[2] != 2 {
+		t.Errorf("seeds of the trainings %v, want 1 and 2 twice each", seeds)
+	}
+	if c := a.Rows[0].Cells[VariantUniform]; c.F.N != 2 {
+		t.Errorf("uniform cell has %d scored seeds, want 2", c.F.N)
 	}
 }

@@ -32,8 +32,11 @@ type SequenceResult struct {
 	Uncertainty *UncertaintyInfo         `json:"uncertainty,omitempty"`
 	Prepared    *PrepareInfo             `json:"prepared,omitempty"`
 	Dense       map[Variant]*DenseResult `json:"dense,omitempty"`
-	Stages      []StageStatus            `json:"stages"`
-	Error       string                   `json:"error,omitempty"`
+	// Repeats are the models of the further seeds (Options.Seeds > 1), in
+	// seed order; Dense holds the first seed's.
+	Repeats map[Variant][]*DenseResult `json:"repeats,omitempty"`
+	Stages  []StageStatus              `json:"stages"`
+	Error   string                     `json:"error,omitempty"`
 }
 
 // Seconds is the summed time of the stages (as recorded when they ran).
@@ -52,6 +55,7 @@ type Mean struct {
 	Recall    float64 `json:"recall"`
 	F         float64 `json:"f"` // mean of the per-sequence F
 	IoU       float64 `json:"iou"`
+	JMean     float64 `json:"j_mean"` // mean of the per-sequence DAVIS J
 }
 
 func (m *Mean) add(s *Scores) {
@@ -60,6 +64,7 @@ func (m *Mean) add(s *Scores) {
 	m.Recall += s.Recall
 	m.F += s.F
 	m.IoU += s.IoU
+	m.JMean += s.JMean
 }
 
 func (m *Mean) done() {
@@ -69,6 +74,7 @@ func (m *Mean) done() {
 		m.Recall /= n
 		m.F /= n
 		m.IoU /= n
+		m.JMean /= n
 	}
 }
 
@@ -165,7 +171,7 @@ func link(text string, parts ...string) string {
 func (r *Report) Markdown(w io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# densify run\n\nInput `%s`, work folder `%s`, %d sequence(s), %.1f s (summed stage time).\n\n", r.Root, r.Work, len(r.Sequences), r.Seconds)
-	fmt.Fprintf(&b, "Scores in percent (FBMS MoSegEval protocol; IoU = foreground Jaccard over all labelled frames).\n\n")
+	fmt.Fprintf(&b, "Scores in percent (FBMS MoSegEval protocol; J = DAVIS region similarity, the foreground Jaccard index per labelled frame, averaged).\n\n")
 	if len(r.Missing) > 0 {
 		fmt.Fprintf(&b, "**Missing** (no result yet; the means leave them out): %s.\n\n", strings.Join(r.Missing, ", "))
 	}
@@ -175,7 +181,7 @@ func (r *Report) Markdown(w io.Writer) error {
 	head := "| sequence | trajectories | clusters | sparse P | sparse R | sparse F |"
 	sep := "|---|---:|---:|---:|---:|---:|"
 	for _, v := range r.Variants {
-		head += fmt.Sprintf(" dense P (%s) | dense R (%s) | dense F (%s) | IoU (%s) |", v, v, v, v)
+		head += fmt.Sprintf(" dense P (%s) | dense R (%s) | dense F (%s) | J (%s) |", v, v, v, v)
 		sep += "---:|---:|---:|---:|"
 	}
 	head += " time (s) |"
@@ -201,7 +207,7 @@ func (r *Report) Markdown(w io.Writer) error {
 				opt3(sc, func(x *Scores) float64 { return x.Precision }),
 				opt3(sc, func(x *Scores) float64 { return x.Recall }),
 				opt3(sc, func(x *Scores) float64 { return x.F }),
-				opt3(sc, func(x *Scores) float64 { return x.IoU }))
+				opt3(sc, func(x *Scores) float64 { return x.JMean }))
 		}
 		fmt.Fprintf(&b, " %.1f |\n", s.Seconds())
 	}
@@ -210,7 +216,7 @@ func (r *Report) Markdown(w io.Writer) error {
 			if m == nil {
 				return nil
 			}
-			return &Scores{Precision: m.Precision, Recall: m.Recall, F: m.F, IoU: m.IoU}
+			return &Scores{Precision: m.Precision, Recall: m.Recall, F: m.F, IoU: m.IoU, JMean: m.JMean}
 		}
 		sp := mean(r.Sparse)
 		fmt.Fprintf(&b, "| **mean** | | | %s | %s | %s |",
@@ -223,7 +229,7 @@ func (r *Report) Markdown(w io.Writer) error {
 				opt3(sc, func(x *Scores) float64 { return x.Precision }),
 				opt3(sc, func(x *Scores) float64 { return x.Recall }),
 				opt3(sc, func(x *Scores) float64 { return x.F }),
-				opt3(sc, func(x *Scores) float64 { return x.IoU }))
+				opt3(sc, func(x *Scores) float64 { return x.JMean }))
 		}
 		b.WriteString(" |\n")
 	}
@@ -255,6 +261,9 @@ func (r *Report) Markdown(w io.Writer) error {
 					q.Hard.Precision, q.Hard.Recall, q.Hard.IoU, 100*q.Hard.Accuracy, q.Hard.Pixels)
 			}
 		}
+		if line := oracleLine(s, r.Variants); line != "" {
+			b.WriteString(line + "\n")
+		}
 		b.WriteString("\n")
 		var links []string
 		if s.Uncertainty != nil && s.Uncertainty.AUCVI != nil {
@@ -281,7 +290,7 @@ func (r *Report) Markdown(w io.Writer) error {
 				links = append(links, link("overlay preview ("+string(v)+")", s.Name, d.Preview))
 			}
 			if d.Scores != nil {
-				links = append(links, link("dense eval ("+string(v)+")", s.Name, "eval", "dense-"+string(v)+".json"))
+				links = append(links, link("dense eval ("+string(v)+")", s.Name, "eval", "dense-"+RunName(v, 0)+".json"))
 			}
 		}
 		if len(links) > 0 {
@@ -305,4 +314,32 @@ func (r *Report) Markdown(w io.Writer) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// oracleLine compares the dense J of the oracle variant (ground-truth labels
+// on the same trajectories) with the real labels' best variant: the gap is
+// what the segmentation costs, the oracle's distance from 100 % what the
+// densifier costs. Empty without an oracle score.
+func oracleLine(s *SequenceResult, variants []Variant) string {
+	o := s.Dense[VariantOracle]
+	if o == nil || o.Scores == nil {
+		return ""
+	}
+	var best *DenseResult
+	var bestV Variant
+	for _, v := range variants {
+		if d := s.Dense[v]; v != VariantOracle && d != nil && d.Scores != nil && (best == nil || d.Scores.JMean > best.Scores.JMean) {
+			best, bestV = d, v
+		}
+	}
+	if best == nil {
+		return fmt.Sprintf("Oracle labels (ground truth on the same trajectories): dense J %.2f.", 100*o.Scores.JMean)
+	}
+	seg, den := o.Scores.JMean-best.Scores.JMean, 1-o.Scores.JMean
+	limit := "the densifier"
+	if seg > den {
+		limit = "the segmentation"
+	}
+	return fmt.Sprintf("Oracle labels (ground truth on the same trajectories): dense J %.2f against %.2f with the segmentation's labels (%s): the labels cost %.2f points, the densifier %.2f; %s limits this sequence.",
+		100*o.Scores.JMean, 100*best.Scores.JMean, bestV, 100*seg, 100*den, limit)
 }

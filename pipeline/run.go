@@ -175,6 +175,12 @@ func Run(ctx context.Context, root, work string, opt Options, variants ...Varian
 	if len(variants) == 0 {
 		variants = []Variant{VariantWeighted}
 	}
+	return run(ctx, root, work, opt, "run", variants)
+}
+
+// run is Run for command "run" or "ablate" (recorded in the plan: Merge
+// writes the ablation tables of an ablate plan).
+func run(ctx context.Context, root, work string, opt Options, command string, variants []Variant) (*Report, error) {
 	if err := opt.Validate(); err != nil {
 		return nil, err
 	}
@@ -195,7 +201,7 @@ func Run(ctx context.Context, root, work string, opt Options, variants ...Varian
 	if err := checkWork(work); err != nil {
 		return nil, err
 	}
-	plan, err := newPlan(root, all, variants, opt)
+	plan, err := newPlan(command, root, all, variants, opt)
 	if err != nil {
 		return nil, err
 	}
@@ -275,12 +281,14 @@ func runSequence(ctx context.Context, s dataset.SequenceInfo, work string, opt *
 	if err := p.upstream(); err != nil {
 		return p.res, err
 	}
-	for _, v := range variants {
-		if err := p.checkCtx(); err != nil {
-			return p.res, err
-		}
-		if err := p.dense(v); err != nil {
-			return p.res, err
+	for k := range max(1, opt.Seeds) {
+		for _, v := range variants {
+			if err := p.checkCtx(); err != nil {
+				return p.res, err
+			}
+			if err := p.dense(v, k); err != nil {
+				return p.res, err
+			}
 		}
 	}
 	p.res.Stages = p.status

@@ -7,7 +7,7 @@ import (
 )
 
 // WriteSummary prints the report as a table: per sequence trajectories,
-// clusters, sparse F and per variant dense P, R, F, IoU (percent) and time,
+// clusters, sparse F and per variant dense P, R, F, J (percent) and time,
 // the means when there are several sequences, and where report.md is.
 func (r *Report) WriteSummary(w io.Writer) {
 	p := func(s *Scores, f func(*Scores) float64) string {
@@ -19,10 +19,10 @@ func (r *Report) WriteSummary(w io.Writer) {
 	P := func(s *Scores) float64 { return s.Precision }
 	R := func(s *Scores) float64 { return s.Recall }
 	F := func(s *Scores) float64 { return s.F }
-	I := func(s *Scores) float64 { return s.IoU }
+	I := func(s *Scores) float64 { return s.JMean }
 	fmt.Fprintf(w, "%-20s %7s %8s %6s", "sequence", "tracks", "clusters", "sp.F")
 	for _, v := range r.Variants {
-		fmt.Fprintf(w, " | %-8s %6s %6s %6s %6s", v, "P", "R", "F", "IoU")
+		fmt.Fprintf(w, " | %-8s %6s %6s %6s %6s", v, "P", "R", "F", "J")
 	}
 	fmt.Fprintf(w, " | %7s\n", "time(s)")
 	for _, s := range r.Sequences {
@@ -51,7 +51,7 @@ func (r *Report) WriteSummary(w io.Writer) {
 		for _, v := range r.Variants {
 			var sc *Scores
 			if m := r.Dense[v]; m != nil {
-				sc = &Scores{Precision: m.Precision, Recall: m.Recall, F: m.F, IoU: m.IoU}
+				sc = &Scores{Precision: m.Precision, Recall: m.Recall, F: m.F, IoU: m.IoU, JMean: m.JMean}
 			}
 			fmt.Fprintf(w, " | %-8s %6s %6s %6s %6s", "", p(sc, P), p(sc, R), p(sc, F), p(sc, I))
 		}

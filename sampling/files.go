@@ -14,6 +14,22 @@ import (
 // uncertainty` (empty path: no uncertainty, so no hard examples). The set is
 // written to outDir (replacing an older one only once complete).
 func PrepareFiles(framesDir, tracksPath, uncertaintyPath, outDir string, opt Options) (*Set, error) {
+	return prepareFiles(framesDir, tracksPath, uncertaintyPath, nil, outDir, opt)
+}
+
+// PrepareOracleFiles is PrepareFiles with the trajectories labelled by the
+// ground truth gt instead of their clusters (OracleTracks; the background is
+// region 0, no uncertainty, so no hard examples). The manifest records
+// Options.Oracle.
+func PrepareOracleFiles(framesDir, tracksPath string, gt *dataset.GroundTruth, outDir string, opt Options) (*Set, error) {
+	if gt == nil {
+		return nil, fmt.Errorf("%s: oracle labels need the ground truth", tracksPath)
+	}
+	opt.Oracle, opt.Background, opt.BackgroundClusters = true, -1, []int{0}
+	return prepareFiles(framesDir, tracksPath, "", gt, outDir, opt)
+}
+
+func prepareFiles(framesDir, tracksPath, uncertaintyPath string, oracle *dataset.GroundTruth, outDir string, opt Options) (*Set, error) {
 	frames, err := dataset.ListFrames(framesDir)
 	if err != nil {
 		return nil, err
@@ -35,6 +51,14 @@ func PrepareFiles(framesDir, tracksPath, uncertaintyPath, outDir string, opt Opt
 			return nil, err
 		}
 	}
+	if oracle != nil {
+		if ts, _, err = OracleTracks(ts, oracle); err != nil {
+			return nil, fmt.Errorf("%s: %w", tracksPath, err)
+		}
+		if !hasBackgroundTrack(ts) {
+			return nil, fmt.Errorf("%s: oracle labels: no trajectory lies on the ground truth's background", tracksPath)
+		}
+	}
 	set, err := Prepare(Input{Tracks: ts, Uncertainty: u, Width: w, Height: h}, opt)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", tracksPath, err)
@@ -49,8 +73,21 @@ func PrepareFiles(framesDir, tracksPath, uncertaintyPath, outDir string, opt Opt
 	if uncertaintyPath != "" {
 		src["uncertainty"] = abs(uncertaintyPath)
 	}
+	if oracle != nil {
+		src["oracle_ground_truth"] = abs(oracle.Path)
+	}
 	err = set.Write(outDir, func(f int) string { return abs(frames[f]) }, dataset.ReadImage, src)
 	return set, err
+}
+
+// hasBackgroundTrack reports whether some trajectory has label 0 (the background).
+func hasBackgroundTrack(ts *trajectory.TrackSet) bool {
+	for _, t := range ts.Tracks {
+		if t.Label == 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // Summary counts a prepared set: what `densify prepare` prints and the
@@ -65,6 +102,7 @@ type Summary struct {
 	HardPixels   int   `json:"hard_pixels"`
 	HardTracks   int   `json:"hard_trajectories"`
 	BorderPoints int   `json:"border_points"`
+	FarPoints    int   `json:"far_background_points"`
 }
 
 // Summary counts the labelled, hard-example and border pixels of s and its
@@ -74,6 +112,7 @@ func (s *Set) Summary() Summary {
 	for _, fr := range s.Frames {
 		sum.HardPixels += fr.NHard
 		sum.BorderPoints += fr.NBorder
+		sum.FarPoints += fr.NFar
 		for c, n := range fr.Counts {
 			sum.Labelled += n
 			if c < len(sum.ClassCounts) {

@@ -66,8 +66,18 @@ type Options struct {
 	BorderPoints bool
 	BorderStep   int
 	BorderInsets []int
+	// FarBackground, when > 0, adds background points where no trajectory
+	// is: on the grid of BorderStep pixels, every unlabelled pixel farther
+	// than FarBackground × the image diagonal from every foreground point of
+	// its frame (farBackgroundPoints). Textureless regions (sky, water,
+	// walls) carry no trajectory and hence no label; without these points
+	// the U-Net is free to paint them foreground (issue 10).
+	FarBackground float64 `json:",omitempty"`
 	// Balance enables the ACCV'20 class balance weights.
 	Balance bool
+	// Oracle records that the labels come from the ground truth
+	// (PrepareOracleFiles), not from the segmentation.
+	Oracle bool `json:",omitempty"`
 	// Phi is the segment-uncertainty threshold φ and Factor the loss-weight
 	// factor of hard examples (recorded for the trainer; 1 disables them).
 	Phi    float64
@@ -110,9 +120,17 @@ type Frame struct {
 	Labels  []int16   // Height*Width, class or Unlabelled
 	Weights []float32 // Height*Width: base weight (class balance), 0 where unlabelled
 	Hard    []uint8   // Height*Width, 1 where the pixel is a hard example
-	Counts  []int     // labelled pixels per class
-	NHard   int       // hard-example pixels
-	NBorder int       // added border points
+	// U is the uncertainty u_v of the trajectory labelling the pixel (0 at
+	// unlabelled pixels and at added border and far-background points).
+	U []float32
+	// Mu is the mean uncertainty μ_A of the segment of that trajectory (0
+	// where U is), so that a trainer can redraw the hard examples for
+	// another φ: hard ⇔ U > Mu ∧ Mu > φ.
+	Mu      []float32
+	Counts  []int // labelled pixels per class
+	NHard   int   // hard-example pixels
+	NBorder int   // added border points
+	NFar    int   // added far-background points
 }
 
 // Segment describes one cluster of the sparse segmentation.
@@ -149,6 +167,10 @@ func (o Options) Validate() error {
 		return fmt.Errorf("prepare: border margin and minimum segment must be ≥ 0, got %d, %d", o.BorderMargin, o.MinSegment)
 	case o.BorderPoints && o.BorderStep < 1:
 		return fmt.Errorf("prepare: border step must be ≥ 1, got %d", o.BorderStep)
+	case o.FarBackground > 0 && o.BorderStep < 1:
+		return fmt.Errorf("prepare: far-background points need a grid step ≥ 1, got %d", o.BorderStep)
+	case !(o.FarBackground >= 0 && o.FarBackground <= 2):
+		return fmt.Errorf("prepare: far-background distance must be in [0, 2] image diagonals, got %v", o.FarBackground)
 	case !(o.IsolatedRadius >= 0 && o.IsolatedRadius <= 10000):
 		return fmt.Errorf("prepare: isolated radius must be in [0, 10000] px, got %v", o.IsolatedRadius)
 	case !(o.Phi >= 0 && o.Phi <= 1):
@@ -331,7 +353,8 @@ func Prepare(in Input, opt Options) (*Set, error) {
 		}
 		pts = kept
 
-		fr := Frame{Frame: f, Labels: make([]int16, W*H), Weights: make([]float32, W*H), Hard: make([]uint8, W*H), Counts: make([]int, classes)}
+		fr := Frame{Frame: f, Labels: make([]int16, W*H), Weights: make([]float32, W*H), Hard: make([]uint8, W*H),
+			U: make([]float32, W*H), Mu: make([]float32, W*H), Counts: make([]int, classes)}
 		for i := range fr.Labels {
 			fr.Labels[i] = Unlabelled
 		}
@@ -345,9 +368,15 @@ func Prepare(in Input, opt Options) (*Set, error) {
 				continue
 			}
 			fr.Labels[p.pix] = p.class
+			fr.U[p.pix] = float32(unc(p.track))
+			fr.Mu[p.pix] = float32(segs[segIdx[ts.Tracks[p.track].Label]].MeanUncertainty)
 			if hard[p.track] {
 				fr.Hard[p.pix] = 1
 			}
+		}
+		if opt.FarBackground > 0 {
+			r := opt.FarBackground * math.Hypot(float64(W), float64(H))
+			fr.NFar = addFarBackground(fr.Labels, W, H, opt.BorderStep, r)
 		}
 		if opt.BorderPoints {
 			fr.NBorder = addBorderPoints(fr.Labels, W, H, opt.BorderStep, opt.BorderInsets)
@@ -454,6 +483,65 @@ func addBorderPoints(labels []int16, W, H, step int, insets []int) int {
 		for y := 0; y < H; y += step {
 			set(d, y)
 			set(W-1-d, y)
+		}
+	}
+	return n
+}
+
+// addFarBackground labels background (class 0) the unlabelled pixels of the
+// grid {(x, y): x, y ≡ ⌊step/2⌋ mod step} whose Euclidean distance to every
+// foreground-labelled pixel (class ≥ 1) exceeds r, and returns how many it
+// added. A frame without foreground points gets none: the segmentation has
+// no object there to be far from, and labelling the whole frame background
+// would contradict the frames where the object was found.
+//
+// This is the "labels in textureless regions far from any moving
+// trajectory" of issue 10: a trajectory tracker (Sundaram et al. ECCV 2010)
+// seeds points only where the structure tensor is strong, so sky, water and
+// plain walls carry no trajectory; far from every foreground point such a
+// region is background unless an object is textureless over more than r.
+// Distances use a bucket grid of cell size r: a foreground point within r
+// lies in one of the 3×3 cells around the pixel's cell.
+func addFarBackground(labels []int16, W, H, step int, r float64) int {
+	if step <= 0 || !(r > 0) {
+		return 0
+	}
+	cell := max(1, int(math.Ceil(r)))
+	type key struct{ cx, cy int }
+	grid := map[key][][2]int{}
+	for i, l := range labels {
+		if l >= 1 {
+			x, y := i%W, i/W
+			k := key{x / cell, y / cell}
+			grid[k] = append(grid[k], [2]int{x, y})
+		}
+	}
+	if len(grid) == 0 {
+		return 0
+	}
+	r2 := r * r
+	n := 0
+	for y := step / 2; y < H; y += step {
+		for x := step / 2; x < W; x += step {
+			if labels[y*W+x] != Unlabelled {
+				continue
+			}
+			near := false
+			for dy := -1; dy <= 1 && !near; dy++ {
+				for dx := -1; dx <= 1 && !near; dx++ {
+					for _, q := range grid[key{x/cell + dx, y/cell + dy}] {
+						ddx, ddy := float64(q[0]-x), float64(q[1]-y)
+						if ddx*ddx+ddy*ddy <= r2 {
+							near = true
+							break
+						}
+					}
+				}
+			}
+			if !near {
+				labels[y*W+x] = 0
+				n++
+			}
 		}
 	}
 	return n

@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/densify/densify/dataset"
 	"github.com/densify/densify/trajectory"
 )
 
@@ -250,5 +251,85 @@ func TestWriteSetAndManifest(t *testing.T) {
 	}
 	if _, err := ReadManifest(dir); err != nil {
 		t.Fatalf("previous set damaged: %v", err)
+	}
+}
+
+func TestFarBackgroundHandCounted(t *testing.T) {
+	// 40x30, grid step 10 → candidates x ∈ {5,15,25,35}, y ∈ {5,15,25} (12).
+	// One foreground point at (5,5); r = 15: candidates within 15 px are
+	// (5,5) [labelled itself], (15,5) d=10, (5,15) d=10, (15,15) d=14.1;
+	// (25,5) d=20 and (5,25) d=20 are farther. So 12 − 4 = 8 get background.
+	labels := make([]int16, 40*30)
+	for i := range labels {
+		labels[i] = Unlabelled
+	}
+	labels[5*40+5] = 1
+	labels[25*40+35] = 0 // a labelled background pixel is not overwritten: 7 added
+	if n := addFarBackground(labels, 40, 30, 10, 15); n != 7 {
+		t.Fatalf("added %d, want 7", n)
+	}
+	for _, p := range [][2]int{{15, 5}, {5, 15}, {15, 15}} {
+		if labels[p[1]*40+p[0]] != Unlabelled {
+			t.Errorf("(%d,%d) within r of the foreground got a label", p[0], p[1])
+		}
+	}
+	if labels[5*40+25] != 0 || labels[25*40+5] != 0 || labels[5*40+5] != 1 {
+		t.Error("far pixels not background, or the foreground point overwritten")
+	}
+	// no foreground in the frame: nothing is added
+	empty := make([]int16, 40*30)
+	for i := range empty {
+		empty[i] = Unlabelled
+	}
+	if n := addFarBackground(empty, 40, 30, 10, 15); n != 0 {
+		t.Errorf("frame without foreground: added %d", n)
+	}
+	// through Prepare: the fixture's object at (20..22, 14..16) in a 40x30
+	// frame; r = 0.3·50 = 15 px; the set counts what it added.
+	o := bare()
+	o.FarBackground = 0.3
+	set, err := Prepare(fixture(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if set.Frames[0].NFar == 0 || set.Summary().FarPoints != set.Frames[0].NFar+set.Frames[1].NFar {
+		t.Errorf("far-background points: frame 0 %d, summary %d", set.Frames[0].NFar, set.Summary().FarPoints)
+	}
+	if o.FarBackground = 3; o.Validate() == nil {
+		t.Error("far-background distance of 3 diagonals accepted")
+	}
+}
+
+func TestPrepareKeepsTrajectoryUncertainty(t *testing.T) {
+	set, err := Prepare(fixture(), bare())
+	if err != nil {
+		t.Fatal(err)
+	}
+	fr := set.Frames[0]
+	if got := fr.U[14*40+22]; got != 0.5 {
+		t.Errorf("u at (22,14) = %v, want 0.5 (its trajectory's)", got)
+	}
+	if got := fr.U[1*40+2]; got != 0 {
+		t.Errorf("u at a background trajectory = %v, want 0", got)
+	}
+}
+
+func TestOracleTracksFromGroundTruth(t *testing.T) {
+	// Region map of one 4x1 frame: 0 0 1 −1. Track a on x=0 (region 0),
+	// b on x=2 (region 1) although its cluster says 0, c on x=3 (no region).
+	ts := &trajectory.TrackSet{Frames: 1, Tracks: []trajectory.Track{track(3, 0, 0, 0), track(3, 2, 0, 0), track(3, 3, 0, 0)}}
+	gt := &dataset.GroundTruth{Colors: []int{0, 255}, Frames: []dataset.LabelledFrame{{Frame: 0, Width: 4, Height: 1, Region: []int{0, 0, 1, -1}}}}
+	out, dropped, err := OracleTracks(ts, gt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if dropped != 1 || len(out.Tracks) != 2 || out.Tracks[0].Label != 0 || out.Tracks[1].Label != 1 {
+		t.Fatalf("oracle tracks %+v, dropped %d", out.Tracks, dropped)
+	}
+	if ts.Tracks[1].Label != 3 {
+		t.Error("OracleTracks changed its input")
+	}
+	if _, _, err := OracleTracks(ts, &dataset.GroundTruth{}); err == nil {
+		t.Error("ground truth without frames accepted")
 	}
 }

@@ -15,8 +15,10 @@ import (
 // FormatVersion is the version of the prepared-set layout Write produces.
 // Version 2 keeps the base weights (class balance) in _weights.npy and the
 // hard-example mask apart; version 1 sets had the hard-example factor
-// multiplied into _weights.npy.
-const FormatVersion = 2
+// multiplied into _weights.npy. Version 3 adds _u.npy, the uncertainty of
+// the trajectory labelling each pixel (the confidence-weighted variant), and
+// _mu.npy, the mean uncertainty of its segment (hard examples for another φ).
+const FormatVersion = 3
 
 // Manifest describes a prepared training set (manifest.json). Paths are
 // relative to the set's folder except Image, which is where the frame was read.
@@ -33,6 +35,7 @@ type Manifest struct {
 	HardPixels      int               `json:"hard_pixels"`
 	HardTracks      int               `json:"hard_trajectories"`
 	BorderPoints    int               `json:"border_points"`
+	FarPoints       int               `json:"far_background_points"`
 	DroppedIsolated int               `json:"dropped_isolated_points"`
 	Segments        []Segment         `json:"segments"`
 	Frames          []ManifestFrame   `json:"frames"`
@@ -45,14 +48,17 @@ type ManifestFrame struct {
 	Labels  string `json:"labels"`
 	Weights string `json:"weights"`
 	Hard    string `json:"hard"`
+	U       string `json:"uncertainty,omitempty"`         // version ≥ 3
+	Mu      string `json:"segment_uncertainty,omitempty"` // version ≥ 3
 	Preview string `json:"preview"`
 	Counts  []int  `json:"class_counts"`
 	NHard   int    `json:"hard_pixels"`
 }
 
-// Write stores the set in dir: frames/NNNNN_{labels,weights,hard}.npy
+// Write stores the set in dir: frames/NNNNN_{labels,weights,hard,u,mu}.npy
 // (int16 with -1 = unlabelled, float32 base weights = class balance, uint8
-// hard-example mask; shape (H, W)), previews/NNNNN.png and manifest.json. framePath(f) names the image
+// hard-example mask, float32 uncertainty of the labelling trajectory and
+// float32 mean uncertainty of its segment; shape (H, W)), previews/NNNNN.png and manifest.json. framePath(f) names the image
 // of frame f (recorded in the manifest and used for previews). The folder
 // is built beside dir and renamed into place, so a failure leaves no partial set.
 func (s *Set) Write(dir string, framePath func(frame int) string, readImage func(path string) (image.Image, error), source map[string]string) error {
@@ -84,7 +90,7 @@ func (s *Set) Write(dir string, framePath func(frame int) string, readImage func
 		name := fmt.Sprintf("%05d", fr.Frame)
 		mf := ManifestFrame{Frame: fr.Frame, Image: framePath(fr.Frame),
 			Labels: "frames/" + name + "_labels.npy", Weights: "frames/" + name + "_weights.npy",
-			Hard: "frames/" + name + "_hard.npy", Preview: "previews/" + name + ".png", Counts: fr.Counts, NHard: fr.NHard}
+			Hard: "frames/" + name + "_hard.npy", U: "frames/" + name + "_u.npy", Mu: "frames/" + name + "_mu.npy", Preview: "previews/" + name + ".png", Counts: fr.Counts, NHard: fr.NHard}
 		shape := []int{s.Height, s.Width}
 		if err := WriteNPY(filepath.Join(tmp, mf.Labels), &Array{Shape: shape, Int16: fr.Labels}); err != nil {
 			return err
@@ -94,6 +100,18 @@ func (s *Set) Write(dir string, framePath func(frame int) string, readImage func
 		}
 		if err := WriteNPY(filepath.Join(tmp, mf.Hard), &Array{Shape: shape, U8: fr.Hard}); err != nil {
 			return err
+		}
+		for _, a := range []struct {
+			rel string
+			v   []float32
+		}{{mf.U, fr.U}, {mf.Mu, fr.Mu}} {
+			v := a.v
+			if v == nil {
+				v = make([]float32, s.Width*s.Height)
+			}
+			if err := WriteNPY(filepath.Join(tmp, a.rel), &Array{Shape: shape, F32: v}); err != nil {
+				return err
+			}
 		}
 		var bgImg image.Image
 		if readImage != nil && mf.Image != "" {
@@ -115,6 +133,7 @@ func (s *Set) Write(dir string, framePath func(frame int) string, readImage func
 		}
 		m.HardPixels += fr.NHard
 		m.BorderPoints += fr.NBorder
+		m.FarPoints += fr.NFar
 		m.Frames = append(m.Frames, mf)
 	}
 	js, err := json.MarshalIndent(m, "", "  ")

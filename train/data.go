@@ -32,15 +32,19 @@ type trainData struct {
 
 // loadSets reads the prepared sets (sampling.Set.Write layout) and builds the
 // training samples at scale, with the loss weights of variant v.
-func loadSets(dirs []string, scale float64, v Variant) (*trainData, error) {
+func loadSets(dirs []string, scale float64, wt weighting) (*trainData, error) {
+	v := wt.Variant
 	d := &trainData{}
 	for si, dir := range dirs {
 		m, err := sampling.ReadManifest(dir)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", dir, err)
 		}
-		if m.Version < sampling.FormatVersion {
-			return nil, fmt.Errorf("%s: prepared set of format version %d, which has the hard-example factor in its weights; this densify needs version %d (base weights and hard mask apart): run densify prepare again", dir, m.Version, sampling.FormatVersion)
+		if m.Version < 2 {
+			return nil, fmt.Errorf("%s: prepared set of format version %d, which has the hard-example factor in its weights; this densify needs version ≥ 2 (base weights and hard mask apart): run densify prepare again", dir, m.Version)
+		}
+		if (v.NeedsUncertainty() || wt.redraw()) && m.Version < 3 {
+			return nil, fmt.Errorf("%s: prepared set of format version %d has no per-pixel uncertainty, which the %s variant needs (version %d): run densify prepare again", dir, m.Version, v, sampling.FormatVersion)
 		}
 		switch m.Mode {
 		case "binary", "multi":
@@ -58,7 +62,7 @@ func loadSets(dirs []string, scale float64, v Variant) (*trainData, error) {
 		}
 		d.Classes = max(d.Classes, classes)
 		for _, mf := range m.Frames {
-			s, err := loadFrame(dir, m, mf, scale, v)
+			s, err := loadFrame(dir, m, mf, scale, wt)
 			if err != nil {
 				return nil, err
 			}
@@ -83,7 +87,19 @@ func loadSets(dirs []string, scale float64, v Variant) (*trainData, error) {
 	return d, nil
 }
 
-func loadFrame(dir string, m *sampling.Manifest, mf sampling.ManifestFrame, scale float64, v Variant) (*sample, error) {
+// weighting selects the loss weights: the variant and, for VariantHard, an
+// optional factor (> 0) and φ (≥ 0) replacing the set's.
+type weighting struct {
+	Variant Variant
+	Factor  float64
+	Phi     float64
+}
+
+// redraw reports whether the hard examples are redrawn for another φ.
+func (w weighting) redraw() bool { return w.Variant == VariantHard && w.Phi >= 0 }
+
+func loadFrame(dir string, m *sampling.Manifest, mf sampling.ManifestFrame, scale float64, wt weighting) (*sample, error) {
+	v := wt.Variant
 	W, H := m.Width, m.Height
 	read := func(rel string) (*sampling.Array, string, error) {
 		p := filepath.Join(dir, rel)
@@ -117,6 +133,46 @@ func loadFrame(dir string, m *sampling.Manifest, mf sampling.ManifestFrame, scal
 	if ha.U8 == nil {
 		return nil, fmt.Errorf("%s: hard mask must be uint8", hp)
 	}
+	readU := func(rel, what string) ([]float32, error) {
+		if rel == "" {
+			return nil, fmt.Errorf("%s: manifest.json lists no %s file for frame %d", dir, what, mf.Frame)
+		}
+		ua, up, err := read(rel)
+		if err != nil {
+			return nil, err
+		}
+		if ua.F32 == nil {
+			return nil, fmt.Errorf("%s: %s must be float32", up, what)
+		}
+		for i, x := range ua.F32 {
+			if !(x >= 0 && x <= 1) {
+				return nil, fmt.Errorf("%s: pixel (%d,%d) has %s %v, want a value in [0,1]", up, i%W, i/W, what, x)
+			}
+		}
+		return ua.F32, nil
+	}
+	var u, mu []float32
+	if v.NeedsUncertainty() || wt.redraw() {
+		if u, err = readU(mf.U, "uncertainty"); err != nil {
+			return nil, err
+		}
+	}
+	if wt.redraw() {
+		if mu, err = readU(mf.Mu, "segment uncertainty"); err != nil {
+			return nil, err
+		}
+		// the hard examples of sampling.Prepare for φ = wt.Phi
+		for i := range ha.U8 {
+			ha.U8[i] = 0
+			if la.Int16[i] >= 0 && u[i] > mu[i] && float64(mu[i]) > wt.Phi {
+				ha.U8[i] = 1
+			}
+		}
+	}
+	factor := m.Options.Factor
+	if wt.Factor > 0 {
+		factor = wt.Factor
+	}
 	classes := m.Classes
 	if m.Mode == "binary" {
 		classes = 2
@@ -133,7 +189,11 @@ func loadFrame(dir string, m *sampling.Manifest, mf sampling.ManifestFrame, scal
 		if math.IsNaN(float64(w)) || math.IsInf(float64(w), 0) || w < 0 {
 			return nil, fmt.Errorf("%s: pixel (%d,%d) has weight %v, want a finite value ≥ 0", wp, i%W, i/W, w)
 		}
-		weights[i] = v.Weight(PixelWeight{Base: w, Hard: ha.U8[i] == 1, Factor: m.Options.Factor})
+		pw := PixelWeight{Base: w, Hard: ha.U8[i] == 1, Factor: factor}
+		if u != nil {
+			pw.U = u[i]
+		}
+		weights[i] = v.Weight(pw)
 	}
 	img, err := dataset.ReadImage(mf.Image)
 	if err != nil {

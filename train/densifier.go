@@ -17,7 +17,7 @@ func (Densifier) Name() string { return "unet" }
 
 // unetTrainConfig maps the pipeline's training options onto Config
 // (zero values keep DefaultConfig).
-func unetTrainConfig(o pipeline.TrainOptions, uniform, resume bool) Config {
+func unetTrainConfig(o pipeline.TrainOptions, variant string, resume bool) (Config, error) {
 	cfg := DefaultConfig()
 	if o.Preset != "" {
 		cfg.Preset = o.Preset
@@ -35,18 +35,26 @@ func unetTrainConfig(o pipeline.TrainOptions, uniform, resume bool) Config {
 		cfg.Device = o.Device
 	}
 	cfg.Scale, cfg.Seed, cfg.Threads, cfg.NoFlip = o.Scale, o.Seed, o.Threads, o.NoFlip
-	cfg.Variant, cfg.Resume = VariantHard, resume
-	if uniform {
-		cfg.Variant = VariantUniform
+	cfg.Resume = resume
+	if variant != "" {
+		v, err := ParseVariant(variant)
+		if err != nil {
+			return cfg, err
+		}
+		cfg.Variant = v
 	}
-	return cfg
+	return cfg, nil
 }
 
 func (Densifier) Train(ctx context.Context, req pipeline.TrainRequest) (*pipeline.TrainResult, error) {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	cfg := unetTrainConfig(req.Options, req.Uniform, req.Resume)
+	cfg, err := unetTrainConfig(req.Options, req.Variant, req.Resume)
+	if err != nil {
+		return nil, err
+	}
+	cfg.HardFactor, cfg.HardPhi = req.Factor, req.Phi
 	cfg.Joint = true // one model over the given sets (the pipeline passes one set per sequence)
 	sum, err := Run(ctx, cfg, req.Sets, req.Out, req.Progress)
 	if err != nil {

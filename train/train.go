@@ -69,6 +69,13 @@ type Config struct {
 	// Variant composes the loss weights from the prepared base weights and
 	// hard-example mask ("" = VariantHard).
 	Variant Variant
+	// HardFactor, when > 0, replaces the set's hard-example factor and
+	// HardPhi, when set, redraws the hard examples for that φ from the
+	// set's per-pixel u and μ_A (u > μ_A ∧ μ_A > φ; format ≥ 3); nil keeps
+	// the set's mask. Both only matter for VariantHard (the ablation's
+	// factor and φ sweeps).
+	HardFactor float64
+	HardPhi    *float64
 	// NoFlip disables random horizontal flips.
 	NoFlip bool
 	// Seed drives weight initialisation, data order and flips.
@@ -102,6 +109,8 @@ type Options struct {
 	Batch   int         `json:"batch"`
 	Scale   float64     `json:"scale"`
 	Variant Variant     `json:"variant"`
+	Factor  float64     `json:"hard_factor,omitempty"`
+	Phi     *float64    `json:"hard_phi,omitempty"`
 	Flip    bool        `json:"flip"`
 	Seed    int64       `json:"seed"`
 }
@@ -183,7 +192,22 @@ func (c *Config) validate() error {
 	if _, err := ParseVariant(string(c.Variant)); err != nil {
 		return fmt.Errorf("train: %w", err)
 	}
+	if !(c.HardFactor >= 0 && c.HardFactor <= 1e6) {
+		return fmt.Errorf("train: hard-example factor must be in (0, 1e6] (0 = the set's), got %v", c.HardFactor)
+	}
+	if c.HardPhi != nil && !(*c.HardPhi >= 0 && *c.HardPhi <= 1) {
+		return fmt.Errorf("train: φ must be in [0, 1], got %v", *c.HardPhi)
+	}
 	return nil
+}
+
+// weighting is what loadSets needs of the configuration.
+func (c Config) weighting() weighting {
+	w := weighting{Variant: c.Variant, Factor: c.HardFactor, Phi: -1}
+	if c.HardPhi != nil {
+		w.Phi = *c.HardPhi
+	}
+	return w
 }
 
 // SetName names the model of a training set: the set's folder name, or the
@@ -306,7 +330,7 @@ func trainOne(ctx context.Context, cfg Config, sets []string, out string, progre
 			scale = 1
 		}
 	}
-	data, err := loadSets(sets, scale, cfg.Variant)
+	data, err := loadSets(sets, scale, cfg.weighting())
 	if err != nil {
 		return nil, err
 	}
@@ -320,7 +344,11 @@ func trainOne(ctx context.Context, cfg Config, sets []string, out string, progre
 		}
 	}
 	opts := Options{Model: mc, Sets: absAll(sets), Mode: data.Mode, LR: cfg.LR, Batch: cfg.Batch, Scale: scale,
-		Variant: cfg.Variant, Flip: !cfg.NoFlip, Seed: cfg.Seed}
+		Variant: cfg.Variant, Factor: cfg.HardFactor, Flip: !cfg.NoFlip, Seed: cfg.Seed}
+	if cfg.HardPhi != nil {
+		phi := *cfg.HardPhi
+		opts.Phi = &phi
+	}
 
 	unet.ManualSeed(cfg.Seed)
 	model, err := unet.New(mc, dev)

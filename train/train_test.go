@@ -100,11 +100,11 @@ func TestWeightedCrossEntropyHandComputed(t *testing.T) {
 
 func TestUniformDiffersExactlyAtHardPixels(t *testing.T) {
 	set, _ := synthSet(t, t.TempDir(), 48, 32, 4, testOptions())
-	wd, err := loadSets([]string{set}, 1, VariantHard)
+	wd, err := loadSets([]string{set}, 1, weighting{Variant: VariantHard, Phi: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ud, err := loadSets([]string{set}, 1, VariantUniform)
+	ud, err := loadSets([]string{set}, 1, weighting{Variant: VariantUniform, Phi: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,6 +134,40 @@ func TestUniformDiffersExactlyAtHardPixels(t *testing.T) {
 	}
 	if wd.Hard != hard {
 		t.Errorf("counted %d hard pixels, data says %d", hard, wd.Hard)
+	}
+}
+
+// Redrawing the hard examples from the set's per-pixel u and μ_A with the
+// set's own φ gives the set's mask; φ = 1 leaves none; a factor override
+// scales exactly the hard pixels.
+func TestHardExamplesRedrawnForPhiAndFactor(t *testing.T) {
+	opt := testOptions()
+	set, _ := synthSet(t, t.TempDir(), 48, 32, 4, opt)
+	base, err := loadSets([]string{set}, 1, weighting{Variant: VariantHard, Phi: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	same, err := loadSets([]string{set}, 1, weighting{Variant: VariantHard, Phi: opt.Phi, Factor: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	none, err := loadSets([]string{set}, 1, weighting{Variant: VariantHard, Phi: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if base.Hard == 0 || same.Hard != base.Hard || none.Hard != 0 {
+		t.Fatalf("hard pixels: set %d, redrawn at the set's φ %d, at φ = 1 %d", base.Hard, same.Hard, none.Hard)
+	}
+	for k, bs := range base.Samples {
+		ss, ns := same.Samples[k], none.Samples[k]
+		for i, w := range bs.Weights {
+			if bs.Hard[i] != ss.Hard[i] {
+				t.Fatalf("hard mask differs at %d", i)
+			}
+			if bs.Hard[i] == 1 && (ss.Weights[i]*100 != w || ns.Weights[i]*1000 != w) {
+				t.Fatalf("hard pixel: weights %v (×1000), %v (×10), %v (not hard)", w, ss.Weights[i], ns.Weights[i])
+			}
+		}
 	}
 }
 

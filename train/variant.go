@@ -24,10 +24,20 @@ const (
 	// VariantUniform: w = w_b, the hard-example mask ignored (the ablation
 	// baseline, seed Table 1 "w/o").
 	VariantUniform Variant = "uniform"
+	// VariantConfidence: w = w_b · max(0, 1 − 2u), uncertainty read as label
+	// noise (issue 10). u_v = σ(−γ_v) (seed Eq. 13) is, at unit temperature,
+	// the probability that trajectory v belongs to another cluster; a binary
+	// label that is right with probability q = 1 − u carries the expected
+	// signal q − (1 − q) = 1 − 2u (the weight of a label under symmetric
+	// label noise of rate u, cf. Natarajan et al., NeurIPS 2013). A label
+	// whose move costs nothing (γ = 0, u = ½) gets weight 0; the confident
+	// majority (u ≈ 0) keeps w_b. Points without a trajectory (border and
+	// far-background points) have u = 0.
+	VariantConfidence Variant = "confidence"
 )
 
 // Variants lists the known variants (flag help, validation).
-var Variants = []Variant{VariantHard, VariantUniform}
+var Variants = []Variant{VariantHard, VariantUniform, VariantConfidence}
 
 // ParseVariant returns the variant named s.
 func ParseVariant(s string) (Variant, error) {
@@ -48,7 +58,12 @@ type PixelWeight struct {
 	Base   float32 // base weight w_b (class balance), from _weights.npy
 	Hard   bool    // hard example, from _hard.npy
 	Factor float64 // hard-example factor of the set (manifest; ≤ 0 read as 1)
+	U      float32 // uncertainty of the labelling trajectory, from _u.npy (format ≥ 3)
 }
+
+// NeedsUncertainty reports whether v reads the per-pixel uncertainty
+// (_u.npy, prepared-set format ≥ 3).
+func (v Variant) NeedsUncertainty() bool { return v == VariantConfidence }
 
 // Weight is the loss weight of a pixel under v. For VariantHard it is
 // float32(float64(w_b)·factor): the value the prepared sets held before they
@@ -57,6 +72,12 @@ func (v Variant) Weight(p PixelWeight) float32 {
 	switch v {
 	case VariantUniform:
 		return p.Base
+	case VariantConfidence:
+		c := 1 - 2*float64(p.U)
+		if !(c > 0) {
+			return 0
+		}
+		return float32(float64(p.Base) * min(c, 1))
 	default: // VariantHard (Config.validate rejects unknown variants)
 		if !p.Hard {
 			return p.Base

@@ -7,6 +7,8 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
+	"strings"
 	"syscall"
 
 	"github.com/densify/densify/motiongraph"
@@ -40,6 +42,7 @@ func (p *pipelineFlags) bind(f *pflag.FlagSet) {
 	f.IntVar(&t.BatchSize, "batch", t.BatchSize, "frames per training step")
 	f.Float64Var(&t.Scale, "scale", t.Scale, "input scale of the U-Net (0 = auto: 0.5 on CPU, 1 on CUDA)")
 	f.Int64Var(&t.Seed, "seed", t.Seed, "random seed (weights, data order, flips)")
+	f.IntVar(&p.opt.Seeds, "seeds", 1, "models per variant, with seeds --seed, --seed+1, …")
 	f.IntVar(&t.Threads, "threads", t.Threads, "libtorch intra-op threads (0 = all cores)")
 	f.StringVar(&t.Device, "device", t.Device, "cpu, cuda or auto")
 	f.BoolVar(&t.NoFlip, "no-flip", t.NoFlip, "no random horizontal flips")
@@ -139,6 +142,37 @@ func (p *pipelineFlags) upstreamOptions(f *Factory, root string) (pipeline.Optio
 	}
 	return o, nil
 }
+
+// variantsFlag binds a list of pipeline variants (pflag.Value).
+type variantsFlag struct{ v *[]pipeline.Variant }
+
+func (f variantsFlag) String() string {
+	if f.v == nil {
+		return ""
+	}
+	s := make([]string, len(*f.v))
+	for i, v := range *f.v {
+		s[i] = string(v)
+	}
+	return strings.Join(s, ",")
+}
+
+func (f variantsFlag) Set(s string) error {
+	var out []pipeline.Variant
+	for _, name := range strings.Split(s, ",") {
+		v, err := pipeline.ParseVariant(strings.TrimSpace(name))
+		if err != nil {
+			return err
+		}
+		if !slices.Contains(out, v) {
+			out = append(out, v)
+		}
+	}
+	*f.v = out
+	return nil
+}
+
+func (f variantsFlag) Type() string { return "variants" }
 
 func signalContext() (context.Context, context.CancelFunc) {
 	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

@@ -13,6 +13,7 @@ type prepareOptions struct {
 	IO                               *IOStreams
 	Frames, Tracks, Uncertainty, Out string
 	Segment, GT                      string
+	Oracle                           bool
 	Prepare                          sampling.Options
 }
 
@@ -27,7 +28,11 @@ label map (frames/NNNNN_labels.npy, int16, -1 = unlabelled), the base loss weigh
 uint8), PNG previews and manifest.json (with --factor). Hard examples (UAI'21 Sec.
 4.3): trajectories with u > μ_A in segments with mean uncertainty μ_A > φ; training
 weights them × factor (densify train --variant hard, the default). The oversampling
-is a loss weight, so memory does not depend on the factor.`,
+is a loss weight, so memory does not depend on the factor.
+
+--oracle (with --gt) labels the same trajectories from the ground truth instead of
+their clusters: the training set of a perfect segmentation, to tell whether the
+segmentation or the densifier limits a sequence's dense masks.`,
 		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error { return runPrepare(o) },
 	}
@@ -38,6 +43,7 @@ is a loss weight, so memory does not depend on the factor.`,
 	fl.StringVar(&o.Out, "out", "", "output training-set folder")
 	fl.StringVar(&o.Segment, "segment", "", "segment.json of densify segment: its camera-explained clusters are the background (instead of --background)")
 	fl.StringVar(&o.GT, "gt", "", "ground truth (Def.dat or DAVIS annotation folder): score the training labels against it")
+	fl.BoolVar(&o.Oracle, "oracle", false, "label the trajectories from the ground truth (--gt) instead of the segmentation")
 	bindPrepareFlags(fl, &o.Prepare)
 	return cmd
 }
@@ -60,7 +66,16 @@ func runPrepare(o *prepareOptions) error {
 			return err
 		}
 	}
-	set, err := sampling.PrepareFiles(o.Frames, o.Tracks, o.Uncertainty, o.Out, o.Prepare)
+	if o.Oracle && gt == nil {
+		return fmt.Errorf("prepare --oracle needs --gt")
+	}
+	var set *sampling.Set
+	var err error
+	if o.Oracle {
+		set, err = sampling.PrepareOracleFiles(o.Frames, o.Tracks, gt, o.Out, o.Prepare)
+	} else {
+		set, err = sampling.PrepareFiles(o.Frames, o.Tracks, o.Uncertainty, o.Out, o.Prepare)
+	}
 	if err != nil {
 		return err
 	}

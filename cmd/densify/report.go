@@ -20,7 +20,7 @@ func NewCmdReport(f *Factory) *cobra.Command {
 		Long: `report reads WORK/plan.json (the selection of the latest run or ablate started in WORK, all
 shards together) and WORK/<seq>/result.json of every sequence in it (each written when a run
 finishes the sequence, also when it fails), and writes WORK/report.md and WORK/report.json, and
-WORK/ablation.md and WORK/ablation.csv when the plan trains both ablation variants. It computes
+WORK/ablation.md and WORK/ablation.csv when the plan is densify ablate's. It computes
 nothing again: the report is built by the same function densify run uses at its end, so a report
 merged from shards equals the report of one run over the same sequences (timings aside: the
 report's time is the summed stage time of the sequences).

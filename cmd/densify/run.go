@@ -1,6 +1,8 @@
 package main
 
 import (
+	"slices"
+
 	"github.com/densify/densify/pipeline"
 	"github.com/spf13/cobra"
 )
@@ -10,6 +12,8 @@ type runOptions struct {
 	Factory *Factory
 	Flags   pipelineFlags
 	Uniform bool
+	Variant []pipeline.Variant
+	Oracle  bool
 }
 
 func NewCmdRun(f *Factory) *cobra.Command {
@@ -40,7 +44,10 @@ training continues from its last epoch); --force redoes everything.`,
 		RunE: func(_ *cobra.Command, args []string) error { return runRun(o, args[0]) },
 	}
 	o.Flags.bind(cmd.Flags())
-	cmd.Flags().BoolVar(&o.Uniform, "uniform", false, "train without the uncertainty weights (the ablation baseline)")
+	o.Variant = []pipeline.Variant{pipeline.VariantWeighted}
+	cmd.Flags().Var(variantsFlag{&o.Variant}, "variant", "training variant(s): weighted (hard examples), uniform, confidence (1 − 2u), oracle (ground-truth labels)")
+	cmd.Flags().BoolVar(&o.Uniform, "uniform", false, "same as --variant uniform (the ablation baseline)")
+	cmd.Flags().BoolVar(&o.Oracle, "oracle", false, "also train on ground-truth labels of the same trajectories (sequences with ground truth)")
 	return cmd
 }
 
@@ -49,13 +56,16 @@ func runRun(o *runOptions, root string) error {
 	if err != nil {
 		return err
 	}
-	v := pipeline.VariantWeighted
+	vs := o.Variant
 	if o.Uniform {
-		v = pipeline.VariantUniform
+		vs = []pipeline.Variant{pipeline.VariantUniform}
+	}
+	if o.Oracle && !slices.Contains(vs, pipeline.VariantOracle) {
+		vs = append(vs, pipeline.VariantOracle)
 	}
 	ctx, stop := signalContext()
 	defer stop()
-	rep, err := pipeline.Run(ctx, root, o.Flags.out, opt, v)
+	rep, err := pipeline.Run(ctx, root, o.Flags.out, opt, vs...)
 	if rep != nil {
 		rep.WriteSummary(o.IO.Out)
 	}

@@ -6,6 +6,7 @@ import (
 	"image"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -54,10 +55,30 @@ func TestRunCommandInProcess(t *testing.T) {
 	if !strings.Contains(errOut, "synth01: train-uniform running") || strings.Contains(errOut, "\r") {
 		t.Errorf("stage log:\n%q", errOut)
 	}
-	if len(d.trains) != 1 || !d.trains[0].Uniform {
+	if len(d.trains) != 1 || d.trains[0].Variant != "uniform" {
 		t.Errorf("train requests %+v", d.trains)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "work", "report.md")); err != nil {
 		t.Error(err)
+	}
+}
+
+func TestSweepVariants(t *testing.T) {
+	got, err := sweepVariants(pipeline.DefaultAblationVariants, []float64{10, 100}, []float64{0.01})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []pipeline.Variant{"uniform", "weighted", "confidence", "weighted-f10-phi0.01", "weighted-f100-phi0.01"}
+	if !slices.Equal(got, want) {
+		t.Errorf("variants %v, want %v", got, want)
+	}
+	if got, _ := sweepVariants(nil, nil, []float64{0.02}); !slices.Equal(got, []pipeline.Variant{"weighted-phi0.02"}) {
+		t.Errorf("φ sweep alone: %v", got)
+	}
+	if _, err := sweepVariants(nil, []float64{0}, nil); err == nil {
+		t.Error("factor 0 accepted")
+	}
+	if _, err := sweepVariants(nil, nil, []float64{1.5}); err == nil {
+		t.Error("φ 1.5 accepted")
 	}
 }

@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# Dense masks on real video, leave-one-sequence-out (issue 10): runs on the
+# folder scripts/sparse-eval.sh wrote (whose labels come from cost models that
+# never saw the sequence) and, per sequence,
+#   densify prepare (real labels, and with ORACLE=1 the same trajectories
+#   labelled from the ground truth) → densify train per variant and seed →
+#   densify predict → densify eval --masks (DAVIS J = mean per-frame IoU).
+# Prints per sequence the label IoU, dense J of every variant (mean ± sd over
+# the seeds), the oracle's J and the training minutes; then the means, and for
+# every variant against uniform the paired ΔF per sequence, how many
+# sequences it helps and whether the mean ΔF exceeds the spread across seeds.
+# Everything is also in WORK/dense-TAG.md and WORK/dense-TAG.csv.
+#
+# Usage: scripts/dense-eval.sh [WORK]       (default WORK=/tmp/densify-sparse-eval)
+# Environment:
+#   DAVIS      DAVIS root (default ../shared/data/davis2016-dev)
+#   DENSIFY    densify binary (default: built into WORK)
+#   TAG        name of this configuration (default "default"); outputs WORK/<seq>/dense-TAG/
+#   VARIANTS   training variants, comma-separated (default "uniform"; hard, confidence)
+#   SEEDS      seeds per variant (default 1)
+#   ORACLE     1 also trains uniform on oracle labels (default 1)
+#   SCALE EPOCHS PRESET BATCH THREADS   training budget (defaults: densify train's)
+#   PREPARE    extra densify prepare flags (e.g. "--far-background 0.1")
+#   SEQUENCES  space-separated subset (default: all)
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+WORK=${1:-/tmp/densify-sparse-eval}
+DAVIS=${DAVIS:-$here/../shared/data/davis2016-dev}
+TAG=${TAG:-default}
+VARIANTS=${VARIANTS:-uniform}
+SEEDS=${SEEDS:-1}
+ORACLE=${ORACLE:-1}
+PREPARE=${PREPARE:-}
+if [[ -z "${DENSIFY:-}" ]]; then
+  DENSIFY=$WORK/densify
+  (cd "$here" && go build -o "$DENSIFY" ./cmd/densify)
+fi
+train_args=()
+[[ -n "${SCALE:-}" ]] && train_args+=(--scale "$SCALE")
+[[ -n "${EPOCHS:-}" ]] && train_args+=(--epochs "$EPOCHS")
+[[ -n "${PRESET:-}" ]] && train_args+=(--preset "$PRESET")
+[[ -n "${BATCH:-}" ]] && train_args+=(--batch "$BATCH")
+[[ -n "${THREADS:-}" ]] && train_args+=(--threads "$THREADS")
+# shellcheck disable=SC2206
+prep_args=($PREPARE)
+seqs=${SEQUENCES:-$(cd "$DAVIS/JPEGImages/480p" && ls)}
+csv=$WORK/dense-$TAG.csv
+echo "sequence,labels,variant,seed,precision,recall,f,j_mean,train_seconds,label_iou" > "$csv.tmp"
+
+one() { # labels variant seed set out
+  local seq=$1 labels=$2 variant=$3 seed=$4 set=$5 out=$6 d=$DAVIS/JPEGImages/480p/$1 t0 secs
+  t0=$(date +%s.%N)
+  "$DENSIFY" train --set "$set" --out "$out/model" --variant "$variant" --seed "$seed" "${train_args[@]}" > "$out.train.txt" 2>&1
+  secs=$(echo "$(date +%s.%N) - $t0" | bc)
+  "$DENSIFY" predict --model "$out/model/model.ckpt" --frames "$d" --out "$out/masks" > /dev/null 2>&1
+  "$DENSIFY" eval --gt "$DAVIS/Annotations/480p/$seq" --masks "$out/masks" --json "$out/eval.json" > /dev/null
+  python3 - "$out/eval.json" "$seq" "$labels" "$variant" "$seed" "$secs" "$set" >> "$csv.tmp" <<'PY'
+import json, sys, re
+ev = json.load(open(sys.argv[1])); seq, labels, variant, seed, secs, setdir = sys.argv[2:8]
+iou = ""
+try:
+    iou = re.search(r"P/R/IoU [\d.]+/[\d.]+/([\d.]+)", open(setdir + ".txt").read()).group(1)
+except Exception:
+    pass
+print("%s,%s,%s,%s,%.6f,%.6f,%.6f,%.6f,%.1f,%s" % (seq, labels, variant, seed, ev["precision"], ev["recall"], ev["f"], ev["j_mean"], float(secs), iou))
+PY
+}
+
+for seq in $seqs; do
+  src=$WORK/$seq
+  tracks=$(ls "$src"/*Tracks*.dat | head -1)
+  d=$DAVIS/JPEGImages/480p/$seq
+  gt=$DAVIS/Annotations/480p/$seq
+  out=$src/dense-$TAG
+  mkdir -p "$out"
+  "$DENSIFY" prepare --frames "$d" --tracks "$tracks" --uncertainty "$src/u.csv" --segment "$src/segment.json" \
+    --gt "$gt" --out "$out/set" "${prep_args[@]}" > "$out/set.txt"
+  IFS=, read -ra vs <<< "$VARIANTS"
+  for v in "${vs[@]}"; do
+    for ((s = 1; s <= SEEDS; s++)); do
+      one "$seq" real "$v" "$s" "$out/set" "$out/$v-s$s"
+    done
+  done
+  if [[ $ORACLE == 1 ]]; then
+    "$DENSIFY" prepare --frames "$d" --tracks "$tracks" --oracle --gt "$gt" --out "$out/oracle" "${prep_args[@]}" > "$out/oracle.txt"
+    one "$seq" oracle uniform 1 "$out/oracle" "$out/oracle-s1"
+  fi
+  echo "dense-eval: $seq done" >&2
+done
+mv "$csv.tmp" "$csv"
+python3 "$here/scripts/dense-table.py" "$csv" | tee "$WORK/dense-$TAG.md"

@@ -1,0 +1,68 @@
+#!/usr/bin/env python3
+"""Table of scripts/dense-eval.sh: per sequence the label IoU, dense J and F of every
+variant (mean ± sd over seeds), the oracle's J; the means; and every variant against
+uniform: paired ΔF per sequence, sequences helped, and whether the mean ΔF exceeds the
+spread across seeds (the mean over sequences of the seeds' sd of F)."""
+import csv, statistics as st, sys
+from collections import defaultdict
+
+rows = list(csv.DictReader(open(sys.argv[1])))
+by = defaultdict(list)  # (seq, labels, variant) -> rows
+seqs, variants = [], []
+for r in rows:
+    by[(r["sequence"], r["labels"], r["variant"])].append(r)
+    if r["sequence"] not in seqs:
+        seqs.append(r["sequence"])
+    if r["labels"] == "real" and r["variant"] not in variants:
+        variants.append(r["variant"])
+def ms(rs, k):
+    v = [100 * float(r[k]) for r in rs]
+    return (st.mean(v), st.stdev(v) if len(v) > 1 else 0.0) if v else (float("nan"), 0.0)
+fmt = lambda m, s: ("%.1f ± %.1f" % (m, s)) if s else "%.1f" % m
+head = ["sequence", "label IoU"] + ["J %s" % v for v in variants] + ["F %s" % v for v in variants] + ["J oracle", "train min"]
+print("| " + " | ".join(head) + " |")
+print("|" + "---|" * len(head))
+means = defaultdict(list)
+for s in seqs:
+    real = [r for r in rows if r["sequence"] == s and r["labels"] == "real"]
+    iou = real[0]["label_iou"] if real and real[0]["label_iou"] else ""
+    cells = [s, iou]
+    for k in ("j_mean", "f"):
+        for v in variants:
+            m, sd = ms(by[(s, "real", v)], k)
+            means[(k, v)].append(m)
+            cells.append(fmt(m, sd))
+    o = by[(s, "oracle", "uniform")]
+    om = ms(o, "j_mean")[0] if o else float("nan")
+    means["oracle"].append(om)
+    cells.append("%.1f" % om if o else "–")
+    mins = st.mean(float(r["train_seconds"]) for r in real) / 60 if real else float("nan")
+    means["min"].append(mins)
+    cells.append("%.1f" % mins)
+    if iou:
+        means["iou"].append(float(iou))
+    print("| " + " | ".join(cells) + " |")
+cells = ["**mean**", "%.3f" % st.mean(means["iou"]) if means["iou"] else ""]
+for k in ("j_mean", "f"):
+    for v in variants:
+        cells.append("%.1f" % st.mean(means[(k, v)]))
+cells += ["%.1f" % st.mean(x for x in means["oracle"] if x == x) if any(x == x for x in means["oracle"]) else "–", "%.1f" % st.mean(means["min"])]
+print("| " + " | ".join(cells) + " |")
+if "uniform" in variants and len(variants) > 1:
+    print()
+    print("| variant vs uniform | mean ΔF | sequences helped | seed spread (sd of F) | ΔF > spread |")
+    print("|---|---|---|---|---|")
+    for v in variants:
+        if v == "uniform":
+            continue
+        d, sds = [], []
+        for s in seqs:
+            a, b = by[(s, "real", v)], by[(s, "real", "uniform")]
+            if a and b:
+                d.append(ms(a, "f")[0] - ms(b, "f")[0])
+                sds.append((ms(a, "f")[1] + ms(b, "f")[1]) / 2)
+        if not d:
+            continue
+        spread = st.mean(sds)
+        print("| %s | %+.2f | %d of %d | %s | %s |" % (v, st.mean(d), sum(x > 0 for x in d), len(d),
+              "%.2f" % spread if spread else "one seed", ("yes" if abs(st.mean(d)) > spread else "no") if spread else "–"))
