@@ -43,7 +43,8 @@ sequences and a merge job, and with --submit submits both with sbatch:
 
 WORK must be on a filesystem every node sees. The scripts call this densify binary by its
 absolute path. The number of shards defaults to one per selected sequence. Flags after -- go to
-every task's densify command (for example -- --epochs 30 --preset unet-paper); --split and
+every task's densify command (for example -- --epochs 30 --preset unet-paper, or with
+--command ablate: -- --seeds 5); --split and
 --sequences select the sequences here and are passed on. With --command train there is no merge
 job: each task trains one model per sequence in WORK/<seq>.`,
 		Args: cobra.MinimumNArgs(1),
