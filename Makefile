@@ -20,7 +20,9 @@ setup:
 build: setup
 	$(GO) build -o bin/densify ./cmd/densify
 
+# scripts/setup-slurm.sh installs slurm-wlm and munge for the Slurm end-to-end test.
 test: setup
+	@bash scripts/setup-slurm.sh
 	$(GO) vet ./...
 	$(GO) test -timeout $(TEST_TIMEOUT) ./...
 

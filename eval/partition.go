@@ -1,6 +1,9 @@
 package eval
 
-import "math"
+import (
+	"math"
+	"slices"
+)
 
 // Partition comparison measures used by the sparsification curves
 // (Kardoost & Keuper, UAI 2021, Figs. 3–4): variation of information and
@@ -42,8 +45,9 @@ func newContingency(a, b []int) contingency {
 //	VI = − Σ_ij p_ij [ log(p_ij/p_i) + log(p_ij/q_j) ].
 //
 // VI is 0 iff the partitions are equal up to renaming labels, and at most
-// log n. Empty input gives 0. a and b must have equal lengths (panics
-// otherwise: a programming error).
+// log n. Empty input gives 0. The sum runs over the cells in sorted order,
+// so equal inputs give bit-identical results. a and b must have equal
+// lengths (panics otherwise: a programming error).
 func VariationOfInformation(a, b []int) float64 {
 	c := newContingency(a, b)
 	if c.n == 0 {
@@ -51,8 +55,20 @@ func VariationOfInformation(a, b []int) float64 {
 	}
 	n := float64(c.n)
 	vi := 0.0
-	for k, nij := range c.cells {
-		fij := float64(nij)
+	// Cells in sorted order, not the map's random one: floating-point sums
+	// depend on the order, and the same input must give the same bits.
+	keys := make([][2]int, 0, len(c.cells))
+	for k := range c.cells {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(x, y [2]int) int {
+		if x[0] != y[0] {
+			return x[0] - y[0]
+		}
+		return x[1] - y[1]
+	})
+	for _, k := range keys {
+		fij := float64(c.cells[k])
 		vi -= fij / n * (math.Log(fij/float64(c.rows[k[0]])) + math.Log(fij/float64(c.cols[k[1]])))
 	}
 	if vi < 0 { // rounding when the partitions are equal

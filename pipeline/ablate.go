@@ -282,7 +282,9 @@ func AblationOf(rep *Report, variants []Variant) *Ablation {
 // DefaultAblationVariants; uniform, the baseline, is always added) and
 // Options.Seeds seeds on every selected sequence of root (upstream stages
 // shared, computed once), writes the run report and ablation.md /
-// ablation.csv into work, and returns the table.
+// ablation.csv into work, and returns the table. With opt.Shard it runs its
+// part only and writes no table (densify report writes them, see Merge,
+// once every shard has finished).
 func Ablate(ctx context.Context, root, work string, opt Options, variants ...Variant) (*Ablation, *Report, error) {
 	if len(variants) == 0 {
 		variants = DefaultAblationVariants
@@ -290,9 +292,9 @@ func Ablate(ctx context.Context, root, work string, opt Options, variants ...Var
 	if !slices.Contains(variants, VariantUniform) {
 		variants = append([]Variant{VariantUniform}, variants...)
 	}
-	rep, runErr := Run(ctx, root, work, opt, variants...)
-	if rep == nil {
-		return nil, nil, runErr
+	rep, runErr := run(ctx, root, work, opt, "ablate", variants)
+	if rep == nil || opt.Shard.Active() {
+		return nil, rep, runErr
 	}
 	a := AblationOf(rep, variants)
 	if err := a.Write(work); err != nil {

@@ -145,6 +145,7 @@ type Options struct {
 	// Dataset selection.
 	Split     string   // FBMS59 "Trainingset"/"Testset" (DAVIS: "train"/"val"); "" = all
 	Sequences []string // keep only these sequence names; nil = all
+	Shard     Shard    // process only this part of the selection (zero: all); see Shard
 
 	// TracksFor, when set and returning a non-empty path, gives a Tracks
 	// file used instead of running the tracker for that sequence (the

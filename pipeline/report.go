@@ -6,6 +6,7 @@ import (
 	"io"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -77,7 +78,9 @@ func (m *Mean) done() {
 	}
 }
 
-// Report is the outcome of Run (report.json; report.md is its Markdown).
+// Report is the outcome of Run or Merge (report.json; report.md is its
+// Markdown), built from the result files by buildReport: Started is the
+// earliest start of a sequence, Seconds the summed stage time.
 type Report struct {
 	Root      string            `json:"root"`
 	Work      string            `json:"work"`
@@ -88,6 +91,10 @@ type Report struct {
 	Sequences []*SequenceResult `json:"sequences"`
 	Sparse    *Mean             `json:"sparse_mean,omitempty"`
 	Dense     map[Variant]*Mean `json:"dense_mean,omitempty"`
+	// Missing and Failed name the sequences without a result file and
+	// those whose run failed (see buildReport).
+	Missing []string `json:"missing,omitempty"`
+	Failed  []string `json:"failed,omitempty"`
 	// ReportPath is the report.md written by Run; empty when it could not
 	// be written (the error says why).
 	ReportPath string `json:"-"`
@@ -163,8 +170,14 @@ func link(text string, parts ...string) string {
 // Scores are in percent.
 func (r *Report) Markdown(w io.Writer) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# densify run\n\nInput `%s`, work folder `%s`, %d sequence(s), %.1f s.\n\n", r.Root, r.Work, len(r.Sequences), r.Seconds)
+	fmt.Fprintf(&b, "# densify run\n\nInput `%s`, work folder `%s`, %d sequence(s), %.1f s (summed stage time).\n\n", r.Root, r.Work, len(r.Sequences), r.Seconds)
 	fmt.Fprintf(&b, "Scores in percent (FBMS MoSegEval protocol; J = DAVIS region similarity, the foreground Jaccard index per labelled frame, averaged).\n\n")
+	if len(r.Missing) > 0 {
+		fmt.Fprintf(&b, "**Missing** (no result yet; the means leave them out): %s.\n\n", strings.Join(r.Missing, ", "))
+	}
+	if len(r.Failed) > 0 {
+		fmt.Fprintf(&b, "**Failed:** %s (see below).\n\n", strings.Join(r.Failed, ", "))
+	}
 	head := "| sequence | trajectories | clusters | sparse P | sparse R | sparse F |"
 	sep := "|---|---:|---:|---:|---:|---:|"
 	for _, v := range r.Variants {
@@ -176,7 +189,9 @@ func (r *Report) Markdown(w io.Writer) error {
 	b.WriteString(head + "\n" + sep + "\n")
 	for _, s := range r.Sequences {
 		name := s.Name
-		if s.Error != "" {
+		if slices.Contains(r.Missing, s.Name) {
+			name += " (missing)"
+		} else if s.Error != "" {
 			name += " (failed)"
 		}
 		fmt.Fprintf(&b, "| %s | %d | %d | %s | %s | %s |", name, s.Trajectories, s.Clusters,

@@ -98,7 +98,8 @@ func preflight(seqs []dataset.SequenceInfo) error {
 // PrepareDataset runs the missing upstream stages (track → segment →
 // uncertainty → sparse eval → prepare) for every selected sequence of root
 // and returns the prepared training-set folders, in sequence order, with
-// their sequences. It stops at the first failing sequence.
+// their sequences. It stops at the first failing sequence. With opt.Shard
+// it prepares only that part of the selection.
 func PrepareDataset(root, work string, opt Options) (setDirs []string, seqs []dataset.SequenceInfo, err error) {
 	dirs, seqs, locks, err := prepareDataset(context.Background(), root, work, &opt)
 	locks.Release()
@@ -117,9 +118,16 @@ func prepareDataset(ctx context.Context, root, work string, opt *Options) (_ []s
 	if err := opt.Validate(); err != nil {
 		return nil, nil, nil, err
 	}
-	seqs, err := SelectSequences(root, *opt)
+	if err := opt.Shard.Validate(); err != nil {
+		return nil, nil, nil, err
+	}
+	all, err := SelectSequences(root, *opt)
 	if err != nil {
 		return nil, nil, nil, err
+	}
+	seqs := opt.Shard.Pick(all)
+	if opt.Shard.Active() {
+		fmt.Fprintln(opt.log(), describeShard(opt.Shard, seqs, all))
 	}
 	if err := preflight(seqs); err != nil {
 		return nil, nil, nil, err
@@ -152,19 +160,40 @@ func prepareDataset(ctx context.Context, root, work string, opt *Options) (_ []s
 
 // Run runs the whole chain for every selected sequence of root (a sequence
 // folder or a dataset root) in work, training and scoring the given
-// variants (default: VariantWeighted), and writes work/report.md and
-// work/report.json. A failing sequence is reported and the others go on;
-// the returned error then names the failures (the report is still written).
+// variants (default: VariantWeighted). It writes work/plan.json (the
+// selection, see Plan) first and work/<seq>/result.json as each sequence
+// ends (also when it fails), then builds work/report.md and
+// work/report.json from those files (buildReport, as Merge does). A failing
+// sequence is reported and the others go on; the returned error then names
+// the failures (the report is still written).
+//
+// With opt.Shard, Run processes only its part of the selection and writes
+// no dataset report: it returns the report of its own sequences (not
+// written) and `densify report` (Merge) builds the dataset's once every
+// shard has finished.
 func Run(ctx context.Context, root, work string, opt Options, variants ...Variant) (*Report, error) {
 	if len(variants) == 0 {
 		variants = []Variant{VariantWeighted}
 	}
+	return run(ctx, root, work, opt, "run", variants)
+}
+
+// run is Run for command "run" or "ablate" (recorded in the plan: Merge
+// writes the ablation tables of an ablate plan).
+func run(ctx context.Context, root, work string, opt Options, command string, variants []Variant) (*Report, error) {
 	if err := opt.Validate(); err != nil {
 		return nil, err
 	}
-	seqs, err := SelectSequences(root, opt)
+	if err := opt.Shard.Validate(); err != nil {
+		return nil, err
+	}
+	all, err := SelectSequences(root, opt)
 	if err != nil {
 		return nil, err
+	}
+	seqs := opt.Shard.Pick(all)
+	if opt.Shard.Active() {
+		fmt.Fprintln(opt.log(), describeShard(opt.Shard, seqs, all))
 	}
 	if err := preflight(seqs); err != nil {
 		return nil, err
@@ -172,33 +201,56 @@ func Run(ctx context.Context, root, work string, opt Options, variants ...Varian
 	if err := checkWork(work); err != nil {
 		return nil, err
 	}
+	plan, err := newPlan(command, root, all, variants, opt)
+	if err != nil {
+		return nil, err
+	}
 	locks, err := LockSequences(work, seqs)
 	if err != nil {
 		return nil, err
 	}
 	defer locks.Release()
-	t0 := time.Now()
-	rep := &Report{Root: root, Work: work, Variants: variants, Options: reportOptions(opt), Started: t0.UTC()}
+	// After the locks: a run stopped by another's lock leaves nothing behind.
+	if err := plan.write(work); err != nil {
+		return nil, err
+	}
+	host, _ := os.Hostname()
 	var failed []string
 	for i, s := range seqs {
 		fmt.Fprintf(opt.log(), "== sequence %d/%d: %s\n", i+1, len(seqs), s.Name)
+		// A result of an earlier run must not stand for this one if this
+		// one is killed.
+		if err := os.Remove(resultPath(work, s.Name)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return nil, err
+		}
+		started := time.Now()
 		res, err := runSequence(ctx, s, work, &opt, variants)
 		if res == nil {
-			res = &SequenceResult{Name: s.Name, Split: s.Split, FramesDir: s.FramesDir}
+			res = &SequenceResult{Name: s.Name, Split: s.Split, FramesDir: s.FramesDir, GT: s.GTPath}
 		}
 		if err != nil {
 			res.Error = err.Error()
 			failed = append(failed, err.Error())
 			fmt.Fprintf(opt.log(), "%s: failed: %v\n", s.Name, err)
-			if ctx != nil && ctx.Err() != nil {
-				rep.Sequences = append(rep.Sequences, res)
-				break
-			}
 		}
-		rep.Sequences = append(rep.Sequences, res)
+		rec := &SequenceRecord{Started: started.UTC(), Finished: time.Now().UTC(), Host: host, Shard: opt.Shard.String(), Result: res}
+		if werr := writeRecord(work, rec); werr != nil {
+			failed = append(failed, fmt.Sprintf("%s: the result could not be recorded: %v", s.Name, werr))
+		}
+		if err != nil && ctx != nil && ctx.Err() != nil {
+			break
+		}
 	}
-	rep.Seconds = time.Since(t0).Seconds()
-	rep.summarise()
+	if opt.Shard.Active() {
+		rep := buildReport(work, plan.only(seqs))
+		fmt.Fprintf(opt.log(), "shard %s: %d sequence(s) recorded in %s; when every shard has finished, `densify report %s` writes the dataset report\n",
+			opt.Shard, len(seqs), filepath.Join(work, "<seq>", ResultName), work)
+		if len(failed) > 0 {
+			return rep, fmt.Errorf("%d of %d sequences of shard %s failed: %s", len(failed), len(seqs), opt.Shard, strings.Join(failed, "; "))
+		}
+		return rep, nil
+	}
+	rep := buildReport(work, plan)
 	if err := rep.Write(work); err != nil {
 		// The cause of the sequences' failures first: an unwritable work
 		// folder usually fails them too.
@@ -213,6 +265,9 @@ func Run(ctx context.Context, root, work string, opt Options, variants ...Varian
 	if len(failed) > 0 {
 		return rep, fmt.Errorf("%d of %d sequences failed (see %s): %s", len(failed), len(seqs),
 			rep.ReportPath, strings.Join(failed, "; "))
+	}
+	if err := rep.incomplete(); err != nil { // stopped by ctx: the rest is missing
+		return rep, fmt.Errorf("%w (see %s)", err, rep.ReportPath)
 	}
 	return rep, nil
 }

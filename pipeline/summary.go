@@ -3,6 +3,7 @@ package pipeline
 import (
 	"fmt"
 	"io"
+	"slices"
 )
 
 // WriteSummary prints the report as a table: per sequence trajectories,
@@ -26,7 +27,9 @@ func (r *Report) WriteSummary(w io.Writer) {
 	fmt.Fprintf(w, " | %7s\n", "time(s)")
 	for _, s := range r.Sequences {
 		name := s.Name
-		if s.Error != "" {
+		if slices.Contains(r.Missing, s.Name) {
+			name += " MISSING"
+		} else if s.Error != "" {
 			name += " FAILED"
 		}
 		fmt.Fprintf(w, "%-20s %7d %8d %6s", name, s.Trajectories, s.Clusters, p(s.Sparse, F))

@@ -359,6 +359,25 @@ func TestBadInputCatalogue(t *testing.T) {
 				return []string{"run", f.seq, "--out", filepath.Join(out, "work")}
 			}},
 
+		// 7. Shards, merge and Slurm submission.
+		{name: "run with a shard out of range", code: 1, want: []string{"--shard 2/2: the index must be in [0, 2) (0-based"},
+			args: func(f *catalogueFixture, out string) []string {
+				return []string{"run", f.seq, "--out", filepath.Join(out, "work"), "--shard", "2/2"}
+			}},
+		{name: "report of a folder that is no work folder", code: 1, want: []string{"plan.json: no such file: ", "is not the work folder of densify run or ablate"},
+			args: func(f *catalogueFixture, out string) []string { return []string{"report", out} }},
+		{name: "report with a damaged plan", code: 1, want: []string{filepath.Join("work", "plan.json") + ": unexpected end of JSON input"},
+			setup: func(t *testing.T, f *catalogueFixture, out string) {
+				os.MkdirAll(filepath.Join(out, "work"), 0o755)
+				os.WriteFile(filepath.Join(out, "work", "plan.json"), []byte("{"), 0o644)
+			},
+			keep: []string{"work/plan.json"},
+			args: func(f *catalogueFixture, out string) []string { return []string{"report", filepath.Join(out, "work")} }},
+		{name: "slurm work folder with a percent sign", code: 1, want: []string{"Slurm log paths cannot hold %"},
+			args: func(f *catalogueFixture, out string) []string {
+				return []string{"slurm", f.seq, "--out", filepath.Join(out, "50%")}
+			}},
+
 		// An unwritable work folder (a file stands where a folder must be):
 		// the cause, and no report path.
 		{name: "run out unwritable", code: 1, want: []string{"not a directory"},

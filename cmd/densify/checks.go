@@ -13,6 +13,7 @@ import (
 	"math"
 
 	"github.com/densify/densify/internal/flagcheck"
+	"github.com/densify/densify/slurm"
 	"github.com/densify/densify/synth"
 )
 
@@ -70,6 +71,9 @@ var flagRanges = map[string]flagcheck.Range{
 	"stride":              flagcheck.Closed(1, 64),
 	"tolerance":           flagcheck.Closed(0, 100),
 	"per-image":           flagcheck.Closed(1, 1e7),
+	"shards":              {Lo: 0, Hi: slurm.MaxShards, Note: "0 = one per sequence"},
+	"cpus-per-task":       {Lo: 0, Hi: 4096, Note: "0 = the cluster's default"},
+	"gpus-per-task":       flagcheck.Closed(0, 64),
 }
 
 var commandRanges = map[string]flagcheck.Range{
@@ -100,6 +104,7 @@ var ioFlags = map[string]flagcheck.IO{
 	"predict":     {Out: []string{"out/"}, In: []string{"model", "frames"}},
 	"run":         {Out: []string{"out"}, In: []string{"ARGS", "tracks"}},
 	"ablate":      {Out: []string{"out"}, In: []string{"ARGS", "tracks"}},
+	"slurm":       {Out: []string{"out"}, In: []string{"ARGS"}},
 }
 
 // checks is the table NewCmdRoot installs.

@@ -27,6 +27,7 @@ type pipelineFlags struct {
 	beta, threshold        float64
 	noOverlay, quiet       bool
 	sequences              []string
+	shard                  string
 	evalFrames, minCluster int
 }
 
@@ -57,6 +58,10 @@ func (p *pipelineFlags) bindUpstream(f *pflag.FlagSet) {
 	o := &p.opt
 	f.StringVar(&o.Split, "split", "", "dataset split to use: Trainingset or Testset (FBMS59), train or val (DAVIS); default all")
 	f.StringSliceVar(&p.sequences, "sequences", nil, "only these sequences (comma-separated names)")
+	f.StringVar(&p.shard, "shard", "", "process part i of n of the selected sequences (sorted names, round robin): i/n with 0 ≤ i < n, "+
+		"auto (a task of a Slurm job array: SLURM_ARRAY_TASK_ID, SLURM_ARRAY_TASK_COUNT) or auto/n (i = SLURM_ARRAY_TASK_ID of an array 0…n−1, "+
+		"or JOB_COMPLETION_INDEX of a Kubernetes Indexed Job); "+
+		"without it the environment is ignored")
 	f.BoolVar(&o.Force, "force", false, "redo every stage even when its outputs are up to date")
 	f.IntVar(&o.Tracker.Spacing, "spacing", o.Tracker.Spacing, "tracker grid spacing (px)")
 	f.StringVar(&p.flow, "flow", o.Flow, "optical flow: farneback or dis")
@@ -111,8 +116,16 @@ func (p *pipelineFlags) upstreamOptions(f *Factory, root string) (pipeline.Optio
 	}
 	o.Eval.Threshold, o.Eval.EvalFrames = p.threshold, p.evalFrames
 	o.Sequences = p.sequences
+	if o.Shard, err = pipeline.ParseShard(p.shard, f.getenv); err != nil {
+		return o, err
+	}
 	if p.quiet {
 		o.Log = io.Discard
+	}
+	if !o.Shard.Active() {
+		if hint := pipeline.ShardHint(f.getenv); hint != "" {
+			fmt.Fprintln(o.Log, hint)
+		}
 	}
 	if p.tracks != "" {
 		seqs, err := pipeline.SelectSequences(root, o)

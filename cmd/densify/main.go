@@ -16,6 +16,7 @@ import (
 	"os"
 
 	"github.com/densify/densify/pipeline"
+	"github.com/densify/densify/slurm"
 	"github.com/densify/densify/train"
 	"github.com/densify/densify/trajectory"
 	"github.com/densify/densify/video"
@@ -34,13 +35,29 @@ type Factory struct {
 	IO        *IOStreams
 	Tracker   trajectory.SequenceTracker // optical flow + point tracker
 	Densifier pipeline.Densifier         // dense network (train, predict)
+	// Getenv reads the environment (--shard auto, auto/N); nil: os.Getenv.
+	Getenv func(string) string
+	// Executable is this binary's path, which the Slurm scripts call; nil:
+	// os.Executable.
+	Executable func() (string, error)
+	// Sbatch submits a batch script (densify slurm --submit); nil:
+	// slurm.ExecSbatch.
+	Sbatch slurm.Sbatch
+}
+
+func (f *Factory) getenv(k string) string {
+	if f.Getenv != nil {
+		return f.Getenv(k)
+	}
+	return os.Getenv(k)
 }
 
 // NewFactory is the production wiring: the process's standard streams,
 // OpenCV's optical flow and the libtorch U-Net.
 func NewFactory() *Factory {
 	return &Factory{IO: &IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr},
-		Tracker: video.Tracker{}, Densifier: train.Densifier{}}
+		Tracker: video.Tracker{}, Densifier: train.Densifier{}, Getenv: os.Getenv, Executable: os.Executable,
+		Sbatch: slurm.ExecSbatch}
 }
 
 // NewCmdRoot builds the densify command tree on f.
@@ -56,7 +73,8 @@ func NewCmdRoot(f *Factory) *cobra.Command {
 	root.SetErr(f.IO.ErrOut)
 	for _, c := range []func(*Factory) *cobra.Command{NewCmdDoctor, NewCmdSynth, NewCmdTrack, NewCmdSegment,
 		NewCmdFitCosts, NewCmdMulticut, NewCmdUncertainty, NewCmdSparsify, NewCmdNBest, NewCmdEval,
-		NewCmdPrepare, NewCmdTrain, NewCmdPredict, NewCmdAblate, NewCmdRun, NewCmdDecompose} {
+		NewCmdPrepare, NewCmdTrain, NewCmdPredict, NewCmdAblate, NewCmdRun, NewCmdDecompose,
+		NewCmdReport, NewCmdSlurm} {
 		root.AddCommand(c(f))
 	}
 	checks.Install(root)

@@ -44,7 +44,8 @@ one with --split), a DAVIS 2016 folder (JPEGImages/480p, Annotations/480p), a fo
 sequences such as densify synth writes, or one sequence. The missing upstream steps
 (track → segment → uncertainty → prepare) run first, in <out>/work/<seq> as densify run
 lays them out, and are skipped when up to date; the flags of those steps are accepted
-here too (see densify run --help).`,
+here too (see densify run --help). With --shard (see densify run --help) only that part of
+the dataset's sequences is prepared and trained, one model per sequence in <out>/<seq>.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if cmd.Flags().Changed("edges") {
@@ -86,6 +87,9 @@ func runTrain(o *trainOptions, args []string) error {
 		if err != nil {
 			return err
 		}
+		if opt.Shard.Active() && o.Config.Joint {
+			return fmt.Errorf("train: --joint trains one model over all sequences; it cannot be split into --shard parts")
+		}
 		// The sequences' work folders stay locked through training.
 		prepared, seqs, locks, err := pipeline.PrepareDatasetLocked(args[0], filepath.Join(o.Out, "work"), opt)
 		defer locks.Release()
@@ -94,6 +98,9 @@ func runTrain(o *trainOptions, args []string) error {
 		}
 		fmt.Fprintf(o.IO.ErrOut, "train: %d prepared sequences from %s\n", len(seqs), args[0])
 		o.Sets = prepared
+		if opt.Shard.Active() {
+			return trainShard(o)
+		}
 	}
 	ctx, stop := signalContext()
 	defer stop()
@@ -101,11 +108,32 @@ func runTrain(o *trainOptions, args []string) error {
 	if err != nil {
 		return err
 	}
+	printTrained(o, s)
+	return nil
+}
+
+func printTrained(o *trainOptions, s *train.Summary) {
 	for _, m := range append([]*train.Summary{s}, s.Models...) {
 		if m.Checkpoint != "" {
 			fmt.Fprintf(o.IO.Out, "%s: %d epochs, %d steps, final loss %.4f, %.1f s, %d parameters → %s\n",
 				m.Out, m.Epochs, m.Steps, m.FinalLoss, m.Seconds, m.Params, m.Checkpoint)
 		}
+	}
+}
+
+// trainShard trains one model per prepared set of a shard, each in
+// <out>/<sequence> whatever the number of sets of this shard (so the shards
+// of a job array lay out one folder per sequence, as an unsharded run with
+// several sequences does).
+func trainShard(o *trainOptions) error {
+	ctx, stop := signalContext()
+	defer stop()
+	for _, set := range o.Sets {
+		s, err := train.Run(ctx, o.Config, []string{set}, filepath.Join(o.Out, train.SetName(set)), o.IO.ErrOut)
+		if err != nil {
+			return err
+		}
+		printTrained(o, s)
 	}
 	return nil
 }
