@@ -56,6 +56,10 @@ type Params struct {
 	// Illumination is the amplitude of the global gain oscillation
 	// g_f = 1 + Illumination·sin(2πf/P + ψ).
 	Illumination float64
+	// Blur is the exposure time as a fraction of the frame interval: every
+	// frame averages the scene over [f − Blur/2, f + Blur/2] (motion blur, as
+	// a camera shutter open for that time). 0 renders the instant t = f.
+	Blur float64
 	// SoftBoundary gives pixels next to a different region probability 0.5
 	// in the ground truth (a 1-px soft boundary; .pgm beside the .ppm).
 	SoftBoundary bool
@@ -69,7 +73,7 @@ const MaxObjects = 6
 func DefaultParams() Params {
 	return Params{
 		Width: 320, Height: 240, Frames: 30, Objects: 2, Seed: 1, GTEvery: 5,
-		Noise: 1.5, Illumination: 0.03,
+		Noise: 1.5, Illumination: 0.03, Blur: 0.5,
 	}
 }
 
@@ -86,6 +90,8 @@ func (p Params) Validate() error {
 		return fmt.Errorf("synth: gt-every must be ≥ 1, got %d", p.GTEvery)
 	case !(p.Noise >= 0 && p.Noise <= 64):
 		return fmt.Errorf("synth: noise %v out of range (0..64)", p.Noise)
+	case !(p.Blur >= 0 && p.Blur <= 1):
+		return fmt.Errorf("synth: blur %v out of range (0..1)", p.Blur)
 	case !(p.Illumination >= 0 && p.Illumination <= 0.5):
 		return fmt.Errorf("synth: illumination %v out of range (0..0.5)", p.Illumination)
 	}
