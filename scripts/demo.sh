@@ -4,7 +4,9 @@
 #                        trajectories and a copy with 10% of the labels corrupted
 #   2. densify eval      the ground-truth trajectories (must score F = 100) and the corrupted ones
 #                        (lower); JSON results
-#   3. densify run       track → segment → uncertainty → prepare → train → predict → eval, report
+#   3. densify ablate    track → segment → uncertainty → prepare, then train → predict → eval twice
+#                        on the same training set: uniform and uncertainty-weighted (hard examples
+#                        × 1000); report.md and ablation.md
 # Idempotent: a second run reuses the data and skips every stage that is up to date (the work
 # folder's stamps); DEMO_FRESH=1 (or rm -rf demo-out) starts over.
 # Environment: DENSIFY (binary, default bin/densify), DEMO_OUT (default demo-out),
@@ -56,8 +58,8 @@ echo "F(ground-truth tracks) = $f_gt %, F(corrupted tracks) = $f_bad %"
 awk -v a="$f_bad" 'BEGIN { exit !(a < 100) }' || die "the corrupted trajectories score F = $f_bad, expected < 100"
 
 echo
-echo "== 3. densify run: track → segment → uncertainty → prepare → train → predict → eval"
-"$BIN" run "$OUT/data/$SEQ" --out "$OUT/run" --epochs "$EPOCHS" --threads "$THREADS"
+echo "== 3. densify ablate: track → segment → uncertainty → prepare → (train → predict → eval) × {uniform, weighted}"
+"$BIN" ablate "$OUT/data/$SEQ" --out "$OUT/run" --epochs "$EPOCHS" --threads "$THREADS"
 
 elapsed=$((SECONDS - start))
 cat <<EOF
@@ -66,7 +68,8 @@ cat <<EOF
   data               $OUT/data/$SEQ (frames, GroundTruth/, trajectory files)
   trajectory scores  $OUT/eval-gt.json (F = $f_gt %), $OUT/eval-corrupt.json (F = $f_bad %)
   report             $OUT/run/report.md, $OUT/run/report.json
-  per stage          $OUT/run/$SEQ/{tracks.dat,segment/,uncertainty/,prepared/,model-weighted/,masks-weighted/,eval/}
+  ablation           $OUT/run/ablation.md, $OUT/run/ablation.csv (uniform vs uncertainty-weighted)
+  per stage          $OUT/run/$SEQ/{tracks.dat,segment/,uncertainty/,prepared/,model-{uniform,weighted}/,masks-*/,eval/}
   plots / previews   $OUT/run/$SEQ/uncertainty/sparsify/vi.png, $OUT/run/$SEQ/uncertainty/heatmaps/,
-                     $OUT/run/$SEQ/preview-weighted.png, $OUT/run/$SEQ/masks-weighted/overlay/
+                     $OUT/run/$SEQ/preview-{uniform,weighted}.png, $OUT/run/$SEQ/masks-weighted/overlay/
 EOF

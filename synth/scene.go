@@ -150,17 +150,12 @@ func buildScene(p Params) *scene {
 	for li := range sc.layers {
 		L := &sc.layers[li]
 		L.fwd, L.inv, L.bbox = make([]affine, F), make([]affine, F), make([]box, F)
-		for f := 0; f < F; f++ {
-			m := L.motion(float64(f))
-			if L.parent >= 0 {
-				m = sc.layers[L.parent].fwd[f].then(m)
-			}
-			L.fwd[f], L.inv[f] = m, m.inverse()
-			if li == 0 {
-				L.bbox[f] = box{math.Inf(-1), math.Inf(-1), math.Inf(1), math.Inf(1)}
-			} else {
-				L.bbox[f] = L.shape.bounds().mapped(m)
-			}
+	}
+	for f := 0; f < F; f++ {
+		ps := sc.poseAt(float64(f))
+		for li := range sc.layers {
+			L := &sc.layers[li]
+			L.fwd[f], L.inv[f], L.bbox[f] = ps.fwd[li], ps.inv[li], ps.bbox[li]
 		}
 	}
 	ga, gp, gph := p.Illumination, uniform(r, 20, 40), uniform(r, 0, 2*math.Pi)
@@ -202,25 +197,26 @@ func (sc *scene) front(f int, x, y float64) (li int, u, v float64) {
 	return 0, u, v
 }
 
-// pose is the image→local map and image box of every layer at one time.
+// pose is the local→image map, its inverse and the image box of every
+// layer at one time.
 type pose struct {
-	inv  []affine
-	bbox []box
+	fwd, inv []affine
+	bbox     []box
 }
 
 // poseAt returns the pose of the scene at time t (frames; need not be an
-// integer: motion blur samples the exposure interval).
+// integer: motion blur samples the exposure interval): a layer's map is its
+// parent's map ∘ its motion(t) (parents precede children in layers).
 func (sc *scene) poseAt(t float64) pose {
 	n := len(sc.layers)
-	fwd := make([]affine, n)
-	ps := pose{inv: make([]affine, n), bbox: make([]box, n)}
+	ps := pose{fwd: make([]affine, n), inv: make([]affine, n), bbox: make([]box, n)}
 	for li := range sc.layers {
 		L := &sc.layers[li]
 		m := L.motion(t)
 		if L.parent >= 0 {
-			m = fwd[L.parent].then(m)
+			m = ps.fwd[L.parent].then(m)
 		}
-		fwd[li], ps.inv[li] = m, m.inverse()
+		ps.fwd[li], ps.inv[li] = m, m.inverse()
 		if li == 0 {
 			ps.bbox[li] = box{math.Inf(-1), math.Inf(-1), math.Inf(1), math.Inf(1)}
 		} else {

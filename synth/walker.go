@@ -16,7 +16,7 @@ import (
 // surfaces uncovered as the limbs swing.
 //
 // Gait. Every leg repeats a cycle of P frames, the two legs half a cycle
-// apart. In the stance phase (the first D = 60 % of the cycle) the foot rests
+// apart. In the stance phase (the first D = 75 % of the cycle, a slow walk) the foot rests
 // on the ground, so it moves exactly as the background: with leg length L,
 // the foot's horizontal offset from the hip falls linearly,
 //
@@ -37,7 +37,7 @@ type walker struct {
 	x0     float64 // X₀
 }
 
-const stanceDuty = 0.6
+const stanceDuty = 0.75
 
 // cycle returns the position c ∈ [0,1) of leg j (0 or 1) in its cycle at frame f.
 func (w *walker) cycle(f float64, j int) float64 {
