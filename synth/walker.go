@@ -70,18 +70,26 @@ func (w *walker) hipDrop(f float64) float64 {
 }
 
 // legAngles returns the thigh angle (from the +x axis, image y down) and the
-// knee angle (shin relative to thigh) of leg j at frame f. With the knee
-// bent, the thigh is turned so that the foot keeps its offset d: the hip–foot
-// distance shrinks to √(a² + b² + 2ab·cos κ) and the thigh leads the hip–foot
-// line by the angle of the triangle at the hip.
+// knee angle (shin relative to thigh) of leg j at frame f. The hip–foot
+// distance r = √(a² + b² + 2ab·cos κ) (thigh a, shin b, knee κ) and the foot
+// offset d fix the hip–foot line; the thigh leads that line by the angle of
+// the triangle at the hip. In stance the foot is on the ground, h = L − drop
+// below the hip, so r = √(d² + h²) and the knee follows from r (straight for
+// the leg that sets the hip height, slightly bent for the other one in
+// double support); in swing the knee bend is the swing's.
 func (w *walker) legAngles(f float64, j int) (thigh, knee float64) {
-	d, k, _ := w.foot(f, j)
+	d, k, stance := w.foot(f, j)
 	a, b := w.thigh, w.legLen-w.thigh
+	if stance {
+		h := w.legLen - w.hipDrop(f)
+		r := math.Sqrt(d*d + h*h)
+		c := math.Max(-1, math.Min(1, (r*r-a*a-b*b)/(2*a*b)))
+		k = math.Acos(c)
+	}
 	k = w.s * k // the knee bends backwards
 	r := math.Sqrt(a*a + b*b + 2*a*b*math.Cos(k))
 	dd := math.Max(-r, math.Min(r, d))
 	line := math.Atan2(math.Sqrt(r*r-dd*dd), dd)
-	// angle at the hip between the thigh and the hip–foot line
 	lead := math.Atan2(b*math.Sin(k), a+b*math.Cos(k))
 	return line - lead, k
 }
