@@ -27,7 +27,7 @@
 // two arms (upper arm, forearm), walking horizontally at u px per frame in
 // the world with a stance/swing gait, so that each foot rests on the ground
 // (moves exactly as the background) during 75 % of its cycle while the
-// torso moves on. Limbs are capsules 6–10 px wide at 240 px, thin but wide
+// torso moves on. Limbs are capsules 6–8.5 px wide at 240 px, thin but wide
 // enough to be tracked on an 8 px grid; the far arm and leg are behind the
 // torso, the near ones in front of it, so limbs uncover the background and
 // the torso as they swing (disocclusions). These are the cases where the

@@ -8,7 +8,7 @@ import (
 // The articulated object (object 1) is a walker: an upright elliptic torso
 // with a head, two legs (thigh and shin) and two arms (upper arm and
 // forearm), seen from the side, walking horizontally at a constant speed u
-// in the world (the background's frame). Limbs are capsules 6–10 px wide at
+// in the world (the background's frame). Limbs are capsules 6–8.5 px wide at
 // 240 px: thin, but wide enough to be tracked on the default 8 px grid. This
 // is where the seed (Kardoost & Keuper, UAI 2021, Sec. 4.3 and Fig. 5)
 // finds motion segmentation uncertain: thin articulated parts that move

@@ -19,7 +19,7 @@ func NewCmdSynth(f *Factory) *cobra.Command {
 		Short: "Generate synthetic FBMS-layout sequences with exact ground truth (the embedded default data)",
 		Long: `synth renders textured scenes: a background under camera pan and zoom and 1–6 moving
 textured objects that occlude each other, with motion blur. Object 1 is a walker (torso,
-head, legs and arms of two segments each, limbs 6–10 px wide at 240 px) whose feet rest on
+head, legs and arms of two segments each, limbs 6–8.5 px wide at 240 px) whose feet rest on
 the ground, moving as the background, while the torso moves on; object 2 is parked (moves
 exactly as the background) for the first 30–40 % of the sequence, then drives off. Thin
 articulated parts, disocclusions and object motion that equals the background's for a while
