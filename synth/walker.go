@@ -10,19 +10,20 @@ import (
 // forearm), seen from the side, walking horizontally at a constant speed u
 // in the world (the background's frame). Limbs are capsules 6–8.5 px wide at
 // 240 px: thin, but wide enough to be tracked on the default 8 px grid. This
-// is where the seed (Kardoost & Keuper, UAI 2021, Sec. 4.3 and Fig. 5)
-// finds motion segmentation uncertain: thin articulated parts that move
+// is where motion segmentation errs, as the seed (Kardoost & Keuper, UAI
+// 2021) discusses it: thin articulated parts that move
 // relative to the body, parts that move like the background for a while, and
 // surfaces uncovered as the limbs swing.
 //
 // Gait. Every leg repeats a cycle of P frames, the two legs half a cycle
-// apart. In the stance phase (the first D = 75 % of the cycle, a slow walk) the foot rests
-// on the ground, so it moves exactly as the background: with leg length L,
+// apart. In the stance phase (the first D = 75 % of the cycle, a slow walk)
+// the foot rests on the ground, so it moves exactly as the background: with leg length L,
 // the foot's horizontal offset from the hip falls linearly,
 //
-//	d(c) = s·X₀·(1 − 2c/D),   X₀ = u·D·P/2,   c ∈ [0, D)   (s = ±1 the walking direction)
+//	d(c) = s·X₀·(1 − 2c/D),   X₀ = min(u·D·P/2, 0.6·L),   c ∈ [0, D)   (s = ±1 the walking direction)
 //
-// and the hip height follows the stance leg, y_hip = y_ground − √(L² − d²).
+// and the hip height follows the stance leg, y_hip = y_ground − √(L² − d²)
+// (in double support the leg with the larger |d|; the other one bends its knee).
 // In the swing phase the foot returns, d(c) = −s·X₀·cos(π(c−D)/(1−D)), with the
 // knee bent by up to 0.9 rad. The leg points from the hip at the angle
 // φ = atan2(√(L² − d²), d) (image y points down); the arms swing against the
