@@ -42,8 +42,13 @@ func TestSegmentSyntheticGroundTruthTracks(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Logf("%s: %d tracks, %d edges, %d clusters, P %.3f R %.3f F %.3f", solver, len(ts.Tracks), res.Stats.Edges, res.Clusters, r.Precision, r.Recall, r.F)
-		if r.F < 0.9 {
-			t.Fatalf("%s: F = %.3f on exact synthetic trajectories, want ≥ 0.9", solver, r.F)
+		// The default scene's walker has thin limbs and feet that move as the
+		// background for most of each step (where motion segmentation errs,
+		// on purpose): with exact trajectories both solvers give F 0.859
+		// (P 0.998, R 0.755) on this seed; the scenes before the walker gave
+		// ≥ 0.9.
+		if r.F < 0.8 {
+			t.Fatalf("%s: F = %.3f on exact synthetic trajectories, want ≥ 0.8", solver, r.F)
 		}
 	}
 }

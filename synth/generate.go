@@ -60,8 +60,11 @@ func Generate(p Params) (*Sequence, error) {
 	return s, nil
 }
 
-// render draws frame f: colour = gain_f · texture_L(A_f(L)⁻¹ x) + noise for
-// the front-most layer L at every pixel centre x.
+// render draws frame f: colour = gain_f · texture_L(A_t(L)⁻¹ x) + noise for
+// the front-most layer L at every pixel centre x, averaged over blurSamples
+// times t evenly spread over the exposure [f − Blur/2, f + Blur/2] (motion
+// blur; one sample at t = f without blur). Regions and layers are those at
+// t = f.
 func (s *Sequence) render(f int) {
 	sc, p := s.sc, s.Params
 	W, H := s.Width, s.Height
@@ -70,21 +73,45 @@ func (s *Sequence) render(f int) {
 	lay := make([]uint8, W*H)
 	noise := subRand(p.Seed, 1_000_000+uint64(f))
 	g := float32(sc.gain[f])
+	n := blurSamples(p.Blur)
+	poses := make([]pose, n)
+	for k := range poses {
+		t := float64(f)
+		if n > 1 {
+			t += p.Blur * (float64(k)/float64(n-1) - 0.5)
+		}
+		poses[k] = sc.poseAt(t)
+	}
+	inv := float32(1) / float32(n)
 	for y := 0; y < H; y++ {
 		for x := 0; x < W; x++ {
-			li, u, v := sc.front(f, float64(x), float64(y))
-			L := &sc.layers[li]
-			r, gg, b := L.tex.sample(u, v)
+			li, _, _ := sc.front(f, float64(x), float64(y))
+			var r, gg, b float32
+			for k := range poses {
+				lk, u, v := sc.frontPose(&poses[k], float64(x), float64(y))
+				rk, gk, bk := sc.layers[lk].tex.sample(u, v)
+				r, gg, b = r+rk, gg+gk, b+bk
+			}
 			i := y*W + x
-			reg[i], lay[i] = uint8(L.region), uint8(li)
+			reg[i], lay[i] = uint8(sc.layers[li].region), uint8(li)
 			o := 4 * i
-			img.Pix[o] = quantize(g*r, noise, p.Noise)
-			img.Pix[o+1] = quantize(g*gg, noise, p.Noise)
-			img.Pix[o+2] = quantize(g*b, noise, p.Noise)
+			img.Pix[o] = quantize(g*r*inv, noise, p.Noise)
+			img.Pix[o+1] = quantize(g*gg*inv, noise, p.Noise)
+			img.Pix[o+2] = quantize(g*b*inv, noise, p.Noise)
 			img.Pix[o+3] = 255
 		}
 	}
 	s.Frames[f], s.Regions[f], s.layers[f] = img, reg, lay
+}
+
+// blurSamples is the number of times averaged per frame for the exposure
+// blur (fraction of the frame interval): 1 + ⌈8·blur⌉, one sample per
+// 1/8 frame of exposure, 1 without blur.
+func blurSamples(blur float64) int {
+	if !(blur > 0) {
+		return 1
+	}
+	return 1 + int(math.Ceil(8*blur))
 }
 
 func quantize(v float32, r *rand.Rand, sigma float64) uint8 {

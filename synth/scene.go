@@ -10,10 +10,12 @@ type layer struct {
 	region int // 0 = background, i = object i
 	parent int // index of the parent layer, -1 for roots
 	limb   bool
+	part   string // what the layer is: background, body, torso, head, thigh, shin, upper arm, forearm
 	shape  shape
 	tex    *texture
-	// motion returns the local→parent map in frame f (local→image for roots).
-	motion func(f int) affine
+	// motion returns the local→parent map at time t in frames (local→image
+	// for roots); frame f is t = f.
+	motion func(t float64) affine
 	fwd    []affine // per frame: local → image
 	inv    []affine // per frame: image → local
 	bbox   []box    // per frame: image-space bounding box of the shape
@@ -52,13 +54,13 @@ func buildScene(p Params) *scene {
 	if r.IntN(2) == 0 {
 		zoom = -zoom
 	}
-	camera := func(f int) affine {
-		ff := float64(f)
+	camAt := func(ff float64) affine {
 		tx := -panSpeed*ff*math.Cos(panDir) + shakeAmp*math.Sin(2*math.Pi*ff/shakePer+shakePh)
 		ty := -panSpeed*ff*math.Sin(panDir) + shakeAmp*math.Cos(2*math.Pi*ff/(1.3*shakePer)+shakePh)
 		z := math.Exp(zoom * ff / span)
 		return translate(cx+tx, cy+ty).then(scale(z)).then(translate(-cx, -cy))
 	}
+	camera := func(f int) affine { return camAt(float64(f)) }
 	imageBox := box{-0.5, -0.5, W - 0.5, H - 0.5}
 	var bgBox box
 	for f := 0; f < F; f++ {
@@ -69,7 +71,7 @@ func buildScene(p Params) *scene {
 			bgBox = bgBox.union(b)
 		}
 	}
-	sc.layers = append(sc.layers, layer{region: 0, parent: -1, shape: plane{}, motion: camera})
+	sc.layers = append(sc.layers, layer{region: 0, parent: -1, part: "background", shape: plane{}, motion: camAt})
 	sc.layers[0].tex = backgroundTexture(subRand(p.Seed, 2), bgBox)
 
 	// Objects: texture kinds all different as long as possible. Object i
@@ -88,39 +90,41 @@ func buildScene(p Params) *scene {
 		style := newObjectStyle(ro, kinds[(i-1)%3])
 		dir := baseDir + 2*math.Pi*float64(i-1)/float64(p.Objects) + uniform(ro, -0.4, 0.4)
 		v := speed * uniform(ro, 0.8, 1.2)
-		vx, vy := -v*math.Cos(dir), -v*math.Sin(dir) // coming from dir
 		oa, od := uniform(ro, 0, 2*math.Pi), 0.12*minWH*math.Sqrt(ro.Float64())
 		ox, oy := mx+od*math.Cos(oa), my+od*math.Sin(oa)
 		fmid := fm + uniform(ro, -1, 1)*span/8
-		scAmp, scPer, scPh := uniform(ro, 0.02, 0.06), uniform(ro, 20, 45), uniform(ro, 0, 2*math.Pi)
-		articulated := i == 1
-		var rot func(f float64) float64
-		bobAmp, bobPer := 0.0, 1.0
-		if articulated {
-			th0, wob, wper := uniform(ro, -0.2, 0.2), uniform(ro, 0.02, 0.08), uniform(ro, 20, 40)
-			rot = func(f float64) float64 { return th0 + wob*math.Sin(2*math.Pi*f/wper) }
-			bobAmp, bobPer = uniform(ro, 0.5, 2), uniform(ro, 10, 16)
-		} else {
-			th0, om := uniform(ro, 0, 2*math.Pi), uniform(ro, 0.002, 0.015)
-			if ro.IntN(2) == 0 {
-				om = -om
-			}
-			rot = func(f float64) float64 { return th0 + om*f }
+		if i == 1 {
+			groups = append(groups, sc.addWalker(ro, style, camAt, ox, oy, fmid, k))
+			continue
 		}
-		bodyMotion := func(f int) affine {
-			ff := float64(f)
+		vx, vy := -v*math.Cos(dir), -v*math.Sin(dir) // coming from dir
+		scAmp, scPer, scPh := uniform(ro, 0.02, 0.06), uniform(ro, 20, 45), uniform(ro, 0, 2*math.Pi)
+		th0, om := uniform(ro, 0, 2*math.Pi), uniform(ro, 0.002, 0.015)
+		if ro.IntN(2) == 0 {
+			om = -om
+		}
+		// Object 2 stands still in the world (it moves exactly as the
+		// background) until frame fStart, then accelerates over fRamp frames to
+		// its speed: a parked car that drives off. The planned image path is
+		// the one of a moving object; the world position of the object is that
+		// of the path at the warped time τ(f).
+		tau := func(f float64) float64 { return f }
+		if i == 2 {
+			fStart := span * uniform(ro, 0.3, 0.4)
+			fRamp := span * 0.15
+			tau = func(f float64) float64 { return fStart + smoothRamp(f-fStart, fRamp) }
+		}
+		bodyMotion := func(t float64) affine {
+			ff := tau(t)
+			// world position of the planned image position at time τ(f)
 			px := ox + vx*(ff-fmid)
-			py := oy + vy*(ff-fmid) + bobAmp*math.Sin(2*math.Pi*ff/bobPer)
-			cam := camera(f)
-			wx, wy := cam.inverse().apply(px, py)
+			py := oy + vy*(ff-fmid)
+			wx, wy := camAt(ff).inverse().apply(px, py)
 			s := 1 + scAmp*math.Sin(2*math.Pi*ff/scPer+scPh)
-			return cam.then(translate(wx, wy)).then(rotate(rot(ff))).then(scale(s))
+			return camAt(t).then(translate(wx, wy)).then(rotate(th0 + om*ff)).then(scale(s))
 		}
 		var body shape
-		if articulated {
-			a := uniform(ro, 22, 30) * k
-			body = ellipse{a: a, b: a * uniform(ro, 0.6, 0.75)}
-		} else if ro.IntN(2) == 0 {
+		if ro.IntN(2) == 0 {
 			a := uniform(ro, 0.1, 0.16) * minWH
 			body = ellipse{a: a, b: a * uniform(ro, 0.55, 0.9)}
 		} else {
@@ -133,14 +137,9 @@ func buildScene(p Params) *scene {
 			body = b
 		}
 		bodyIdx := len(sc.layers)
-		sc.layers = append(sc.layers, layer{region: i, parent: -1, shape: body, motion: bodyMotion,
+		sc.layers = append(sc.layers, layer{region: i, parent: -1, part: "body", shape: body, motion: bodyMotion,
 			tex: style.bodyTexture(body.bounds())})
-		var back, front []int
-		if articulated {
-			back, front = sc.addLimbs(ro, style, bodyIdx, body.(ellipse), k)
-		}
-		g := append(back, bodyIdx)
-		groups = append(groups, append(g, front...))
+		groups = append(groups, []int{bodyIdx})
 	}
 	sc.order = []int{0}
 	for _, gi := range r.Perm(len(groups)) {
@@ -151,17 +150,12 @@ func buildScene(p Params) *scene {
 	for li := range sc.layers {
 		L := &sc.layers[li]
 		L.fwd, L.inv, L.bbox = make([]affine, F), make([]affine, F), make([]box, F)
-		for f := 0; f < F; f++ {
-			m := L.motion(f)
-			if L.parent >= 0 {
-				m = sc.layers[L.parent].fwd[f].then(m)
-			}
-			L.fwd[f], L.inv[f] = m, m.inverse()
-			if li == 0 {
-				L.bbox[f] = box{math.Inf(-1), math.Inf(-1), math.Inf(1), math.Inf(1)}
-			} else {
-				L.bbox[f] = L.shape.bounds().mapped(m)
-			}
+	}
+	for f := 0; f < F; f++ {
+		ps := sc.poseAt(float64(f))
+		for li := range sc.layers {
+			L := &sc.layers[li]
+			L.fwd[f], L.inv[f], L.bbox[f] = ps.fwd[li], ps.inv[li], ps.bbox[li]
 		}
 	}
 	ga, gp, gph := p.Illumination, uniform(r, 20, 40), uniform(r, 0, 2*math.Pi)
@@ -172,50 +166,17 @@ func buildScene(p Params) *scene {
 	return sc
 }
 
-// addLimbs attaches 2–4 thin swinging limbs (capsules 3–5 px wide, half of
-// them with a second segment) to the elliptic body at layer bodyIdx. It
-// returns the limb layers drawn behind and in front of the body.
-func (sc *scene) addLimbs(r *rand.Rand, st objectStyle, bodyIdx int, body ellipse, k float64) (back, front []int) {
-	n := 2 + r.IntN(3)
-	// Joint directions: two legs (down), then arms (sides); y points down.
-	dirs := []float64{math.Pi/2 - 0.45, math.Pi/2 + 0.45, -0.15, math.Pi + 0.15}
-	per := uniform(r, 18, 30)
-	ph := uniform(r, 0, 2*math.Pi)
-	for j := 0; j < n; j++ {
-		beta := dirs[j] + uniform(r, -0.15, 0.15)
-		jx, jy := 0.75*body.a*math.Cos(beta), 0.75*body.b*math.Sin(beta)
-		base := beta + uniform(r, -0.25, 0.25)
-		amp := uniform(r, 0.3, 0.5)
-		phase := ph + math.Pi*float64(j%2) + uniform(r, -0.3, 0.3)
-		length := uniform(r, 0.9, 1.3) * body.a
-		width := uniform(r, 3, 5)
-		capS := capsule{l: length, r: width / 2}
-		idx := len(sc.layers)
-		sc.layers = append(sc.layers, layer{region: sc.layers[bodyIdx].region, parent: bodyIdx, limb: true,
-			shape: capS, tex: st.limbTexture(capS.bounds(), r),
-			motion: swing(jx, jy, base, amp, per, phase)})
-		group := []int{idx}
-		if r.IntN(2) == 0 {
-			l2 := capsule{l: uniform(r, 0.6, 0.8) * length, r: math.Max(1.5, width/2-0.5)}
-			sc.layers = append(sc.layers, layer{region: sc.layers[bodyIdx].region, parent: idx, limb: true,
-				shape: l2, tex: st.limbTexture(l2.bounds(), r),
-				motion: swing(length, 0, uniform(r, -0.4, 0.4), uniform(r, 0.2, 0.4), per, phase+uniform(r, 0.5, 1.5))})
-			group = append(group, idx+1)
-		}
-		if r.IntN(2) == 0 {
-			front = append(front, group...)
-		} else {
-			back = append(back, group...)
-		}
+// smoothRamp is the distance covered in time x by a mover that starts at
+// rest at x = 0 and reaches unit speed linearly over r: 0 for x ≤ 0,
+// x²/(2r) for 0 < x < r, x − r/2 afterwards (continuous with its derivative).
+func smoothRamp(x, r float64) float64 {
+	switch {
+	case x <= 0:
+		return 0
+	case x < r:
+		return x * x / (2 * r)
 	}
-	return back, front
-}
-
-// swing is the hinge motion T(jx, jy) ∘ R(base + amp·sin(2πf/per + phase)).
-func swing(jx, jy, base, amp, per, phase float64) func(int) affine {
-	return func(f int) affine {
-		return translate(jx, jy).then(rotate(base + amp*math.Sin(2*math.Pi*float64(f)/per+phase)))
-	}
+	return x - r/2
 }
 
 // front returns the front-most layer containing image point (x, y) in frame f
@@ -233,6 +194,51 @@ func (sc *scene) front(f int, x, y float64) (li int, u, v float64) {
 		}
 	}
 	u, v = sc.layers[0].inv[f].apply(x, y)
+	return 0, u, v
+}
+
+// pose is the local→image map, its inverse and the image box of every
+// layer at one time.
+type pose struct {
+	fwd, inv []affine
+	bbox     []box
+}
+
+// poseAt returns the pose of the scene at time t (frames; need not be an
+// integer: motion blur samples the exposure interval): a layer's map is its
+// parent's map ∘ its motion(t) (parents precede children in layers).
+func (sc *scene) poseAt(t float64) pose {
+	n := len(sc.layers)
+	ps := pose{fwd: make([]affine, n), inv: make([]affine, n), bbox: make([]box, n)}
+	for li := range sc.layers {
+		L := &sc.layers[li]
+		m := L.motion(t)
+		if L.parent >= 0 {
+			m = ps.fwd[L.parent].then(m)
+		}
+		ps.fwd[li], ps.inv[li] = m, m.inverse()
+		if li == 0 {
+			ps.bbox[li] = box{math.Inf(-1), math.Inf(-1), math.Inf(1), math.Inf(1)}
+		} else {
+			ps.bbox[li] = L.shape.bounds().mapped(m)
+		}
+	}
+	return ps
+}
+
+// frontPose is front for an arbitrary pose.
+func (sc *scene) frontPose(ps *pose, x, y float64) (li int, u, v float64) {
+	for oi := len(sc.order) - 1; oi > 0; oi-- {
+		li = sc.order[oi]
+		if !ps.bbox[li].contains(x, y) {
+			continue
+		}
+		u, v = ps.inv[li].apply(x, y)
+		if sc.layers[li].shape.contains(u, v) {
+			return li, u, v
+		}
+	}
+	u, v = ps.inv[0].apply(x, y)
 	return 0, u, v
 }
 

@@ -23,7 +23,7 @@ var (
 
 func cleanParams() Params {
 	p := DefaultParams()
-	p.Noise, p.Illumination = 0, 0
+	p.Noise, p.Illumination, p.Blur = 0, 0, 0
 	return p
 }
 
@@ -55,6 +55,7 @@ func TestValidate(t *testing.T) {
 		func(p *Params) { p.GTEvery = 0 },
 		func(p *Params) { p.Noise = math.NaN() },
 		func(p *Params) { p.Illumination = -0.1 },
+		func(p *Params) { p.Blur = 1.5 },
 	}
 	for i, f := range bad {
 		p := DefaultParams()
@@ -253,7 +254,7 @@ func TestGroundTruthTracks(t *testing.T) {
 }
 
 // TestThinParts: in every frame some object pixels lie on a limb less than
-// 5 px thick: within 2 px on both sides (horizontally, vertically or
+// 11 px thick: within 5 px on both sides (horizontally, vertically or
 // diagonally) there are pixels of another region.
 func TestThinParts(t *testing.T) {
 	s := clean(t)
@@ -263,15 +264,15 @@ func TestThinParts(t *testing.T) {
 	for f := range s.Frames {
 		reg := s.Regions[f]
 		thin := 0
-		for y := 2; y < H-2; y++ {
-			for x := 2; x < W-2; x++ {
+		for y := 5; y < H-5; y++ {
+			for x := 5; x < W-5; x++ {
 				i := y*W + x
 				if reg[i] == 0 || !s.sc.layers[s.layers[f][i]].limb {
 					continue
 				}
 				for _, d := range dirs {
 					other := func(sign int) bool {
-						for k := 1; k <= 2; k++ {
+						for k := 1; k <= 5; k++ {
 							if reg[(y+sign*k*d[1])*W+x+sign*k*d[0]] != reg[i] {
 								return true
 							}
@@ -530,5 +531,246 @@ func TestTracksAgreeAcrossSeeds(t *testing.T) {
 		if bad != 0 || n < 1000 || limb == 0 {
 			t.Errorf("seed %d: %d of %d track points on another region, %d limb pixels", p.Seed, bad, n, limb)
 		}
+	}
+}
+
+// layersOf returns the indices of the layers named part.
+func layersOf(s *Sequence, part string) []int {
+	var out []int
+	for li, L := range s.sc.layers {
+		if L.part == part {
+			out = append(out, li)
+		}
+	}
+	return out
+}
+
+// world returns the background (world) coordinates of the image point that
+// local point (u, v) of layer li occupies in frame f.
+func world(s *Sequence, li, f int, u, v float64) (float64, float64) {
+	x, y := s.sc.layers[li].fwd[f].apply(u, v)
+	return s.sc.layers[0].inv[f].apply(x, y)
+}
+
+// TestWalkerLimbs: object 1 is a walker whose limbs are thin but trackable
+// (capsules 5–10 px wide at the default size, visible in every frame) and
+// swing relative to the torso: every thigh's angle in torso coordinates
+// changes by more than 0.4 rad over the sequence, and the two legs move in
+// opposite phase (their angles differ by more than 0.3 rad in some frame).
+func TestWalkerLimbs(t *testing.T) {
+	s := clean(t)
+	torso := layersOf(s, "torso")
+	thighs := layersOf(s, "thigh")
+	if len(torso) != 1 || len(thighs) != 2 || len(layersOf(s, "shin")) != 2 || len(layersOf(s, "forearm")) != 2 {
+		t.Fatalf("walker parts: torso %v, thighs %v", torso, thighs)
+	}
+	for li, L := range s.sc.layers {
+		if !L.limb {
+			continue
+		}
+		c := L.shape.(capsule)
+		if w := 2 * c.r; w < 5 || w > 10 {
+			t.Errorf("limb %d (%s) is %.1f px wide, want 5..10", li, L.part, w)
+		}
+	}
+	// angle of the thigh axis in torso coordinates
+	angle := func(li, f int) float64 {
+		m := s.sc.layers[torso[0]].inv[f].then(s.sc.layers[li].fwd[f])
+		return math.Atan2(m.c, m.a)
+	}
+	maxDiff := 0.0
+	for _, li := range thighs {
+		lo, hi := math.Inf(1), math.Inf(-1)
+		for f := range s.Frames {
+			a := angle(li, f)
+			lo, hi = math.Min(lo, a), math.Max(hi, a)
+		}
+		if hi-lo < 0.4 {
+			t.Errorf("thigh %d swings only %.2f rad relative to the torso", li, hi-lo)
+		}
+	}
+	for f := range s.Frames {
+		maxDiff = math.Max(maxDiff, math.Abs(angle(thighs[0], f)-angle(thighs[1], f)))
+	}
+	if maxDiff < 0.3 {
+		t.Errorf("the legs never differ by more than %.2f rad", maxDiff)
+	}
+	for f := range s.Frames {
+		limbPix := 0
+		for _, li := range s.layers[f] {
+			if s.sc.layers[li].limb {
+				limbPix++
+			}
+		}
+		if limbPix < 200 {
+			t.Errorf("frame %d: %d limb pixels visible", f, limbPix)
+		}
+	}
+}
+
+// TestStanceFootMovesWithBackground: during a stance phase the foot (the end
+// of a shin) rests on the ground: its world position moves by less than
+// 0.01 px per frame for at least 5 consecutive frames, while the torso moves
+// by more than 2 px per frame relative to the background (similar motion of
+// object part and background for a while).
+func TestStanceFootMovesWithBackground(t *testing.T) {
+	s := clean(t)
+	torso := layersOf(s, "torso")[0]
+	for f := 1; f < len(s.Frames); f++ {
+		x0, y0 := world(s, torso, f-1, 0, 0)
+		x1, y1 := world(s, torso, f, 0, 0)
+		if d := math.Hypot(x1-x0, y1-y0); d < 2 {
+			t.Fatalf("frame %d: the torso moves only %.2f px relative to the background", f, d)
+		}
+	}
+	for _, li := range layersOf(s, "shin") {
+		l := s.sc.layers[li].shape.(capsule).l
+		run, best := 0, 0
+		for f := 1; f < len(s.Frames); f++ {
+			x0, y0 := world(s, li, f-1, l, 0)
+			x1, y1 := world(s, li, f, l, 0)
+			if math.Hypot(x1-x0, y1-y0) < 0.01 {
+				run++
+			} else {
+				run = 0
+			}
+			best = max(best, run)
+		}
+		if best < 5 {
+			t.Errorf("shin %d: the foot rests for at most %d consecutive frames", li, best)
+		}
+	}
+}
+
+// TestParkedObject: object 2 stands still in the world (moves exactly as the
+// background) for the first 30 % of the sequence, then drives off at more
+// than 1.5 px per frame relative to the background.
+func TestParkedObject(t *testing.T) {
+	s := clean(t)
+	var body int
+	for li, L := range s.sc.layers {
+		if L.region == 2 && L.part == "body" {
+			body = li
+		}
+	}
+	if body == 0 {
+		t.Fatal("no body of object 2")
+	}
+	still := int(0.3 * float64(len(s.Frames)-1))
+	x0, y0 := world(s, body, 0, 0, 0)
+	for f := 1; f <= still; f++ {
+		x, y := world(s, body, f, 0, 0)
+		if d := math.Hypot(x-x0, y-y0); d > 1e-9 {
+			t.Fatalf("frame %d: parked object moved %.3g px in the world", f, d)
+		}
+	}
+	n := len(s.Frames) - 1
+	xa, ya := world(s, body, n-1, 0, 0)
+	xb, yb := world(s, body, n, 0, 0)
+	if d := math.Hypot(xb-xa, yb-ya); d < 1.5 {
+		t.Errorf("at the end object 2 moves only %.2f px per frame relative to the background", d)
+	}
+}
+
+// TestDisocclusion: background surface hidden in frame f becomes visible in
+// frame f+1 (a pixel showing the background in f+1 whose scene point was
+// behind another layer in f), also behind the limbs; and torso surface
+// hidden by the near arm is uncovered as the arm swings.
+func TestDisocclusion(t *testing.T) {
+	s := clean(t)
+	W, H := s.Width, s.Height
+	torso := layersOf(s, "torso")[0]
+	var total, behindLimb, torsoUncovered int
+	for f := 0; f+1 < len(s.Frames); f++ {
+		for y := 0; y < H; y++ {
+			for x := 0; x < W; x++ {
+				li := int(s.layers[f+1][y*W+x])
+				if li != 0 && li != torso {
+					continue
+				}
+				u, v := s.sc.layers[li].inv[f+1].apply(float64(x), float64(y))
+				px, py := s.sc.layers[li].fwd[f].apply(u, v)
+				if px < 0 || py < 0 || px > float64(W-1) || py > float64(H-1) {
+					continue
+				}
+				before, _, _ := s.sc.front(f, px, py)
+				if before == li {
+					continue
+				}
+				if li == torso {
+					torsoUncovered++
+					continue
+				}
+				total++
+				if s.sc.layers[before].limb {
+					behindLimb++
+				}
+			}
+		}
+	}
+	t.Logf("disoccluded background pixels %d (%d behind limbs), torso pixels uncovered %d", total, behindLimb, torsoUncovered)
+	if total < 2000 || behindLimb < 300 || torsoUncovered < 50 {
+		t.Errorf("disoccluded background pixels %d (%d behind limbs), torso pixels uncovered %d", total, behindLimb, torsoUncovered)
+	}
+}
+
+// TestMotionBlur: a blurred frame is the mean of the sharp renders at the
+// sampled exposure times; at a pixel that shows the background at every
+// sampled time, it is the mean of the background texture at the point's
+// positions, and the blur lowers the contrast across moving limb edges.
+func TestMotionBlur(t *testing.T) {
+	p := cleanParams()
+	sharp := clean(t)
+	p.Blur = 0.5
+	blurred, err := Generate(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := 13
+	n := blurSamples(p.Blur)
+	if n != 5 {
+		t.Fatalf("%d blur samples for blur 0.5, want 5", n)
+	}
+	var poses []pose
+	for k := 0; k < n; k++ {
+		poses = append(poses, blurred.sc.poseAt(float64(f)+p.Blur*(float64(k)/float64(n-1)-0.5)))
+	}
+	W := sharp.Width
+	checked := 0
+	var edgeSharp, edgeBlur float64
+	for y := 1; y < sharp.Height-1; y++ {
+		for x := 1; x < W-1; x++ {
+			var sum [3]float64
+			allBG := true
+			for k := range poses {
+				li, u, v := blurred.sc.frontPose(&poses[k], float64(x), float64(y))
+				r, g, b := blurred.sc.layers[li].tex.sample(u, v)
+				sum[0], sum[1], sum[2] = sum[0]+float64(r), sum[1]+float64(g), sum[2]+float64(b)
+				allBG = allBG && li == 0
+			}
+			i := 4 * (y*W + x)
+			if allBG && checked < 2000 {
+				checked++
+				for c := 0; c < 3; c++ {
+					if d := math.Abs(float64(blurred.Frames[f].Pix[i+c]) - sum[c]/float64(n)); d > 0.5+1e-3 {
+						t.Fatalf("(%d,%d) channel %d: %d, mean of the samples %.2f", x, y, c, blurred.Frames[f].Pix[i+c], sum[c]/float64(n))
+					}
+				}
+			}
+			// horizontal contrast at limb edges of the sharp frame
+			a, b := sharp.layers[f][y*W+x], sharp.layers[f][y*W+x+1]
+			if a != b && (sharp.sc.layers[a].limb || sharp.sc.layers[b].limb) {
+				for c := 0; c < 3; c++ {
+					edgeSharp += math.Abs(float64(sharp.Frames[f].Pix[i+c]) - float64(sharp.Frames[f].Pix[i+4+c]))
+					edgeBlur += math.Abs(float64(blurred.Frames[f].Pix[i+c]) - float64(blurred.Frames[f].Pix[i+4+c]))
+				}
+			}
+		}
+	}
+	if checked < 2000 {
+		t.Fatalf("only %d pure background pixels", checked)
+	}
+	if !(edgeBlur < 0.9*edgeSharp) {
+		t.Errorf("contrast at limb edges %.0f blurred vs %.0f sharp", edgeBlur, edgeSharp)
 	}
 }

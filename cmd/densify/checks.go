@@ -27,6 +27,7 @@ var flagRanges = map[string]flagcheck.Range{
 	"width":               flagcheck.Closed(32, 4096),
 	"height":              flagcheck.Closed(32, 4096),
 	"illumination":        flagcheck.Closed(0, 0.5),
+	"blur":                flagcheck.Closed(0, 1),
 	"noise":               flagcheck.Closed(0, 64),
 	"objects":             flagcheck.Closed(1, synth.MaxObjects),
 	"spacing":             flagcheck.Closed(1, 1024),

@@ -17,10 +17,14 @@ func NewCmdSynth(f *Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "synth --out DIR [--count 1] [--frames 30] [--width 320] [--height 240] [--objects 2] [--seed 1] [--gt-every 5] [--tracks]",
 		Short: "Generate synthetic FBMS-layout sequences with exact ground truth (the embedded default data)",
-		Long: `synth renders textured scenes: a background under camera pan and zoom and 1–6 moving,
-rotating, scaling textured objects that occlude each other; object 1 is articulated, with
-2–4 thin (3–5 px) limbs swinging around joints. Sequence i (1-based) is named synth<ii>
-and uses seed + i − 1, so every sequence differs and each is reproducible.
+		Long: `synth renders textured scenes: a background under camera pan and zoom and 1–6 moving
+textured objects that occlude each other, with motion blur. Object 1 is a walker (torso,
+head, legs and arms of two segments each, limbs 6–8.5 px wide at 240 px) whose feet rest on
+the ground, moving as the background, while the torso moves on; object 2 is parked (moves
+exactly as the background) for the first 30–40 % of the sequence, then drives off. Thin
+articulated parts, disocclusions and object motion that equals the background's for a while
+are where motion segmentation errs (Kardoost & Keuper, UAI 2021). Sequence i (1-based) is
+named synth<ii> and uses seed + i − 1, so every sequence differs and each is reproducible.
 
 Written per sequence (FBMS layout):
   DIR/<seq>/<seq>_0001.png …                       frames
@@ -46,6 +50,7 @@ with --tracks also
 	fl.IntVar(&p.GTEvery, "gt-every", p.GTEvery, "a ground-truth label image every N frames (from the first)")
 	fl.Float64Var(&p.Noise, "noise", p.Noise, "standard deviation of the Gaussian pixel noise (grey levels)")
 	fl.Float64Var(&p.Illumination, "illumination", p.Illumination, "amplitude of the global brightness oscillation (fraction)")
+	fl.Float64Var(&p.Blur, "blur", p.Blur, "exposure time as a fraction of the frame interval (motion blur; 0 = sharp)")
 	fl.BoolVar(&p.SoftBoundary, "soft-boundary", false, "ground-truth probability 0.5 on 1-px region boundaries (.pgm beside the .ppm)")
 	fl.BoolVar(&s.Tracks, "tracks", false, "also write ground-truth and corrupted trajectory files")
 	fl.IntVar(&s.Spacing, "spacing", 8, "grid spacing of the ground-truth trajectories (px)")
