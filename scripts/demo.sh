@@ -10,8 +10,9 @@
 # Idempotent: a second run reuses the data and skips every stage that is up to date (the work
 # folder's stamps); DEMO_FRESH=1 (or rm -rf demo-out) starts over.
 # Environment: DENSIFY (binary, default bin/densify), DEMO_OUT (default demo-out),
-# DEMO_EPOCHS (default 15), DEMO_THREADS (default 0 = all cores), DEMO_PHI (segment-uncertainty
-# threshold φ of the hard-example rule, default 0.002, see below).
+# DEMO_EPOCHS (default 15), DEMO_THREADS (default 0 = all cores), DEMO_SEEDS (models per variant
+# in the ablation, default 2), DEMO_PHI (segment-uncertainty threshold φ of the hard-example rule;
+# default: the product's, sampling.DefaultPhi).
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -20,13 +21,10 @@ OUT=${DEMO_OUT:-demo-out}
 EPOCHS=${DEMO_EPOCHS:-15}
 THREADS=${DEMO_THREADS:-0}
 # φ: hard examples are the trajectories with u_v > μ_A in segments with μ_A > φ (UAI'21 Sec. 4.3).
-# The product default (0.01) was measured as the median μ_A of DAVIS segments with an earlier
-# cost model and GAEC. With today's defaults (the davis model with camera features, KLj, DIS
-# tracks) the segments of ≥ 20 trajectories of five DAVIS 2016 development sequences
-# (blackswan, cows, dance-twirl, dog, libby: 21 segments) have μ_A quartiles
-# 0.0002 / 0.0020 / 0.0048 and only one is above 0.01, so φ = 0.01 selects almost no segment,
-# real or synthetic. The demo uses the re-measured median.
-PHI=${DEMO_PHI:-0.002}
+# The product default (0.0005) is the median μ_A of the DAVIS development segments under today's
+# defaults; DEMO_PHI overrides it.
+PHI=${DEMO_PHI:-}
+SEEDS=${DEMO_SEEDS:-2}
 SEQ=synth01
 FRAMES=30
 start=$SECONDS
@@ -67,9 +65,11 @@ echo "F(ground-truth tracks) = $f_gt %, F(corrupted tracks) = $f_bad %"
 awk -v a="$f_bad" 'BEGIN { exit !(a < 100) }' || die "the corrupted trajectories score F = $f_bad, expected < 100"
 
 echo
-echo "== 3. densify ablate: track → segment → uncertainty → prepare → (train → predict → eval) × {uniform, weighted}"
+echo "== 3. densify ablate: track → segment → uncertainty → prepare → (train → predict → eval) × {uniform, weighted, confidence} × $SEEDS seeds"
+phi_flag=()
+[ -n "$PHI" ] && phi_flag=(--phi "$PHI")
 "$BIN" ablate "$OUT/data/$SEQ" --out "$OUT/run" --epochs "$EPOCHS" --threads "$THREADS" \
-	--phi "$PHI" --heatmap-every 5
+	--seeds "$SEEDS" "${phi_flag[@]}" --heatmap-every 5
 
 # What to look at: the hard examples (training set), the most uncertain trajectory's heat map,
 # the sparsification curve and the ablation table.
@@ -103,11 +103,11 @@ cat <<EOF
   data               $OUT/data/$SEQ (frames, GroundTruth/, trajectory files)
   trajectory scores  $OUT/eval-gt.json (F = $f_gt %), $OUT/eval-corrupt.json (F = $f_bad %)
   report             $OUT/run/report.md, $OUT/run/report.json
-  ablation           $OUT/run/ablation.md, $OUT/run/ablation.csv (uniform vs uncertainty-weighted)
-  hard examples      $hard (φ = $PHI); most in $W/prepared/${preview#* } (${preview%% *} px, red squares)
+  ablation           $OUT/run/ablation.md, $OUT/run/ablation.csv (uniform / hard examples / confidence, $SEEDS seeds)
+  hard examples      $hard (φ = ${PHI:-default}); most in $W/prepared/${preview#* } (${preview%% *} px, red squares)
   uncertainty        most uncertain trajectory: node ${top:-none}; heat map ${heat:-none}
   sparsification     VI-AUC $auc: $W/uncertainty/sparsify/vi.png
-  per stage          $OUT/run/$SEQ/{tracks.dat,segment/,uncertainty/,prepared/,model-{uniform,weighted}/,masks-*/,eval/}
+  per stage          $OUT/run/$SEQ/{tracks.dat,segment/,uncertainty/,prepared/,model-{uniform,weighted,confidence}*/,masks-*/,eval/}
   plots / previews   $OUT/run/$SEQ/uncertainty/sparsify/vi.png, $OUT/run/$SEQ/uncertainty/heatmaps/,
                      $OUT/run/$SEQ/preview-{uniform,weighted}.png, $OUT/run/$SEQ/masks-weighted/overlay/
 EOF
