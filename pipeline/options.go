@@ -205,9 +205,11 @@ type TrainOptions struct {
 	NoFlip    bool    `json:"no_flip"`    // no random horizontal flips
 	Overlays  bool    `json:"overlays"`   // predict also writes overlay/NNNNN.png
 	ProbMaps  bool    `json:"prob_maps"`  // predict also writes prob/NNNNN.png
-	// NoPriorShift: predict keeps the raw posteriors instead of undoing the
-	// prior shift of class-balanced training.
-	NoPriorShift bool `json:"no_prior_shift,omitempty"`
+	// PriorShift: predict undoes the prior shift of class-balanced
+	// training (train.PredictOptions.PriorShift; off by default: on the
+	// DAVIS dev sequences it raised J with ground-truth labels and lowered it
+	// with the segmentation's).
+	PriorShift bool `json:"prior_shift,omitempty"`
 }
 
 // DefaultFlow is the default optical-flow method, video.DefaultMethod (this

@@ -66,6 +66,6 @@ func (Densifier) Train(ctx context.Context, req pipeline.TrainRequest) (*pipelin
 func (Densifier) Predict(ctx context.Context, req pipeline.PredictRequest) error {
 	o := req.Options
 	return Predict(req.Checkpoint, req.Frames, req.Out, PredictOptions{
-		Prob: o.ProbMaps, Overlay: o.Overlays, Preset: o.Preset, Device: o.Device, Threads: o.Threads, NoPriorShift: o.NoPriorShift,
+		Prob: o.ProbMaps, Overlay: o.Overlays, Preset: o.Preset, Device: o.Device, Threads: o.Threads, PriorShift: o.PriorShift,
 		Progress: req.Progress})
 }

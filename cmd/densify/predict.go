@@ -36,7 +36,7 @@ the scale the model was trained at) and the logits are resized back to the frame
 	fl.BoolVar(&p.Overlay, "overlay", false, "also write overlay previews (overlay/)")
 	fl.Float64Var(&p.Scale, "scale", 0, "input scale (0 = the training scale stored in the checkpoint)")
 	fl.StringVar(&p.Preset, "preset", "", "refuse checkpoints of another preset")
-	fl.BoolVar(&p.NoPriorShift, "no-prior-shift", false, "keep the network's raw posteriors (default: undo the prior shift of class-balanced training)")
+	fl.BoolVar(&p.PriorShift, "prior-shift", false, "undo the prior shift of class-balanced training (odds of the object divided by its mean class weight, from the checkpoint)")
 	fl.StringVar(&p.Device, "device", "cpu", "cpu, cuda or auto")
 	fl.IntVar(&p.Threads, "threads", 0, "libtorch CPU threads (0 = all cores)")
 	return cmd
