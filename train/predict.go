@@ -43,9 +43,9 @@ type PredictOptions struct {
 	// 0.8 with the segmentation's labels, whose foreground share is often far
 	// too small (a shift of 95 on cows), so the correction erases objects.
 	PriorShift bool
-	Device       string // "cpu" (default), "cuda", "auto"
-	Threads      int    // ≤ 0: all cores
-	Progress     io.Writer
+	Device     string // "cpu" (default), "cuda", "auto"
+	Threads    int    // ≤ 0: all cores
+	Progress   io.Writer
 }
 
 // Validate checks the settings before any work: scale in [0, MaxScale]
