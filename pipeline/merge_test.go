@@ -137,7 +137,7 @@ func TestShardsMergeToTheSequentialReport(t *testing.T) {
 	}
 	md, _ := os.ReadFile(filepath.Join(work, "report.md"))
 	if !strings.Contains(string(md), "**Missing** (no result yet; the means leave them out): b.") ||
-		!strings.Contains(string(md), "| b (missing) |") || rep.Dense[VariantWeighted].Count != 2 {
+		!strings.Contains(string(md), "| b (missing) |") || rep.Dense[DefaultVariant].Count != 2 {
 		t.Errorf("partial report:\n%s", md)
 	}
 
@@ -157,7 +157,7 @@ func TestShardsMergeToTheSequentialReport(t *testing.T) {
 	if got, want := deterministic(t, readReport(t, work)), deterministic(t, readReport(t, seqWork)); got != want {
 		t.Errorf("merged report differs from the sequential one:\n%s\n---\n%s", got, want)
 	}
-	if rep.Dense[VariantWeighted].Count != 3 || rep.Missing != nil || rep.Failed != nil {
+	if rep.Dense[DefaultVariant].Count != 3 || rep.Missing != nil || rep.Failed != nil {
 		t.Errorf("merged report %+v", rep)
 	}
 	var total float64

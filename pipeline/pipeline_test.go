@@ -80,7 +80,7 @@ func ran(t *testing.T, rep *Report, want map[string]bool) {
 }
 
 var allStages = []string{"track", "segment", "uncertainty", "eval-sparse", "prepare",
-	"train-weighted", "predict-weighted", "eval-dense-weighted"}
+	"train-uniform", "predict-uniform", "eval-dense-uniform"}
 
 func all(run bool) map[string]bool {
 	m := map[string]bool{}
@@ -104,7 +104,7 @@ func TestRunStagesSkipAndRerun(t *testing.T) {
 	}
 	ran(t, rep, all(true))
 	s := rep.Sequences[0]
-	if s.Trajectories == 0 || s.Clusters < 2 || s.Sparse == nil || s.Dense[VariantWeighted].Scores == nil {
+	if s.Trajectories == 0 || s.Clusters < 2 || s.Sparse == nil || s.Dense[DefaultVariant].Scores == nil {
 		t.Fatalf("incomplete result: %+v", s)
 	}
 	// Ground-truth trajectories segmented by the multicut: the sparse
@@ -116,8 +116,8 @@ func TestRunStagesSkipAndRerun(t *testing.T) {
 	for _, p := range []string{lay.Tracks(), lay.Graph(), lay.Labels(), lay.LabelledTracks(8), lay.SegmentJSON(),
 		lay.UncertaintyCSV(), lay.ClustersCSV(), filepath.Join(lay.Heatmaps(), "heat_00000.png"),
 		filepath.Join(lay.SparsifyDir(), "vi.png"), filepath.Join(lay.Prepared(), "manifest.json"),
-		filepath.Join(lay.Masks(string(VariantWeighted)), "00007.png"), lay.SparseEval(), lay.DenseEval(string(VariantWeighted)),
-		filepath.Join(lay.Dir, "preview-weighted.png"), filepath.Join(work, "report.md"), filepath.Join(work, "report.json")} {
+		filepath.Join(lay.Masks(string(DefaultVariant)), "00007.png"), lay.SparseEval(), lay.DenseEval(string(DefaultVariant)),
+		filepath.Join(lay.Dir, "preview-uniform.png"), filepath.Join(work, "report.md"), filepath.Join(work, "report.json")} {
 		if _, err := os.Stat(p); err != nil {
 			t.Errorf("missing output: %v", err)
 		}
@@ -133,7 +133,7 @@ func TestRunStagesSkipAndRerun(t *testing.T) {
 	if st, _ := os.Stat(lay.Graph()); !st.ModTime().Equal(segInfo.ModTime()) {
 		t.Error("graph.txt rewritten by an up-to-date run")
 	}
-	if *rep2.Sequences[0].Sparse != *s.Sparse || *rep2.Sequences[0].Dense[VariantWeighted].Scores != *s.Dense[VariantWeighted].Scores {
+	if *rep2.Sequences[0].Sparse != *s.Sparse || *rep2.Sequences[0].Dense[DefaultVariant].Scores != *s.Dense[DefaultVariant].Scores {
 		t.Error("skipped stages report other scores than the run that made them")
 	}
 	if len(fd.trains) != 1 {
@@ -191,7 +191,7 @@ func TestRunResumesAfterFailure(t *testing.T) {
 	if rerr != nil || !strings.Contains(string(md), "**Failed:**") {
 		t.Errorf("report does not show the failure: %v\n%s", rerr, md)
 	}
-	if _, err := os.Stat(stampPath(filepath.Join(work, "tiny"), "train-weighted")); err == nil {
+	if _, err := os.Stat(stampPath(filepath.Join(work, "tiny"), "train-uniform")); err == nil {
 		t.Error("failed stage left a stamp")
 	}
 	fd.failTrain = nil

@@ -173,7 +173,7 @@ func prepareDataset(ctx context.Context, root, work string, opt *Options) (_ []s
 // shard has finished.
 func Run(ctx context.Context, root, work string, opt Options, variants ...Variant) (*Report, error) {
 	if len(variants) == 0 {
-		variants = []Variant{VariantWeighted}
+		variants = []Variant{DefaultVariant}
 	}
 	return run(ctx, root, work, opt, "run", variants)
 }

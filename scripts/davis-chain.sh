@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The full densify chain on DAVIS 2016 sequences with CPU-friendly settings:
-#   densify run     track → segment → uncertainty → prepare → train (weighted) → predict → eval
+#   densify run     track → segment → uncertainty → prepare → train (uniform, the default) → predict → eval
 #   densify ablate  the same work folder: adds the uniform model (the shared upstream stages and the
-#                   weighted model are reused) and writes the ablation table
+#                   uniform model are reused) and writes the ablation table
 # then prints the per-sequence table (sparse F, dense P/R/F, IoU) and the ablation table.
 #
 # Usage: scripts/davis-chain.sh [DAVIS_ROOT] [OUT]
@@ -46,7 +46,7 @@ echo "== densify run $DATA → $OUT (epochs $EPOCHS, batch $BATCH, scale $SCALE,
 run_rc=0
 "$BIN" run "$DATA" "${args[@]}" "${extra[@]}" || run_rc=$?
 echo
-echo "== densify ablate (uniform vs uncertainty-weighted, same seed, data and budget)"
+echo "== densify ablate (uniform vs hard examples vs confidence, same seeds, data and budget)"
 abl_rc=0
 "$BIN" ablate "$DATA" "${args[@]}" "${extra[@]}" > "$OUT/ablate.log" || abl_rc=$?
 echo

@@ -52,11 +52,11 @@ func TestRunWithUNet(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, log.String())
 	}
-	d := rep.Sequences[0].Dense[pipeline.VariantWeighted]
+	d := rep.Sequences[0].Dense[pipeline.DefaultVariant]
 	if d == nil || d.Scores == nil || d.Train == nil || d.Train.Epochs != 1 {
 		t.Fatalf("dense result %+v", d)
 	}
-	masks, _ := filepath.Glob(filepath.Join(work, "tiny", "masks-weighted", "*.png"))
+	masks, _ := filepath.Glob(filepath.Join(work, "tiny", "masks-uniform", "*.png"))
 	if len(masks) != 8 {
 		t.Fatalf("%d masks, want 8", len(masks))
 	}
@@ -71,7 +71,7 @@ func TestRunWithUNet(t *testing.T) {
 			t.Errorf("stage %s: skipped = %v after changing only the overlay option", st.Stage, st.Skipped)
 		}
 	}
-	if _, err := os.Stat(filepath.Join(work, "tiny", "masks-weighted", "overlay", "00000.png")); err != nil {
+	if _, err := os.Stat(filepath.Join(work, "tiny", "masks-uniform", "overlay", "00000.png")); err != nil {
 		t.Error(err)
 	}
 }

@@ -44,9 +44,9 @@ training continues from its last epoch); --force redoes everything.`,
 		RunE: func(_ *cobra.Command, args []string) error { return runRun(o, args[0]) },
 	}
 	o.Flags.bind(cmd.Flags())
-	o.Variant = []pipeline.Variant{pipeline.VariantWeighted}
+	o.Variant = []pipeline.Variant{pipeline.DefaultVariant}
 	cmd.Flags().Var(variantsFlag{&o.Variant}, "variant", "training variant(s): weighted (hard examples), uniform, confidence (1 − 2u), oracle (ground-truth labels)")
-	cmd.Flags().BoolVar(&o.Uniform, "uniform", false, "same as --variant uniform (the ablation baseline)")
+	cmd.Flags().BoolVar(&o.Uniform, "uniform", false, "same as --variant uniform (the default)")
 	cmd.Flags().BoolVar(&o.Oracle, "oracle", false, "also train on ground-truth labels of the same trajectories (sequences with ground truth)")
 	return cmd
 }

@@ -109,7 +109,7 @@ func TestSlurmEndToEnd(t *testing.T) {
 	}
 	b, err := os.ReadFile(filepath.Join(work, "slurm", "logs", "run-"+again+"_1.out"))
 	if err != nil || !strings.Contains(string(b), "shard 1/2 (SLURM_ARRAY_TASK_ID=1, n from --shard auto/2): 1 of 3 sequences: synth02") ||
-		!strings.Contains(string(b), "synth02: train-weighted skipped (") {
+		!strings.Contains(string(b), "synth02: train-uniform skipped (") {
 		t.Errorf("resubmitted task's log (%v):\n%s", err, b)
 	}
 	if out, err := densify(t, "report", work); err != nil {
