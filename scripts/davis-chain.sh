@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The full densify chain on DAVIS 2016 sequences with CPU-friendly settings:
 #   densify run     track → segment → uncertainty → prepare → train (uniform, the default) → predict → eval
-#   densify ablate  the same work folder: adds the uniform model (the shared upstream stages and the
+#   densify ablate  the same work folder: adds the hard-example and confidence models (the shared upstream stages and the
 #                   uniform model are reused) and writes the ablation table
 # then prints the per-sequence table (sparse F, dense P/R/F, IoU) and the ablation table.
 #
