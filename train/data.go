@@ -251,10 +251,22 @@ type batch struct {
 }
 
 // makeBatch stacks samples (all of one size), mirroring those with flip[i].
-func makeBatch(ss []*sample, flip []bool) *batch {
+func makeBatch(ss []*sample, flip []bool) *batch { return new(batch).fill(ss, flip) }
+
+// fill is makeBatch into b, reusing b's buffers when they are large enough
+// (the trainer keeps one batch for all steps, so that a step allocates no Go
+// memory of the frames' size), and returns b. Every element is written.
+func (b *batch) fill(ss []*sample, flip []bool) *batch {
 	W, H := ss[0].W, ss[0].H
-	b := &batch{N: len(ss), W: W, H: H,
-		RGB: make([]float32, len(ss)*3*W*H), Target: make([]float32, len(ss)*W*H), Weight: make([]float32, len(ss)*W*H)}
+	px := len(ss) * W * H
+	grow := func(buf []float32, size int) []float32 {
+		if cap(buf) < size {
+			return make([]float32, size)
+		}
+		return buf[:size]
+	}
+	b.N, b.W, b.H, b.SumW = len(ss), W, H, 0
+	b.RGB, b.Target, b.Weight = grow(b.RGB, 3*px), grow(b.Target, px), grow(b.Weight, px)
 	for n, s := range ss {
 		for y := 0; y < H; y++ {
 			for x := 0; x < W; x++ {
@@ -266,6 +278,7 @@ func makeBatch(ss []*sample, flip []bool) *batch {
 				for c := 0; c < 3; c++ {
 					b.RGB[(n*3+c)*W*H+y*W+x] = float32(s.RGB[c*W*H+si]) / 255
 				}
+				b.Target[di], b.Weight[di] = 0, 0
 				if l := s.Labels[si]; l >= 0 {
 					b.Target[di] = float32(l)
 					b.Weight[di] = s.Weights[si]
