@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -151,21 +152,33 @@ func (w *speedWorker) expect(tb testing.TB, prefix string) string {
 	return ""
 }
 
-func (w *speedWorker) number(tb testing.TB, cmd, prefix string) float64 {
+// numbers sends cmd and returns the numbers of the answer line starting with prefix.
+func (w *speedWorker) numbers(tb testing.TB, cmd, prefix string) []float64 {
 	if _, err := fmt.Fprintln(w.in, cmd); err != nil {
 		tb.Fatalf("%s: %v\n%s", w.name, err, w.log)
 	}
-	v, err := strconv.ParseFloat(w.expect(tb, prefix), 64)
-	if err != nil {
-		tb.Fatalf("%s: %v", w.name, err)
+	var out []float64
+	for _, f := range strings.Fields(w.expect(tb, prefix)) {
+		v, err := strconv.ParseFloat(f, 64)
+		if err != nil {
+			tb.Fatalf("%s: %v", w.name, err)
+		}
+		out = append(out, v)
 	}
-	return v
+	return out
 }
 
-func (w *speedWorker) step(tb testing.TB) float64 { return w.number(tb, "step", "seconds ") }
+// step runs one step and returns its wall-clock and CPU seconds.
+func (w *speedWorker) step(tb testing.TB) (wall, cpu float64) {
+	v := w.numbers(tb, "step", "seconds ")
+	if len(v) != 2 {
+		tb.Fatalf("%s: step answered %v, want wall and CPU seconds", w.name, v)
+	}
+	return v[0], v[1]
+}
 
 func (w *speedWorker) quit(tb testing.TB) float64 {
-	peak := w.number(tb, "quit", "peak-MiB ")
+	peak := w.numbers(tb, "quit", "peak-MiB ")[0]
 	_ = w.in.Close()
 	if err := w.cmd.Wait(); err != nil {
 		tb.Fatalf("%s: %v\n%s", w.name, err, w.log)
@@ -211,9 +224,12 @@ func speedEnv() []string {
 // BenchmarkVsPyTorch measures densify's training step (trainStep: unet-cpu,
 // Sobel edges, weighted BCE, Adam) and inference (predictFrame: 8-bit frame
 // to mask) against the same computation in PyTorch, interleaved, 2 intra-op
-// threads each. Metrics: median seconds per step of each, their ratio
-// (densify/PyTorch), and the peak RSS of each worker process. It is skipped,
-// saying so, when python3-torch is not installed.
+// threads each. Metrics: median wall-clock seconds per step of each
+// (densify-s, pytorch-s), their ratio (densify/PyTorch) and the median of the
+// per-round ratios (ratio-paired); median CPU seconds per step (user + system
+// of all the worker's threads) and their ratio (cpu-ratio), which machine load
+// disturbs much less than wall-clock time; the peak RSS of each worker process.
+// It is skipped, saying so, when python3-torch is not installed.
 func BenchmarkVsPyTorch(b *testing.B) {
 	if err := torchAvailable(); err != nil {
 		b.Skip(err)
@@ -246,28 +262,45 @@ func BenchmarkVsPyTorch(b *testing.B) {
 					d.step(b)
 					p.step(b)
 				}
-				var ds, ps, rs []float64
+				var ds, ps, rs, dc, pcs []float64
 				for i := 0; i < rounds; i++ {
-					var td, tp float64
+					var td, tp, cd, cp float64
 					if i%2 == 0 {
-						td, tp = d.step(b), p.step(b)
+						td, cd = d.step(b)
+						tp, cp = p.step(b)
 					} else {
-						tp, td = p.step(b), d.step(b)
+						tp, cp = p.step(b)
+						td, cd = d.step(b)
 					}
 					ds, ps, rs = append(ds, td), append(ps, tp), append(rs, td/tp)
+					dc, pcs = append(dc, cd), append(pcs, cp)
 				}
 				dm, pm := d.quit(b), p.quit(b)
 				b.ReportMetric(median(ds), "densify-s")
 				b.ReportMetric(median(ps), "pytorch-s")
 				b.ReportMetric(median(ds)/median(ps), "ratio")
 				b.ReportMetric(median(rs), "ratio-paired")
+				b.ReportMetric(median(dc), "densify-cpu-s")
+				b.ReportMetric(median(pcs), "pytorch-cpu-s")
+				b.ReportMetric(median(dc)/median(pcs), "cpu-ratio")
 				b.ReportMetric(dm, "densify-peak-MiB")
 				b.ReportMetric(pm, "pytorch-peak-MiB")
-				b.Logf("%s %s: densify %v", mode, sh, ds)
-				b.Logf("%s %s: pytorch %v", mode, sh, ps)
+				b.Logf("%s %s: densify wall %.3f", mode, sh, ds)
+				b.Logf("%s %s: pytorch wall %.3f", mode, sh, ps)
+				b.Logf("%s %s: densify CPU %.3f", mode, sh, dc)
+				b.Logf("%s %s: pytorch CPU %.3f", mode, sh, pcs)
 			})
 		}
 	}
+}
+
+// cpuSeconds is the user + system time of all threads of this process.
+func cpuSeconds() float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
 }
 
 // TestSpeedWorker is BenchmarkVsPyTorch's densify worker (DENSIFY_SPEED_WORKER
@@ -292,8 +325,9 @@ func TestSpeedWorker(t *testing.T) {
 	case "train":
 		ss := benchSamples(n, w, h, 1)
 		flip := make([]bool, n)
+		var buf batch
 		step = func() error {
-			_, err := trainStep(m, opt, makeBatch(ss, flip), 1)
+			_, err := trainStep(m, opt, buf.fill(ss, flip), 1)
 			return err
 		}
 	case "infer":
@@ -317,11 +351,11 @@ func TestSpeedWorker(t *testing.T) {
 	for sc.Scan() {
 		switch sc.Text() {
 		case "step":
-			t0 := time.Now()
+			t0, c0 := time.Now(), cpuSeconds()
 			if err := step(); err != nil {
 				t.Fatal(err)
 			}
-			fmt.Printf("seconds %.6f\n", time.Since(t0).Seconds())
+			fmt.Printf("seconds %.6f %.6f\n", time.Since(t0).Seconds(), cpuSeconds()-c0)
 		case "quit":
 			fmt.Printf("peak-MiB %.1f\n", rssMiB("VmHWM"))
 			return

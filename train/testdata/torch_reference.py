@@ -13,7 +13,9 @@ its steps with densify's (A B B A ...) and machine load hits both alike:
 
     torch_reference.py --mode train|infer --n N --w W --h H --threads T
     -> "ready"                 after building model and data
-    "step\n" -> "seconds S"    one training step / one inference, timed
+    "step\n" -> "seconds S C"  one training step / one inference: wall-clock
+                               seconds S and CPU seconds C (user + system, all
+                               threads of the process)
     "quit\n" -> "peak-MiB M"   the process's peak resident set (VmHWM)
 
 train: the inputs are made once (RGB, Sobel edges, targets, weights: what a
@@ -26,6 +28,7 @@ pick channels-last convolutions, a different computation).
 """
 import argparse
 import math
+import resource
 import sys
 import time
 
@@ -88,6 +91,11 @@ def sobel(rgb):
     return g.square().sum(1, keepdim=True).sqrt() * (1 / (4 * math.sqrt(2)))
 
 
+def cpu_seconds():
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
+
+
 def peak_mib():
     with open("/proc/self/status") as f:
         for line in f:
@@ -140,9 +148,9 @@ def main():
     for line in sys.stdin:
         cmd = line.strip()
         if cmd == "step":
-            t = time.perf_counter()
+            t, c = time.perf_counter(), cpu_seconds()
             step()
-            print("seconds %.6f" % (time.perf_counter() - t), flush=True)
+            print("seconds %.6f %.6f" % (time.perf_counter() - t, cpu_seconds() - c), flush=True)
         elif cmd == "quit":
             break
     print("peak-MiB %.1f" % peak_mib(), flush=True)
