@@ -249,7 +249,7 @@ func BenchmarkVsPyTorch(b *testing.B) {
 				continue
 			}
 			b.Run(mode+"/"+sh.String(), func(b *testing.B) {
-				rounds := speedRounds(b, max(5, min(15, int(4e6/float64(sh.N*sh.W*sh.H)))))
+				rounds := speedRounds(b, max(5, min(41, int(4e6/float64(sh.N*sh.W*sh.H)))))
 				spec := fmt.Sprintf("%s:%d:%d:%d:%d", mode, sh.N, sh.W, sh.H, threads)
 				gc := exec.Command(exe, "-test.run=^TestSpeedWorker$")
 				gc.Env = append(speedEnv(), "DENSIFY_SPEED_WORKER="+spec)
