@@ -102,13 +102,25 @@ var speedShapes = []speedShape{{1, 854, 480}, {2, 427, 240}, {1, 214, 120}}
 // the PyTorch one is testdata/torch_reference.py on Debian's python3-torch
 // (the libtorch densify links).
 
-const torchPython = "/usr/bin/python3"
+// torchPython is the Python of Debian's python3-torch (DENSIFY_TORCH_PYTHON
+// overrides it; pyenv's or a venv's python would bring another libtorch).
+func torchPython() string {
+	if p := os.Getenv("DENSIFY_TORCH_PYTHON"); p != "" {
+		return p
+	}
+	return "/usr/bin/python3"
+}
 
 // torchAvailable reports whether python3-torch can be imported.
 func torchAvailable() error {
-	out, err := exec.Command(torchPython, "-c", "import torch, numpy; print(torch.__version__)").CombinedOutput()
+	py := torchPython()
+	out, err := exec.Command(py, "-c", "import torch, numpy; print(torch.__version__)").CombinedOutput()
 	if err != nil {
-		return fmt.Errorf("%s cannot import torch and numpy (%v: %s); install Debian's python3-torch (apt-get install python3-torch) to measure densify against PyTorch on the same libtorch", torchPython, err, strings.TrimSpace(string(out)))
+		msg := strings.TrimSpace(string(out))
+		if i := strings.LastIndexByte(msg, '\n'); i >= 0 {
+			msg = msg[i+1:]
+		}
+		return fmt.Errorf("no side-by-side measurement: %s cannot import torch and numpy (%v: %s); install Debian's python3-torch (apt-get install python3-torch) to measure densify against PyTorch on the same libtorch", py, err, msg)
 	}
 	return nil
 }
@@ -232,6 +244,11 @@ func speedEnv() []string {
 // It is skipped, saying so, when python3-torch is not installed.
 func BenchmarkVsPyTorch(b *testing.B) {
 	if err := torchAvailable(); err != nil {
+		if !testing.Verbose() {
+			// go test prints a benchmark's skip only with -v; make bench
+			// (internal/tools/benchjson) lists it from these two lines.
+			fmt.Printf("--- SKIP: %s\n    %v\n", b.Name(), err)
+		}
 		b.Skip(err)
 	}
 	exe, err := os.Executable()
@@ -253,7 +270,7 @@ func BenchmarkVsPyTorch(b *testing.B) {
 				spec := fmt.Sprintf("%s:%d:%d:%d:%d", mode, sh.N, sh.W, sh.H, threads)
 				gc := exec.Command(exe, "-test.run=^TestSpeedWorker$")
 				gc.Env = append(speedEnv(), "DENSIFY_SPEED_WORKER="+spec)
-				pc := exec.Command(torchPython, script, "--mode", mode, "--n", fmt.Sprint(sh.N), "--w", fmt.Sprint(sh.W),
+				pc := exec.Command(torchPython(), script, "--mode", mode, "--n", fmt.Sprint(sh.N), "--w", fmt.Sprint(sh.W),
 					"--h", fmt.Sprint(sh.H), "--threads", fmt.Sprint(threads))
 				pc.Env = speedEnv()
 				d := startWorker(b, "densify", gc)
