@@ -35,10 +35,11 @@ func BenchmarkTrainEpochSynth320(b *testing.B) {
 // 1000 and reports the peak RSS (VmHWM) of the training. Each measurement runs
 // in a fresh process (this test binary re-executed into TestPeakMemoryHelper),
 // as glibc and libtorch keep memory of earlier runs, with MALLOC_ARENA_MAX=1:
-// Go moves the training goroutine between OS threads, and with glibc's
-// per-thread malloc arenas the peak of one and the same run varied from 810 to
-// 1080 MiB (one arena: 556–631 MiB). Pinning the whole training to one thread
-// also helps but made libtorch's steps 7× slower here. The median over b.N
+// when Go moved the training goroutine between OS threads, glibc's per-thread
+// malloc arenas made the peak of one and the same run vary from 810 to 1080 MiB
+// (one arena: 556–631 MiB). train.Run now keeps the whole training on one OS
+// thread (unet.LockThread); the single arena stays so that the libtorch
+// worker threads' arenas do not blur the comparison. The median over b.N
 // runs is reported. The factor is a loss weight, so the two must match within
 // that noise.
 func BenchmarkPeakMemoryFactor(b *testing.B) {

@@ -266,9 +266,10 @@ func resizeRGB(img image.Image, w, h int) []byte {
 	b := img.Bounds()
 	W, H := b.Dx(), b.Dy()
 	src := make([]float32, 3*W*H)
+	at := rgbaAt(img)
 	for y := 0; y < H; y++ {
 		for x := 0; x < W; x++ {
-			r, g, bl, _ := img.At(b.Min.X+x, b.Min.Y+y).RGBA()
+			r, g, bl := at(b.Min.X+x, b.Min.Y+y)
 			src[y*W+x] = float32(r >> 8)
 			src[W*H+y*W+x] = float32(g >> 8)
 			src[2*W*H+y*W+x] = float32(bl >> 8)
@@ -300,6 +301,25 @@ func resizeRGB(img image.Image, w, h int) []byte {
 		}
 	}
 	return out
+}
+
+// rgbaAt returns img.At(x, y).RGBA() without alpha, through the concrete
+// pixel accessor of the common decoder outputs (JPEG: *image.YCbCr, PNG:
+// *image.RGBA, *image.NRGBA, *image.Gray): the same values, without boxing
+// every pixel's colour in an interface (an allocation per pixel, ≈ 10 ms for
+// a 854×480 frame).
+func rgbaAt(img image.Image) func(x, y int) (r, g, b uint32) {
+	switch m := img.(type) {
+	case *image.YCbCr:
+		return func(x, y int) (uint32, uint32, uint32) { r, g, b, _ := m.YCbCrAt(x, y).RGBA(); return r, g, b }
+	case *image.RGBA:
+		return func(x, y int) (uint32, uint32, uint32) { r, g, b, _ := m.RGBAAt(x, y).RGBA(); return r, g, b }
+	case *image.NRGBA:
+		return func(x, y int) (uint32, uint32, uint32) { r, g, b, _ := m.NRGBAAt(x, y).RGBA(); return r, g, b }
+	case *image.Gray:
+		return func(x, y int) (uint32, uint32, uint32) { r, g, b, _ := m.GrayAt(x, y).RGBA(); return r, g, b }
+	}
+	return func(x, y int) (uint32, uint32, uint32) { r, g, b, _ := img.At(x, y).RGBA(); return r, g, b }
 }
 
 // scaleLabels maps sparse labels and weights from W×H to w×h. Every labelled
@@ -348,10 +368,22 @@ type batch struct {
 }
 
 // makeBatch stacks samples (all of one size), mirroring those with flip[i].
-func makeBatch(ss []*sample, flip []bool) *batch {
+func makeBatch(ss []*sample, flip []bool) *batch { return new(batch).fill(ss, flip) }
+
+// fill is makeBatch into b, reusing b's buffers when they are large enough
+// (the trainer keeps one batch for all steps, so that a step allocates no Go
+// memory of the frames' size), and returns b. Every element is written.
+func (b *batch) fill(ss []*sample, flip []bool) *batch {
 	W, H := ss[0].W, ss[0].H
-	b := &batch{N: len(ss), W: W, H: H,
-		RGB: make([]float32, len(ss)*3*W*H), Target: make([]float32, len(ss)*W*H), Weight: make([]float32, len(ss)*W*H)}
+	px := len(ss) * W * H
+	grow := func(buf []float32, size int) []float32 {
+		if cap(buf) < size {
+			return make([]float32, size)
+		}
+		return buf[:size]
+	}
+	b.N, b.W, b.H, b.SumW = len(ss), W, H, 0
+	b.RGB, b.Target, b.Weight = grow(b.RGB, 3*px), grow(b.Target, px), grow(b.Weight, px)
 	for n, s := range ss {
 		for y := 0; y < H; y++ {
 			for x := 0; x < W; x++ {
@@ -363,6 +395,7 @@ func makeBatch(ss []*sample, flip []bool) *batch {
 				for c := 0; c < 3; c++ {
 					b.RGB[(n*3+c)*W*H+y*W+x] = float32(s.RGB[c*W*H+si]) / 255
 				}
+				b.Target[di], b.Weight[di] = 0, 0
 				if l := s.Labels[si]; l >= 0 {
 					b.Target[di] = float32(l)
 					b.Weight[di] = s.Weights[si]

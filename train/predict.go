@@ -18,6 +18,7 @@ import (
 	"github.com/densify/densify/models"
 	"github.com/densify/densify/unet"
 	"github.com/sugarme/gotch"
+	"github.com/sugarme/gotch/ts"
 )
 
 // PredictOptions controls Predict.
@@ -91,6 +92,7 @@ func Predict(ckpt string, frames []string, out string, opt PredictOptions) (err 
 	if len(frames) == 0 {
 		return fmt.Errorf("predict: no frames")
 	}
+	defer unet.LockThread()() // every frame on one OS thread (see unet.LockThread)
 	if err := unet.SetThreads(opt.Threads); err != nil {
 		return err
 	}
@@ -224,14 +226,21 @@ func predictFrame(model *unet.Model, img image.Image, scale float64, shift []flo
 			if err != nil {
 				return err
 			}
+			s.Free(in)
+			// Each intermediate is freed once the next op has read it.
 			if w != W || h != H {
-				z = s.T(z.UpsampleBilinear2d([]int64{int64(H), int64(W)}, false, nil, nil, false))
+				y := s.T(z.UpsampleBilinear2d([]int64{int64(H), int64(W)}, false, nil, nil, false))
+				s.Free(z)
+				z = y
 			}
+			var p *ts.Tensor
 			if C == 1 {
-				z = s.T(z.Sigmoid(false))
+				p = s.T(z.Sigmoid(false))
 			} else {
-				z = s.T(z.Softmax(1, gotch.Float, false))
+				p = s.T(z.Softmax(1, gotch.Float, false))
 			}
+			s.Free(z)
+			z = p
 			z = s.T(z.To(gotch.CPU, false))
 			probs, err = unet.Float32s(z)
 			return err

@@ -237,6 +237,8 @@ func Run(ctx context.Context, cfg Config, sets []string, out string, progress io
 	if progress == nil {
 		progress = io.Discard
 	}
+	// The whole training on one OS thread (see unet.LockThread).
+	defer unet.LockThread()()
 	if err := unet.SetThreads(cfg.Threads); err != nil {
 		return nil, err
 	}
@@ -395,6 +397,7 @@ func trainOne(ctx context.Context, cfg Config, sets []string, out string, progre
 		sum.EpochLoss = append(sum.EpochLoss, meanLoss(rows, e))
 	}
 	began := time.Now()
+	var buf batch // reused by every step
 	for epoch := start; epoch < cfg.Epochs; epoch++ {
 		batches := epochBatches(data.Samples, cfg.Batch, cfg.Seed, epoch, !cfg.NoFlip)
 		var total float64
@@ -402,7 +405,7 @@ func trainOne(ctx context.Context, cfg Config, sets []string, out string, progre
 			if err := ctx.Err(); err != nil {
 				return nil, fmt.Errorf("train: interrupted in epoch %d (%v); epochs 1..%d are saved in %s, continue with --resume", epoch+1, err, epoch, out)
 			}
-			loss, err := trainStep(model, opt, makeBatch(bt.samples, bt.flip), data.Classes)
+			loss, err := trainStep(model, opt, buf.fill(bt.samples, bt.flip), data.Classes)
 			if err != nil {
 				return nil, fmt.Errorf("train: epoch %d, step %d: %w", epoch+1, step+1, err)
 			}
@@ -610,6 +613,7 @@ func trainStep(model *unet.Model, opt *adam, b *batch, classes int) (float64, er
 		if err != nil {
 			return err
 		}
+		s.Free(x) // read only by the forward pass (edges, concatenation); autograd keeps nothing of it
 		l, err := weightedLoss(s, logits, y, w, b.SumW, classes)
 		if err != nil {
 			return err

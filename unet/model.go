@@ -128,13 +128,34 @@ var (
 	pool2 = []int64{2, 2}
 )
 
-func (b *block) forward(s *Scope, x *ts.Tensor, train bool) *ts.Tensor {
-	x = s.T(ts.Conv2d(x, b.w1, noBias, unit, unit, unit, 1))
-	x = s.T(ts.BatchNorm(x, b.bn1.w, b.bn1.b, b.bn1.mean, b.bn1.vari, train, bnMomentum, bnEps, true))
-	x = s.T(x.Relu(false))
-	x = s.T(ts.Conv2d(x, b.w2, noBias, unit, unit, unit, 1))
-	x = s.T(ts.BatchNorm(x, b.bn2.w, b.bn2.b, b.bn2.mean, b.bn2.vari, train, bnMomentum, bnEps, true))
-	return s.T(x.Relu(false))
+// forward runs the block on x; with free set it frees x once the first
+// convolution has read it (an intermediate of Forward, not a skip or the
+// caller's input). Every intermediate is freed as soon as the next op has read
+// it and ReLU works in place on the batch-norm output, as nn.ReLU(inplace=True)
+// after nn.BatchNorm2d in PyTorch: autograd keeps what backward needs (the
+// convolutions' and batch norms' inputs, the ReLU's output) through its own
+// references, so a step holds the same tensors as PyTorch's.
+func (b *block) forward(s *Scope, x *ts.Tensor, train, free bool) *ts.Tensor {
+	y := s.T(ts.Conv2d(x, b.w1, noBias, unit, unit, unit, 1))
+	if free {
+		s.Free(x)
+	}
+	z := s.T(ts.BatchNorm(y, b.bn1.w, b.bn1.b, b.bn1.mean, b.bn1.vari, train, bnMomentum, bnEps, true))
+	s.Free(y)
+	must(z.Relu_())
+	y = s.T(ts.Conv2d(z, b.w2, noBias, unit, unit, unit, 1))
+	s.Free(z)
+	z = s.T(ts.BatchNorm(y, b.bn2.w, b.bn2.b, b.bn2.mean, b.bn2.vari, train, bnMomentum, bnEps, true))
+	s.Free(y)
+	must(z.Relu_())
+	return z
+}
+
+// must panics with a *TorchError when err is not nil (see Scope.T).
+func must(err error) {
+	if err != nil {
+		panic(&TorchError{Err: err})
+	}
 }
 
 // noBias is an undefined tensor, gotch's way of passing "no bias" (never freed).
@@ -166,34 +187,42 @@ func (m *Model) Forward(s *Scope, rgb *ts.Tensor, train bool) (logits *ts.Tensor
 	if dt := rgb.DType(); dt != gotch.Float {
 		return nil, fmt.Errorf("unet: input must be float32, got %v", dt)
 	}
-	x := rgb
+	x, own := rgb, false // own: x is Forward's intermediate, freed once read
 	if m.Config.Edges {
 		e, err := Sobel(s, rgb)
 		if err != nil {
 			return nil, err
 		}
-		x = s.T(ts.Cat([]*ts.Tensor{rgb, e}, 1))
+		x, own = s.T(ts.Cat([]*ts.Tensor{rgb, e}, 1)), true
+		s.Free(e)
 	}
 	D := m.Config.Depth
 	skips := make([]*ts.Tensor, D)
 	for l := 0; l < D; l++ {
-		x = m.enc[l].forward(s, x, train)
+		x = m.enc[l].forward(s, x, train, own)
 		skips[l] = x
-		x = s.T(x.MaxPool2d(pool2, pool2, zero2, unit, false, false))
+		x, own = s.T(x.MaxPool2d(pool2, pool2, zero2, unit, false, false)), true
 	}
-	x = m.enc[D].forward(s, x, train)
+	x = m.enc[D].forward(s, x, train, own)
 	for l := D - 1; l >= 0; l-- {
 		sk := skips[l].MustSize()
 		xs := x.MustSize()
-		x = s.T(x.UpsampleBilinear2d([]int64{2 * xs[2], 2 * xs[3]}, true, nil, nil, false))
+		up := s.T(x.UpsampleBilinear2d([]int64{2 * xs[2], 2 * xs[3]}, true, nil, nil, false))
+		s.Free(x)
 		dy, dx := sk[2]-2*xs[2], sk[3]-2*xs[3]
 		if dy != 0 || dx != 0 {
-			x = s.T(x.ConstantPadNd([]int64{dx / 2, dx - dx/2, dy / 2, dy - dy/2}, false))
+			p := s.T(up.ConstantPadNd([]int64{dx / 2, dx - dx/2, dy / 2, dy - dy/2}, false))
+			s.Free(up)
+			up = p
 		}
-		x = s.T(ts.Cat([]*ts.Tensor{skips[l], x}, 1))
-		x = m.dec[l].forward(s, x, train)
+		x = s.T(ts.Cat([]*ts.Tensor{skips[l], up}, 1))
+		s.Free(up)
+		s.Free(skips[l])
+		x = m.dec[l].forward(s, x, train, true)
 	}
-	return s.T(ts.Conv2d(x, m.outW, m.outB, unit, zero2, unit, 1)), nil
+	logits = s.T(ts.Conv2d(x, m.outW, m.outB, unit, zero2, unit, 1))
+	s.Free(x)
+	return logits, nil
 }
 
 // NumParams is the number of trainable scalars.
@@ -233,10 +262,13 @@ func Sobel(s *Scope, rgb *ts.Tensor) (edges *ts.Tensor, err error) {
 		return nil, err
 	}
 	y := s.T(ts.Conv2d(rgb, luma, noBias, unit, zero2, unit, 1))
-	y = s.T(y.ReplicationPad2d([]int64{1, 1, 1, 1}, false))
+	s.Free(luma)
+	y = s.replace(y, func() (*ts.Tensor, error) { return y.ReplicationPad2d([]int64{1, 1, 1, 1}, false) })
 	g := s.T(ts.Conv2d(y, k, noBias, unit, zero2, unit, 1))
-	g = s.T(g.Square(false))
-	g = s.T(g.SumDimIntlist([]int64{1}, true, gotch.Float, false))
-	g = s.T(g.Sqrt(false))
-	return s.T(g.MulScalar(s.Float(1/(4*math.Sqrt2)), false)), nil
+	s.Free(y)
+	s.Free(k)
+	g = s.replace(g, func() (*ts.Tensor, error) { return g.Square(false) })
+	g = s.replace(g, func() (*ts.Tensor, error) { return g.SumDimIntlist([]int64{1}, true, gotch.Float, false) })
+	g = s.replace(g, func() (*ts.Tensor, error) { return g.Sqrt(false) })
+	return s.replace(g, func() (*ts.Tensor, error) { return g.MulScalar(s.Float(1/(4*math.Sqrt2)), false) }), nil
 }

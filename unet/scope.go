@@ -90,6 +90,20 @@ func (s *Scope) Release(t *ts.Tensor) *ts.Tensor {
 	return t
 }
 
+// Free frees t now and removes it from the scope, for intermediates that no
+// later op reads, so that a step holds no more memory than PyTorch's reference
+// counting would. Call it only after the last op that reads t has returned
+// (CPU ops are synchronous; on CUDA libtorch's caching allocator orders the
+// reuse). Tensors that autograd saved for the backward pass stay alive: the
+// graph holds its own reference, only this handle goes. Free of nil is a no-op.
+func (s *Scope) Free(t *ts.Tensor) {
+	if t == nil {
+		return
+	}
+	s.Release(t)
+	_ = t.Drop()
+}
+
 // Len is the number of tensors currently owned by the scope.
 func (s *Scope) Len() int { return len(s.kept) }
 
@@ -167,4 +181,12 @@ func NoGrad(fn func() error) (err error) {
 		}
 	}()
 	return fn()
+}
+
+// replace runs op, keeps its result and frees in (which op reads): one link of
+// a chain of intermediates, y = s.replace(y, func() (*ts.Tensor, error) { return y.Sqrt(false) }).
+func (s *Scope) replace(in *ts.Tensor, op func() (*ts.Tensor, error)) *ts.Tensor {
+	out := s.T(op())
+	s.Free(in)
+	return out
 }

@@ -36,3 +36,17 @@ func SetThreads(n int) error {
 func Threads() int {
 	return int(C.at_get_num_threads())
 }
+
+// LockThread pins the calling goroutine to its OS thread until the returned
+// function is called: defer unet.LockThread()() around a whole training or
+// prediction. Every OS thread that calls into libtorch gets its own team of
+// OpenMP worker threads (libgomp keeps one per thread that starts a parallel
+// region) and, through them and itself, its own glibc malloc arenas, whose
+// freed memory is not reused by the others. A goroutine that the Go scheduler
+// moves between threads from step to step therefore ends up with several
+// teams and arenas, more threads than cores and a higher peak RSS. Run and
+// NoGrad already lock for one step; this keeps all steps on one thread.
+func LockThread() (unlock func()) {
+	runtime.LockOSThread()
+	return runtime.UnlockOSThread
+}

@@ -20,6 +20,14 @@ type result struct {
 	Metrics    map[string]float64 `json:"metrics"`
 }
 
+// skip is a benchmark that called b.Skip, with the first line of its reason
+// (e.g. BenchmarkVsPyTorch without python3-torch).
+type skip struct {
+	Package string `json:"package"`
+	Name    string `json:"name"`
+	Reason  string `json:"reason,omitempty"`
+}
+
 func main() {
 	var out struct {
 		GoOS    string   `json:"goos,omitempty"`
@@ -27,16 +35,29 @@ func main() {
 		CPU     string   `json:"cpu,omitempty"`
 		Results []result `json:"benchmarks"`
 		Failed  []string `json:"failed,omitempty"`
+		Skipped []skip   `json:"skipped,omitempty"`
 	}
 	out.Results = []result{}
 	pkg := ""
+	var skipped *skip // the last SKIP line, waiting for its reason
 	sc := bufio.NewScanner(os.Stdin)
 	sc.Buffer(make([]byte, 1<<20), 1<<24)
 	for sc.Scan() {
 		line := sc.Text()
 		fmt.Fprintln(os.Stderr, line)
 		f := strings.Fields(line)
+		if skipped != nil && skipped.Reason == "" && strings.HasPrefix(line, "    ") {
+			skipped.Reason = strings.TrimSpace(line)
+			if _, after, ok := strings.Cut(skipped.Reason, ": "); ok && strings.Contains(skipped.Reason[:len(skipped.Reason)-len(after)], ".go:") {
+				skipped.Reason = after // drop "file_test.go:123: "
+			}
+			continue
+		}
+		skipped = nil
 		switch {
+		case strings.HasPrefix(line, "--- SKIP: Benchmark"):
+			out.Skipped = append(out.Skipped, skip{Package: pkg, Name: strings.Fields(strings.TrimPrefix(line, "--- SKIP: "))[0]})
+			skipped = &out.Skipped[len(out.Skipped)-1]
 		case strings.HasPrefix(line, "pkg: "):
 			pkg = strings.TrimPrefix(line, "pkg: ")
 		case strings.HasPrefix(line, "goos: "):
