@@ -357,7 +357,7 @@ func TestSpeedWorker(t *testing.T) {
 			}
 		}
 		step = func() error {
-			_, _, err := predictFrame(m, img, 1)
+			_, _, err := predictFrame(m, img, 1, nil)
 			return err
 		}
 	default:
