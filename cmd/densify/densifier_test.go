@@ -66,7 +66,7 @@ func TestRunWithUNet(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, st := range rep.Sequences[0].Stages {
-		rerun := st.Stage == "predict-weighted" || st.Stage == "eval-dense-weighted"
+		rerun := st.Stage == "predict-uniform" || st.Stage == "eval-dense-uniform"
 		if st.Skipped == rerun {
 			t.Errorf("stage %s: skipped = %v after changing only the overlay option", st.Stage, st.Skipped)
 		}

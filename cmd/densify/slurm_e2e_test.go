@@ -93,7 +93,7 @@ func TestSlurmEndToEnd(t *testing.T) {
 	if g, w := comparable(t, got), comparable(t, want); g != w {
 		t.Errorf("merged report differs from the sequential run:\n%s\n--- sequential:\n%s", g, w)
 	}
-	if want.Dense[pipeline.VariantWeighted] == nil || want.Dense[pipeline.VariantWeighted].Count != 3 {
+	if want.Dense[pipeline.DefaultVariant] == nil || want.Dense[pipeline.DefaultVariant].Count != 3 {
 		t.Errorf("the sequential run scored %+v", want.Dense)
 	}
 
