@@ -41,35 +41,14 @@ func threeSequences(t *testing.T, log *bytes.Buffer) (root string, opt Options, 
 	return root, opt, fd
 }
 
-// deterministic returns the report's sequences as JSON without what
-// depends on the clock or the work folder (stage and training times).
+// deterministic is Report.Deterministic.
 func deterministic(t *testing.T, rep *Report) string {
 	t.Helper()
-	var b strings.Builder
-	for _, s := range rep.Sequences {
-		c := *s
-		c.Stages = nil
-		c.Dense = map[Variant]*DenseResult{}
-		for v, d := range s.Dense {
-			dc := *d
-			dc.TrainSecs, dc.PredictSec = 0, 0
-			if d.Train != nil {
-				tr := *d.Train
-				tr.Checkpoint = ""
-				dc.Train = &tr
-			}
-			c.Dense[v] = &dc
-		}
-		j, err := json.Marshal(c)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b.Write(j)
-		b.WriteByte('\n')
+	s, err := rep.Deterministic()
+	if err != nil {
+		t.Fatal(err)
 	}
-	j, _ := json.Marshal([]any{rep.Sparse, rep.Dense, rep.Missing, rep.Failed, rep.Variants})
-	b.Write(j)
-	return b.String()
+	return s
 }
 
 func readReport(t *testing.T, work string) *Report {

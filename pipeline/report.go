@@ -343,3 +343,50 @@ func oracleLine(s *SequenceResult, variants []Variant) string {
 	return fmt.Sprintf("Oracle labels (ground truth on the same trajectories): dense J %.2f against %.2f with the segmentation's labels (%s): the labels cost %.2f points, the densifier %.2f; %s limits this sequence.",
 		100*o.Scores.JMean, 100*best.Scores.JMean, bestV, 100*seg, 100*den, limit)
 }
+
+// Deterministic is the report as JSON lines without what depends on the
+// clock or the work folder (stage, training and prediction times, checkpoint
+// paths): two runs of the same inputs and seeds, sequential or sharded,
+// give the same text.
+func (r *Report) Deterministic() (string, error) {
+	var b strings.Builder
+	for _, s := range r.Sequences {
+		c := *s
+		c.Stages = nil
+		strip := func(d *DenseResult) *DenseResult {
+			dc := *d
+			dc.TrainSecs, dc.PredictSec = 0, 0
+			if d.Train != nil {
+				tr := *d.Train
+				tr.Checkpoint = ""
+				dc.Train = &tr
+			}
+			return &dc
+		}
+		c.Dense = map[Variant]*DenseResult{}
+		for v, d := range s.Dense {
+			c.Dense[v] = strip(d)
+		}
+		c.Repeats = nil
+		for v, ds := range s.Repeats {
+			if c.Repeats == nil {
+				c.Repeats = map[Variant][]*DenseResult{}
+			}
+			for _, d := range ds {
+				c.Repeats[v] = append(c.Repeats[v], strip(d))
+			}
+		}
+		j, err := json.Marshal(c)
+		if err != nil {
+			return "", err
+		}
+		b.Write(j)
+		b.WriteByte('\n')
+	}
+	j, err := json.Marshal([]any{r.Sparse, r.Dense, r.Missing, r.Failed, r.Variants, r.Root})
+	if err != nil {
+		return "", err
+	}
+	b.Write(j)
+	return b.String(), nil
+}

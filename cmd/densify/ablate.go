@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"path/filepath"
 	"slices"
 
@@ -68,7 +69,12 @@ func runAblate(o *ablateOptions, root string) error {
 		vs = append(vs, pipeline.VariantOracle)
 	}
 	a, rep, err := pipeline.Ablate(ctx, root, o.Flags.out, opt, vs...)
-	w := o.IO.Out
+	return printResults(o.IO.Out, o.Flags.out, rep, a, err)
+}
+
+// printResults prints the run summary and the ablation table of work (either
+// may be nil) and returns err, or the first write error when err is nil.
+func printResults(w io.Writer, work string, rep *pipeline.Report, a *pipeline.Ablation, err error) error {
 	if rep != nil {
 		rep.WriteSummary(w)
 	}
@@ -77,7 +83,7 @@ func runAblate(o *ablateOptions, root string) error {
 		if werr := a.Markdown(w); werr != nil && err == nil {
 			err = werr
 		}
-		fmt.Fprintf(w, "ablation: %s, %s\n", filepath.Join(o.Flags.out, "ablation.md"), filepath.Join(o.Flags.out, "ablation.csv"))
+		fmt.Fprintf(w, "ablation: %s, %s\n", filepath.Join(work, "ablation.md"), filepath.Join(work, "ablation.csv"))
 	}
 	return err
 }

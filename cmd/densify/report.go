@@ -1,9 +1,6 @@
 package main
 
 import (
-	"fmt"
-	"path/filepath"
-
 	"github.com/densify/densify/pipeline"
 	"github.com/spf13/cobra"
 )
@@ -36,16 +33,5 @@ same, and the exit status is non-zero.`,
 
 func runReport(o *reportOptions, work string) error {
 	rep, a, err := pipeline.Merge(work, o.IO.ErrOut)
-	w := o.IO.Out
-	if rep != nil {
-		rep.WriteSummary(w)
-	}
-	if a != nil {
-		fmt.Fprintln(w)
-		if werr := a.Markdown(w); werr != nil && err == nil {
-			err = werr
-		}
-		fmt.Fprintf(w, "ablation: %s, %s\n", filepath.Join(work, "ablation.md"), filepath.Join(work, "ablation.csv"))
-	}
-	return err
+	return printResults(o.IO.Out, work, rep, a, err)
 }

@@ -152,33 +152,12 @@ func readRunReport(t *testing.T, work string) *pipeline.Report {
 	return &r
 }
 
-// comparable is the report as JSON without what depends on the clock or
-// the work folder: stage and training times, checkpoint paths.
+// comparable is Report.Deterministic.
 func comparable(t *testing.T, r *pipeline.Report) string {
 	t.Helper()
-	var b strings.Builder
-	for _, s := range r.Sequences {
-		c := *s
-		c.Stages = nil
-		c.Dense = map[pipeline.Variant]*pipeline.DenseResult{}
-		for v, d := range s.Dense {
-			dc := *d
-			dc.TrainSecs, dc.PredictSec = 0, 0
-			if d.Train != nil {
-				tr := *d.Train
-				tr.Checkpoint = ""
-				dc.Train = &tr
-			}
-			c.Dense[v] = &dc
-		}
-		j, err := json.Marshal(c)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b.Write(j)
-		b.WriteByte('\n')
+	s, err := r.Deterministic()
+	if err != nil {
+		t.Fatal(err)
 	}
-	j, _ := json.Marshal([]any{r.Sparse, r.Dense, r.Variants, r.Root})
-	b.Write(j)
-	return b.String()
+	return s
 }
