@@ -36,7 +36,7 @@ func fixture() Input {
 
 func bare() Options {
 	o := DefaultOptions()
-	o.MinSegment, o.DropIsolated, o.BorderPoints = 0, false, false
+	o.MinSegment, o.DropIsolated, o.BorderPoints, o.FarBackground = 0, false, false, 0
 	return o
 }
 
