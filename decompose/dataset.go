@@ -215,11 +215,11 @@ func b2f(b bool) float64 {
 
 func writeRows(path string, rows []ImageRow) error {
 	return atomicfile.Write(path, func(w io.Writer) error {
-		fmt.Fprintln(w, "id,segments,vi,pri,covering,vi_auc_proposed,vi_auc_likelihood,vi_auc_random,ri_auc_proposed,ri_auc_likelihood,ri_auc_random,boundary_share10_proposed,boundary_share10_likelihood,seconds")
+		fmt.Fprintln(w, "id,segments,vi,pri,covering,vi_auc_proposed,vi_auc_likelihood,vi_auc_random,vi_auc_proposed_layered,ri_auc_proposed,ri_auc_likelihood,ri_auc_random,boundary_share10_proposed,boundary_share10_likelihood,seconds")
 		for _, r := range rows {
-			_, err := fmt.Fprintf(w, "%s,%d,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%.2f\n", r.ID, r.Segments,
+			_, err := fmt.Fprintf(w, "%s,%d,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%.2f\n", r.ID, r.Segments,
 				ff(r.Regions.VI), ff(r.Regions.PRI), ff(r.Regions.Covering),
-				ff(r.VIAUC["proposed"]), ff(r.VIAUC["likelihood"]), ff(r.VIAUC["random"]),
+				ff(r.VIAUC["proposed"]), ff(r.VIAUC["likelihood"]), ff(r.VIAUC["random"]), ff(r.VIAUC["proposed-layered"]),
 				ff(r.RIAUC["proposed"]), ff(r.RIAUC["likelihood"]), ff(r.RIAUC["random"]),
 				ff(r.Share10["proposed"]), ff(r.Share10["likelihood"]), r.Seconds)
 			if err != nil {

@@ -43,10 +43,13 @@ type Result struct {
 	Graph       *multicut.Graph
 	Labels      []int // segment per pixel (row-major), canonical
 	Uncertainty *uncertainty.Result
-	EnergyGAEC  float64
-	EnergyKLj   float64
-	Energy      float64 // after AbsorbSmall
-	Timing      Timing
+	// GammaLayered is Γ per pixel (Layered): the seed's γ where finite,
+	// else the energy change of the cheapest layered chain move.
+	GammaLayered []float64
+	EnergyGAEC   float64
+	EnergyKLj    float64
+	Energy       float64 // after AbsorbSmall
+	Timing       Timing
 }
 
 // Decompose computes the boundary map of img, builds the pixel graph, solves
@@ -82,7 +85,14 @@ func Decompose(img image.Image, opt Options) (*Result, error) {
 	r.Labels = AbsorbSmall(g, r.Labels, opt.Graph.MinSize)
 	r.Energy = multicut.Energy(g, r.Labels)
 	r.Timing.Absorb = tick()
-	if r.Uncertainty, err = uncertainty.Compute(g, r.Labels, opt.Graph.Beta); err != nil {
+	adj, err := uncertainty.NewAdjacency(g)
+	if err != nil {
+		return nil, err
+	}
+	if r.Uncertainty, err = adj.Compute(r.Labels, opt.Graph.Beta); err != nil {
+		return nil, err
+	}
+	if r.GammaLayered, err = Layered(adj, r.Labels, r.Uncertainty); err != nil {
 		return nil, err
 	}
 	r.Timing.Uncertainty = tick()
@@ -119,7 +129,7 @@ func Evaluate(r *Result, anns []bsds.Annotation, opt SparsifyOptions) (*Evaluati
 	if ev.Regions, err = Score(r.Labels, anns); err != nil {
 		return nil, err
 	}
-	if ev.Curves, err = Sparsify(r.Labels, r.Uncertainty, r.W, r.H, anns, opt); err != nil {
+	if ev.Curves, err = Sparsify(r.Labels, r.Uncertainty, r.GammaLayered, r.W, r.H, anns, opt); err != nil {
 		return nil, err
 	}
 	for _, c := range ev.Curves {
@@ -135,7 +145,7 @@ func Evaluate(r *Result, anns []bsds.Annotation, opt SparsifyOptions) (*Evaluati
 	ev.BoundaryBase = float64(nb) / float64(len(onB))
 	opt.defaults()
 	for name, sc := range map[string][]float64{"proposed": r.Uncertainty.U, "likelihood": r.Uncertainty.ULik, "random": uncertainty.Random(len(onB), opt.Seed+1),
-		"proposed-lifted": r.Uncertainty.ULifted, "likelihood-E": r.Uncertainty.ULikE} {
+		"proposed-lifted": r.Uncertainty.ULifted, "likelihood-E": r.Uncertainty.ULikE, "proposed-layered": negate(r.GammaLayered)} {
 		rm := RemovalMask(sc, 0.1, opt.Seed)
 		k, hit := 0, 0
 		for i, x := range rm {
@@ -167,6 +177,15 @@ func SegmentBoundaries(labels []int, w, h int) []bool {
 				}
 			}
 		}
+	}
+	return out
+}
+
+// negate returns −x per element (Γ → a score that ranks like σ(−Γ)).
+func negate(x []float64) []float64 {
+	out := make([]float64, len(x))
+	for i, v := range x {
+		out[i] = -v
 	}
 	return out
 }
