@@ -46,10 +46,12 @@ type Result struct {
 	// GammaLayered is Γ per pixel (Layered): the seed's γ where finite,
 	// else the energy change of the cheapest layered chain move.
 	GammaLayered []float64
-	EnergyGAEC   float64
-	EnergyKLj    float64
-	Energy       float64 // after AbsorbSmall
-	Timing       Timing
+	// GammaSingle is γ₁ per pixel (SingleNode, diagnostic).
+	GammaSingle []float64
+	EnergyGAEC  float64
+	EnergyKLj   float64
+	Energy      float64 // after AbsorbSmall
+	Timing      Timing
 }
 
 // Decompose computes the boundary map of img, builds the pixel graph, solves
@@ -95,6 +97,9 @@ func Decompose(img image.Image, opt Options) (*Result, error) {
 	if r.GammaLayered, err = Layered(adj, r.Labels, r.Uncertainty); err != nil {
 		return nil, err
 	}
+	if r.GammaSingle, err = SingleNode(adj, r.Labels, r.Uncertainty); err != nil {
+		return nil, err
+	}
 	r.Timing.Uncertainty = tick()
 	r.Timing.Total = r.Timing.Boundary + r.Timing.Graph + r.Timing.GAEC + r.Timing.KLj + r.Timing.Absorb + r.Timing.Uncertainty
 	return r, nil
@@ -129,7 +134,7 @@ func Evaluate(r *Result, anns []bsds.Annotation, opt SparsifyOptions) (*Evaluati
 	if ev.Regions, err = Score(r.Labels, anns); err != nil {
 		return nil, err
 	}
-	if ev.Curves, err = Sparsify(r.Labels, r.Uncertainty, r.GammaLayered, r.W, r.H, anns, opt); err != nil {
+	if ev.Curves, err = Sparsify(r.Labels, r.Uncertainty, r.GammaLayered, r.GammaSingle, r.W, r.H, anns, opt); err != nil {
 		return nil, err
 	}
 	for _, c := range ev.Curves {
@@ -145,7 +150,7 @@ func Evaluate(r *Result, anns []bsds.Annotation, opt SparsifyOptions) (*Evaluati
 	ev.BoundaryBase = float64(nb) / float64(len(onB))
 	opt.defaults()
 	for name, sc := range map[string][]float64{"proposed": r.Uncertainty.U, "likelihood": r.Uncertainty.ULik, "random": uncertainty.Random(len(onB), opt.Seed+1),
-		"proposed-lifted": r.Uncertainty.ULifted, "likelihood-E": r.Uncertainty.ULikE, "proposed-layered": negate(r.GammaLayered)} {
+		"proposed-lifted": r.Uncertainty.ULifted, "likelihood-E": r.Uncertainty.ULikE, "proposed-layered": negate(r.GammaLayered), "proposed-singleton": negate(r.GammaSingle)} {
 		rm := RemovalMask(sc, 0.1, opt.Seed)
 		k, hit := 0, 0
 		for i, x := range rm {

@@ -114,3 +114,32 @@ func Layered(a *uncertainty.Adjacency, labels []int, res *uncertainty.Result) ([
 	}
 	return gam, nil
 }
+
+// SingleNode returns γ₁(v) = min(γ(v), Σ_{u ∈ N(v) ∩ A} c_vu): the smallest
+// energy change over every single-node relabelling of v that keeps a
+// decomposition — the seed's moves to an E-adjacent cluster B (γ(v) =
+// min_B γ_B(v)) and, in addition, the move of v to a new cluster {v} of its
+// own, which cuts every edge from v into A and changes the energy by
+// Σ_{u ∈ N(v) ∩ A} c_vu (the seed leaves this move out). A diagnostic
+// variant (ordering "proposed-singleton"), finite for every node with an
+// edge into its own cluster.
+func SingleNode(a *uncertainty.Adjacency, labels []int, res *uncertainty.Result) ([]float64, error) {
+	if len(labels) != a.N || len(res.Gamma) != a.N {
+		return nil, fmt.Errorf("decompose: single-node γ: %d labels, %d γ for %d nodes", len(labels), len(res.Gamma), a.N)
+	}
+	out := make([]float64, a.N)
+	for v := range out {
+		s, any := 0.0, false
+		for _, h := range a.Half[a.Off[v]:a.Off[v+1]] {
+			if labels[h.To] == labels[v] {
+				s += h.Cost
+				any = true
+			}
+		}
+		out[v] = res.Gamma[v]
+		if any && s < out[v] {
+			out[v] = s
+		}
+	}
+	return out, nil
+}

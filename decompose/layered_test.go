@@ -46,6 +46,17 @@ func TestLayeredChainEnergy(t *testing.T) {
 			}
 		}
 	}
+	// γ₁: node 0: min(+∞, 1 + 0.5); node 1: 1 + 2; node 2: min(−0.5, 2.5);
+	// node 3: no edge into its own cluster: γ = −3; node 4: +∞.
+	sg, err := SingleNode(adj, labels, res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for v, w := range []float64{1.5, 3, -0.5, -3, math.Inf(1)} {
+		if sg[v] != w {
+			t.Errorf("γ₁(%d) = %v, want %v", v, sg[v], w)
+		}
+	}
 	if res.Gamma[2] != -0.5 || !math.IsInf(res.Gamma[1], 1) {
 		t.Errorf("seed γ = %v, want γ(2) = −0.5 and γ(1) = +∞", res.Gamma)
 	}
