@@ -26,10 +26,31 @@ type Options struct {
 	// small segments gives back, and the budget is 10 s per image.
 	KLjMultilevel bool            `json:"klj_multilevel"`
 	Sparsify      SparsifyOptions `json:"sparsify"`
+	// GammaCosts chooses the edge weights of γ, Γ and γ₁: "logit" (default,
+	// "" too) uses the β-free logits log((1−p_e)/p_e), so that σ(γ_B(v)) is
+	// exactly the seed's normalised two-hypothesis probability
+	// Π_{e→A} p_join Π_{e→B} p_cut / (… + Π_{e→B} p_join Π_{e→A} p_cut)
+	// (UAI'21 Eqs. 10–12, products of the edge probabilities; see package
+	// uncertainty) and the measure rests on the same probabilities as the
+	// likelihood baseline; "prior" uses the solver's costs c_e = logit +
+	// log((1−β)/β) (the energy change of the prior-shifted objective, what
+	// package uncertainty computes for the motion graphs; equal for β = ½).
+	GammaCosts string `json:"gamma_costs"`
+}
+
+// GammaCostsOf validates a GammaCosts name ("" means "logit").
+func GammaCostsOf(s string) (string, error) {
+	switch s {
+	case "", "logit":
+		return "logit", nil
+	case "prior":
+		return s, nil
+	}
+	return "", fmt.Errorf("gamma costs must be logit or prior, got %q", s)
 }
 
 // DefaultOptions are the defaults of `densify decompose`.
-func DefaultOptions() Options { return Options{Graph: DefaultGraphParams()} }
+func DefaultOptions() Options { return Options{Graph: DefaultGraphParams(), GammaCosts: "logit"} }
 
 // Timing is the wall time of each stage, in seconds.
 type Timing struct {
@@ -101,7 +122,19 @@ func Decompose(img image.Image, opt Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if r.Uncertainty, err = adj.Compute(r.Labels, opt.Graph.Beta); err != nil {
+	gc, err := GammaCostsOf(opt.GammaCosts)
+	if err != nil {
+		return nil, err
+	}
+	beta := opt.Graph.Beta
+	if gc == "logit" { // remove the prior term from the adjacency's copy of the costs
+		b := uncertainty.PriorOffset(beta)
+		for i := range adj.Half {
+			adj.Half[i].Cost -= b
+		}
+		beta = 0.5
+	}
+	if r.Uncertainty, err = adj.Compute(r.Labels, beta); err != nil {
 		return nil, err
 	}
 	if r.GammaLayered, err = Layered(adj, r.Labels, r.Uncertainty); err != nil {
