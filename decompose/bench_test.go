@@ -60,9 +60,10 @@ func peakHeap(f func()) float64 {
 	return float64(peak.Load()) / (1 << 20)
 }
 
-// BenchmarkDecompose is one 481×321 image: boundary map, graph (4-neighbour
-// E, 8 lifted offsets per pixel), GAEC, KLj, absorption and the per-pixel
-// uncertainty. Metrics: s/image, per-stage seconds, edges and peak-MiB (live
+// BenchmarkDecompose is one 481×321 image with the defaults: boundary map,
+// graph (8-neighbour E, 8 lifted offsets per pixel), GAEC, node-level KLj,
+// absorption of segments below 200 px and the per-pixel uncertainty (the
+// seed's γ, the layered Γ and the single-node γ₁). Metrics: s/image, per-stage seconds, edges and peak-MiB (live
 // heap sampled every ms).
 func BenchmarkDecompose(b *testing.B) {
 	img, name := benchImage(b)

@@ -63,8 +63,10 @@ type DatasetMeans struct {
 	BothBelowRandom         float64            `json:"share_both_below_random"`
 	Share10                 map[string]float64 `json:"boundary_share_first10"`
 	// BelowLikelihood is, per ordering, the share of images whose VI-AUC is
-	// below the likelihood ordering's.
+	// below the likelihood ordering's; BelowRandom the share below the
+	// random ordering's.
 	BelowLikelihood map[string]float64  `json:"share_below_likelihood"`
+	BelowRandom     map[string]float64  `json:"share_below_random"`
 	Curves          []uncertainty.Curve `json:"curves"`
 }
 
@@ -161,7 +163,7 @@ func loadDone(o ImageOptions) (*ImageSummary, bool) {
 }
 
 func means(rows []ImageRow, sets [][]uncertainty.Curve) (*DatasetMeans, error) {
-	m := &DatasetMeans{VIAUC: map[string]float64{}, RIAUC: map[string]float64{}, Share10: map[string]float64{}, BelowLikelihood: map[string]float64{}}
+	m := &DatasetMeans{VIAUC: map[string]float64{}, RIAUC: map[string]float64{}, Share10: map[string]float64{}, BelowLikelihood: map[string]float64{}, BelowRandom: map[string]float64{}}
 	var err error
 	if m.Curves, err = uncertainty.AverageCurves(sets); err != nil {
 		return nil, err
@@ -181,6 +183,7 @@ func means(rows []ImageRow, sets [][]uncertainty.Curve) (*DatasetMeans, error) {
 		p, l, q := r.VIAUC["proposed"], r.VIAUC["likelihood"], r.VIAUC["random"]
 		for _, o := range Orderings {
 			m.BelowLikelihood[o] += b2f(r.VIAUC[o] < l)
+			m.BelowRandom[o] += b2f(r.VIAUC[o] < q)
 		}
 		m.ProposedBelowLikelihood += b2f(p < l)
 		m.ProposedBelowRandom += b2f(p < q)
@@ -202,6 +205,7 @@ func means(rows []ImageRow, sets [][]uncertainty.Curve) (*DatasetMeans, error) {
 	}
 	for k := range m.BelowLikelihood {
 		m.BelowLikelihood[k] /= n
+		m.BelowRandom[k] /= n
 	}
 	return m, nil
 }
@@ -215,11 +219,11 @@ func b2f(b bool) float64 {
 
 func writeRows(path string, rows []ImageRow) error {
 	return atomicfile.Write(path, func(w io.Writer) error {
-		fmt.Fprintln(w, "id,segments,vi,pri,covering,vi_auc_proposed,vi_auc_likelihood,vi_auc_random,ri_auc_proposed,ri_auc_likelihood,ri_auc_random,boundary_share10_proposed,boundary_share10_likelihood,seconds")
+		fmt.Fprintln(w, "id,segments,vi,pri,covering,vi_auc_proposed,vi_auc_likelihood,vi_auc_random,vi_auc_proposed_layered,ri_auc_proposed,ri_auc_likelihood,ri_auc_random,boundary_share10_proposed,boundary_share10_likelihood,seconds")
 		for _, r := range rows {
-			_, err := fmt.Fprintf(w, "%s,%d,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%.2f\n", r.ID, r.Segments,
+			_, err := fmt.Fprintf(w, "%s,%d,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%.2f\n", r.ID, r.Segments,
 				ff(r.Regions.VI), ff(r.Regions.PRI), ff(r.Regions.Covering),
-				ff(r.VIAUC["proposed"]), ff(r.VIAUC["likelihood"]), ff(r.VIAUC["random"]),
+				ff(r.VIAUC["proposed"]), ff(r.VIAUC["likelihood"]), ff(r.VIAUC["random"]), ff(r.VIAUC["proposed-layered"]),
 				ff(r.RIAUC["proposed"]), ff(r.RIAUC["likelihood"]), ff(r.RIAUC["random"]),
 				ff(r.Share10["proposed"]), ff(r.Share10["likelihood"]), r.Seconds)
 			if err != nil {
@@ -246,12 +250,14 @@ func Markdown(s *DatasetSummary) string {
 		return b.String()
 	}
 	fmt.Fprintf(&b, "## Sparsification (VI in nats, AUC over removed fraction 0–%g)\n\n", s.Options.Sparsify.Max)
-	fmt.Fprintf(&b, "| ordering | VI-AUC (mean curve) | RI-AUC (mean curve) | boundary share of first 10 %% removed | images with VI-AUC below likelihood |\n|---|---|---|---|---|\n")
+	fmt.Fprintf(&b, "| ordering | VI-AUC (mean curve) | RI-AUC (mean curve) | boundary share of first 10 %% removed | images with VI-AUC below likelihood | below random |\n|---|---|---|---|---|---|\n")
 	for _, o := range Orderings {
-		fmt.Fprintf(&b, "| %s | %.4f | %.4f | %.3f | %.0f %% |\n", o, m.VIAUC[o], m.RIAUC[o], m.Share10[o], 100*m.BelowLikelihood[o])
+		fmt.Fprintf(&b, "| %s | %.4f | %.4f | %.3f | %.0f %% | %.0f %% |\n", o, m.VIAUC[o], m.RIAUC[o], m.Share10[o], 100*m.BelowLikelihood[o], 100*m.BelowRandom[o])
 	}
 	fmt.Fprintf(&b, "\nShare of images with VI-AUC proposed < likelihood: **%.0f %%**; proposed < random: %.0f %%; likelihood < random: %.0f %%; both < random: **%.0f %%**.\n\n",
 		100*m.ProposedBelowLikelihood, 100*m.ProposedBelowRandom, 100*m.LikelihoodBelowRandom, 100*m.BothBelowRandom)
+	fmt.Fprintf(&b, "Layered γ (proposed-layered, Γ of decompose.Layered): VI-AUC < likelihood on **%.0f %%** of the images, < random on %.0f %%.\n\n",
+		100*m.BelowLikelihood["proposed-layered"], 100*m.BelowRandom["proposed-layered"])
 	fmt.Fprintf(&b, "## Region scores (mean over images of the mean over annotators)\n\n| | VI ↓ | PRI ↑ | covering ↑ |\n|---|---|---|---|\n")
 	fmt.Fprintf(&b, "| densify (this split) | %.3f | %.3f | %.3f |\n", m.Regions.VI, m.Regions.PRI, m.Regions.Covering)
 	fmt.Fprintf(&b, "| gPb-owt-ucm (test split, ODS; Arbelaez et al. 2011) | %.2f | %.2f | %.2f |\n", Reference.VI, Reference.PRI, Reference.Covering)

@@ -18,12 +18,39 @@ type Options struct {
 	// Model is the boundary model; nil uses boundary.Default().
 	Model *boundary.Model `json:"-"`
 	// KLjMaxIter bounds KLj's outer iterations (0: multicut's default).
-	KLjMaxIter int             `json:"klj_max_iter"`
-	Sparsify   SparsifyOptions `json:"sparsify"`
+	KLjMaxIter int `json:"klj_max_iter"`
+	// KLjMultilevel runs KLj's multilevel refinement after the node-level
+	// search (multicut.KLjOptions.Levels nil). Off by default: on a
+	// 481×321 pixel graph it takes ~10× the node-level time (train 100075:
+	// 175 s against 16 s on the shared machine) for an energy that absorbing
+	// small segments gives back, and the budget is 10 s per image.
+	KLjMultilevel bool            `json:"klj_multilevel"`
+	Sparsify      SparsifyOptions `json:"sparsify"`
+	// GammaCosts chooses the edge weights of γ, Γ and γ₁: "logit" (default,
+	// "" too) uses the β-free logits log((1−p_e)/p_e), so that σ(γ_B(v)) is
+	// exactly the seed's normalised two-hypothesis probability
+	// Π_{e→A} p_join Π_{e→B} p_cut / (… + Π_{e→B} p_join Π_{e→A} p_cut)
+	// (UAI'21 Eqs. 10–12, products of the edge probabilities; see package
+	// uncertainty) and the measure rests on the same probabilities as the
+	// likelihood baseline; "prior" uses the solver's costs c_e = logit +
+	// log((1−β)/β) (the energy change of the prior-shifted objective, what
+	// package uncertainty computes for the motion graphs; equal for β = ½).
+	GammaCosts string `json:"gamma_costs"`
+}
+
+// GammaCostsOf validates a GammaCosts name ("" means "logit").
+func GammaCostsOf(s string) (string, error) {
+	switch s {
+	case "", "logit":
+		return "logit", nil
+	case "prior":
+		return s, nil
+	}
+	return "", fmt.Errorf("gamma costs must be logit or prior, got %q", s)
 }
 
 // DefaultOptions are the defaults of `densify decompose`.
-func DefaultOptions() Options { return Options{Graph: DefaultGraphParams()} }
+func DefaultOptions() Options { return Options{Graph: DefaultGraphParams(), GammaCosts: "logit"} }
 
 // Timing is the wall time of each stage, in seconds.
 type Timing struct {
@@ -43,6 +70,11 @@ type Result struct {
 	Graph       *multicut.Graph
 	Labels      []int // segment per pixel (row-major), canonical
 	Uncertainty *uncertainty.Result
+	// GammaLayered is Γ per pixel (Layered): the seed's γ where finite,
+	// else the energy change of the cheapest layered chain move.
+	GammaLayered []float64
+	// GammaSingle is γ₁ per pixel (SingleNode, diagnostic).
+	GammaSingle []float64
 	EnergyGAEC  float64
 	EnergyKLj   float64
 	Energy      float64 // after AbsorbSmall
@@ -74,7 +106,11 @@ func Decompose(img image.Image, opt Options) (*Result, error) {
 	}
 	r.EnergyGAEC = multicut.Energy(g, start)
 	r.Timing.GAEC = tick()
-	if r.Labels, err = multicut.KLj(g, multicut.KLjOptions{Start: start, MaxIter: opt.KLjMaxIter}); err != nil {
+	kopt := multicut.KLjOptions{Start: start, MaxIter: opt.KLjMaxIter}
+	if !opt.KLjMultilevel {
+		kopt.Levels = []int{}
+	}
+	if r.Labels, err = multicut.KLj(g, kopt); err != nil {
 		return nil, err
 	}
 	r.EnergyKLj = multicut.Energy(g, r.Labels)
@@ -82,7 +118,29 @@ func Decompose(img image.Image, opt Options) (*Result, error) {
 	r.Labels = AbsorbSmall(g, r.Labels, opt.Graph.MinSize)
 	r.Energy = multicut.Energy(g, r.Labels)
 	r.Timing.Absorb = tick()
-	if r.Uncertainty, err = uncertainty.Compute(g, r.Labels, opt.Graph.Beta); err != nil {
+	adj, err := uncertainty.NewAdjacency(g)
+	if err != nil {
+		return nil, err
+	}
+	gc, err := GammaCostsOf(opt.GammaCosts)
+	if err != nil {
+		return nil, err
+	}
+	beta := opt.Graph.Beta
+	if gc == "logit" { // remove the prior term from the adjacency's copy of the costs
+		b := uncertainty.PriorOffset(beta)
+		for i := range adj.Half {
+			adj.Half[i].Cost -= b
+		}
+		beta = 0.5
+	}
+	if r.Uncertainty, err = adj.Compute(r.Labels, beta); err != nil {
+		return nil, err
+	}
+	if r.GammaLayered, err = Layered(adj, r.Labels, r.Uncertainty); err != nil {
+		return nil, err
+	}
+	if r.GammaSingle, err = SingleNode(adj, r.Labels, r.Uncertainty); err != nil {
 		return nil, err
 	}
 	r.Timing.Uncertainty = tick()
@@ -119,7 +177,7 @@ func Evaluate(r *Result, anns []bsds.Annotation, opt SparsifyOptions) (*Evaluati
 	if ev.Regions, err = Score(r.Labels, anns); err != nil {
 		return nil, err
 	}
-	if ev.Curves, err = Sparsify(r.Labels, r.Uncertainty, r.W, r.H, anns, opt); err != nil {
+	if ev.Curves, err = Sparsify(r.Labels, r.Uncertainty, r.GammaLayered, r.GammaSingle, r.W, r.H, anns, opt); err != nil {
 		return nil, err
 	}
 	for _, c := range ev.Curves {
@@ -135,7 +193,7 @@ func Evaluate(r *Result, anns []bsds.Annotation, opt SparsifyOptions) (*Evaluati
 	ev.BoundaryBase = float64(nb) / float64(len(onB))
 	opt.defaults()
 	for name, sc := range map[string][]float64{"proposed": r.Uncertainty.U, "likelihood": r.Uncertainty.ULik, "random": uncertainty.Random(len(onB), opt.Seed+1),
-		"proposed-lifted": r.Uncertainty.ULifted, "likelihood-E": r.Uncertainty.ULikE} {
+		"proposed-lifted": r.Uncertainty.ULifted, "likelihood-E": r.Uncertainty.ULikE, "proposed-layered": negate(r.GammaLayered), "proposed-singleton": negate(r.GammaSingle)} {
 		rm := RemovalMask(sc, 0.1, opt.Seed)
 		k, hit := 0, 0
 		for i, x := range rm {
@@ -167,6 +225,15 @@ func SegmentBoundaries(labels []int, w, h int) []bool {
 				}
 			}
 		}
+	}
+	return out
+}
+
+// negate returns −x per element (Γ → a score that ranks like σ(−Γ)).
+func negate(x []float64) []float64 {
+	out := make([]float64, len(x))
+	for i, v := range x {
+		out[i] = -v
 	}
 	return out
 }

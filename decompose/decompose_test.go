@@ -148,11 +148,14 @@ func TestLiftedOffsetsSpread(t *testing.T) {
 
 // TestUncertaintyEqualsPackage: on a tiny two-region image the per-pixel
 // uncertainty Decompose reports is the uncertainty package's on the same
-// graph and labels, and the two regions are found.
+// graph and labels with GammaCosts "prior", and on the graph with the prior
+// term log((1−β)/β) removed from every cost (β = ½) with "logit"; the
+// likelihood is the same in both; the two regions are found.
 func TestUncertaintyEqualsPackage(t *testing.T) {
 	img := twoRegions(24, 16)
 	opt := DefaultOptions()
 	opt.Graph.MinSize = 0
+	opt.GammaCosts = "prior"
 	r, err := Decompose(img, opt)
 	if err != nil {
 		t.Fatal(err)
@@ -165,6 +168,34 @@ func TestUncertaintyEqualsPackage(t *testing.T) {
 		if r.Uncertainty.U[i] != want.U[i] || r.Uncertainty.ULik[i] != want.ULik[i] {
 			t.Fatalf("pixel %d: u %v lik %v, package %v %v", i, r.Uncertainty.U[i], r.Uncertainty.ULik[i], want.U[i], want.ULik[i])
 		}
+	}
+	opt.GammaCosts = "logit"
+	rl, err := Decompose(img, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw := &multicut.Graph{N: r.Graph.N, Edges: append([]multicut.Edge(nil), r.Graph.Edges...)}
+	for i := range raw.Edges {
+		raw.Edges[i].Cost -= uncertainty.PriorOffset(opt.Graph.Beta)
+	}
+	wantL, err := uncertainty.Compute(raw, rl.Labels, 0.5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	changed := 0
+	for i := range wantL.U {
+		if math.Abs(rl.Uncertainty.U[i]-wantL.U[i]) > 1e-12 || math.Abs(rl.Uncertainty.ULik[i]-want.ULik[i]) > 1e-9 {
+			t.Fatalf("logit: pixel %d: u %v lik %v, package %v %v", i, rl.Uncertainty.U[i], rl.Uncertainty.ULik[i], wantL.U[i], want.ULik[i])
+		}
+		if rl.Uncertainty.U[i] != r.Uncertainty.U[i] {
+			changed++
+		}
+	}
+	if changed == 0 {
+		t.Fatalf("logit and prior costs give the same u everywhere")
+	}
+	if _, err := GammaCostsOf("odds"); err == nil {
+		t.Fatalf("GammaCostsOf accepted an unknown name")
 	}
 	if err := multicut.Feasible(r.Graph, r.Labels); err != nil {
 		t.Fatal(err)

@@ -55,13 +55,14 @@ func GrayImage(p []float32, w, h int) *image.Gray {
 var RemovalFractions = []float64{0.05, 0.1, 0.2}
 
 // RemovalPicture shows what each ordering removes first (seed Fig. 8): one
-// row per ordering (proposed, likelihood, random), one panel per fraction in
+// row per ordering (proposed, proposed-layered, likelihood, random), one panel per fraction in
 // RemovalFractions; the image is dimmed to grey and the removed pixels are
 // red, the decomposition's segment boundaries white.
 func RemovalPicture(img image.Image, r *Result, seed int64) *image.RGBA {
 	w, h := r.W, r.H
 	gap := 4
-	out := image.NewRGBA(image.Rect(0, 0, len(RemovalFractions)*(w+gap)-gap, 3*(h+gap)-gap))
+	scores := [][]float64{r.Uncertainty.U, negate(r.GammaLayered), r.Uncertainty.ULik, uncertainty.Random(w*h, seed+1)}
+	out := image.NewRGBA(image.Rect(0, 0, len(RemovalFractions)*(w+gap)-gap, len(scores)*(h+gap)-gap))
 	draw.Draw(out, out.Bounds(), image.White, image.Point{}, draw.Src)
 	bd := img.Bounds()
 	grey := make([]uint8, w*h)
@@ -72,7 +73,6 @@ func RemovalPicture(img image.Image, r *Result, seed int64) *image.RGBA {
 		}
 	}
 	onB := SegmentBoundaries(r.Labels, w, h)
-	scores := [][]float64{r.Uncertainty.U, r.Uncertainty.ULik, uncertainty.Random(w*h, seed+1)}
 	for row, sc := range scores {
 		for col, f := range RemovalFractions {
 			rm := RemovalMask(sc, f, seed)
@@ -131,8 +131,8 @@ type ImageOptions struct {
 }
 
 // RunImage decomposes one image and writes into Out: labels.png,
-// boundary.png, uncertainty.png, uncertainty.npy (float32 H×W),
-// removal.png, summary.json, graph.txt (with WriteGraph), and with GT also
+// boundary.png, uncertainty.png, uncertainty.npy (float32 H×W, the seed's
+// u = σ(−γ)), gamma-layered.npy (float32 H×W, Γ of Layered), removal.png, summary.json, graph.txt (with WriteGraph), and with GT also
 // sparsify.csv, vi.png, ri.png; summary.json then carries the region scores
 // and vi_auc per ordering. Inputs are read and checked before anything is
 // written; every file is written atomically.
@@ -210,6 +210,9 @@ func writeImage(o ImageOptions, img image.Image, r *Result, s *ImageSummary) err
 		{"uncertainty.npy", func(p string) error {
 			return sampling.WriteNPY(p, &sampling.Array{Shape: []int{r.H, r.W}, F32: u32})
 		}},
+		{"gamma-layered.npy", func(p string) error {
+			return sampling.WriteNPY(p, &sampling.Array{Shape: []int{r.H, r.W}, F32: f32(r.GammaLayered)})
+		}},
 		{"removal.png", png(RemovalPicture(img, r, o.Sparsify.Seed))},
 	}
 	if o.WriteGraph {
@@ -247,6 +250,15 @@ func writeJSON(path string, v any) error {
 		return err
 	}
 	return atomicfile.WriteBytes(path, append(data, '\n'))
+}
+
+// f32 converts to float32 (±Inf stays ±Inf).
+func f32(x []float64) []float32 {
+	out := make([]float32, len(x))
+	for i, v := range x {
+		out[i] = float32(v)
+	}
+	return out
 }
 
 func ff(x float64) string { return strconv.FormatFloat(x, 'g', 8, 64) }

@@ -97,7 +97,7 @@ func (o *SparsifyOptions) defaults() {
 // "proposed-lifted" (moves also to segments reached only by lifted edges,
 // uncertainty.Result.ULifted) and "likelihood-E" (the likelihood over E
 // only, ULikE) are diagnostic variants, not the seed's measure.
-var Orderings = []string{"proposed", "likelihood", "random", "proposed-lifted", "likelihood-E"}
+var Orderings = []string{"proposed", "likelihood", "random", "proposed-lifted", "likelihood-E", "proposed-layered", "proposed-singleton"}
 
 // Sparsify computes the sparsification curves of the proposed (u = σ(−γ)),
 // likelihood and random orderings against every annotator with
@@ -109,7 +109,7 @@ var Orderings = []string{"proposed", "likelihood", "random", "proposed-lifted", 
 // ties by node id, which on a pixel grid would remove the top rows first;
 // here the pixels are put in one random order (seeded, the same for all
 // orderings) before ranking, so ties are broken at random.
-func Sparsify(labels []int, res *uncertainty.Result, w, h int, anns []bsds.Annotation, opt SparsifyOptions) ([]uncertainty.Curve, error) {
+func Sparsify(labels []int, res *uncertainty.Result, layered, single []float64, w, h int, anns []bsds.Annotation, opt SparsifyOptions) ([]uncertainty.Curve, error) {
 	opt.defaults()
 	fr, err := uncertainty.Fractions(opt.Step, opt.Max)
 	if err != nil {
@@ -117,6 +117,9 @@ func Sparsify(labels []int, res *uncertainty.Result, w, h int, anns []bsds.Annot
 	}
 	if opt.Stride < 1 {
 		return nil, fmt.Errorf("sparsify: stride %d < 1", opt.Stride)
+	}
+	if len(labels) != w*h || len(layered) != w*h || len(single) != w*h {
+		return nil, fmt.Errorf("sparsify: %d labels, %d layered γ, %d single-node γ for a %d×%d image", len(labels), len(layered), len(single), w, h)
 	}
 	var idx []int
 	for y := 0; y < h; y += opt.Stride {
@@ -129,11 +132,11 @@ func Sparsify(labels []int, res *uncertainty.Result, w, h int, anns []bsds.Annot
 	n := len(idx)
 	pred := make([]int, n)
 	prop, lik := make([]float64, n), make([]float64, n)
-	propL, likE := make([]float64, n), make([]float64, n)
+	propL, likE, lay, sng := make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
 	for k, i := range idx {
 		pred[k] = labels[i]
 		prop[k], lik[k] = res.U[i], res.ULik[i]
-		propL[k], likE[k] = res.ULifted[i], res.ULikE[i]
+		propL[k], likE[k], lay[k], sng[k] = res.ULifted[i], res.ULikE[i], -layered[i], -single[i]
 	}
 	ords := []uncertainty.Ordering{
 		{Name: Orderings[0], Scores: [][]float64{prop}},
@@ -141,6 +144,8 @@ func Sparsify(labels []int, res *uncertainty.Result, w, h int, anns []bsds.Annot
 		{Name: Orderings[2], Scores: [][]float64{uncertainty.Random(n, opt.Seed+1)}},
 		{Name: Orderings[3], Scores: [][]float64{propL}},
 		{Name: Orderings[4], Scores: [][]float64{likE}},
+		{Name: Orderings[5], Scores: [][]float64{lay}},
+		{Name: Orderings[6], Scores: [][]float64{sng}},
 	}
 	sets := make([][]uncertainty.Curve, len(anns))
 	gt := make([]int, n)

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Image decomposition on a BSDS-500 split (seed Sec. 4.4): pixel lifted multicut, per-pixel
 # uncertainty, sparsification against every annotator, region scores. Prints the table of
-# OUT/summary.md: mean VI-AUC per ordering (proposed / likelihood / random), the share of images
-# where proposed < likelihood and where both are below random, and VI / PRI / covering beside the
-# gPb-owt-ucm reference from the data README.
+# OUT/summary.md: VI-AUC of the mean curve per ordering (proposed = the seed's γ, proposed-layered
+# = Γ of decompose.Layered, likelihood, random, and the diagnostic ones), the share of images
+# where each ordering is below the likelihood and below random, and VI / PRI / covering beside
+# the gPb-owt-ucm reference from the data README. Writes the averaged sparsification plots
+# OUT/vi.png and OUT/ri.png, per-image rows OUT/images.csv and curves OUT/curves.csv.
 #
 # Usage: scripts/bsds-eval.sh [BSDS_ROOT] [SPLIT] [OUT]
 #   BSDS_ROOT  default ../shared/data/bsds500-dev (images/<split>, groundTruth/<split>)
@@ -11,7 +13,8 @@
 #   OUT        default bsds-out/<split>
 # Environment: DENSIFY binary (bin/densify, built when missing), LIMIT first N images (0 = all),
 #   EXTRA further flags for `densify decompose` (e.g. "--beta 0.85").
-# About 6–10 s per image on 2 cores; re-running resumes (finished images are skipped).
+# About 5 s per image on 2 idle cores (15–30 s on a shared machine); re-running resumes
+# (finished images are skipped).
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -27,3 +30,4 @@ fi
 "$BIN" decompose --images "$ROOT/images/$SPLIT" --gt-dir "$ROOT/groundTruth/$SPLIT" --out "$OUT" \
 	--limit "$LIMIT" ${EXTRA:-} >/dev/null
 cat "$OUT/summary.md"
+echo "plots: $OUT/vi.png $OUT/ri.png"

@@ -20,6 +20,9 @@ var curveColors = []color.Color{
 	color.RGBA{R: 90, G: 90, B: 90, A: 255},   // random: grey
 	color.RGBA{R: 44, G: 160, B: 44, A: 255},
 	color.RGBA{R: 148, G: 103, B: 189, A: 255},
+	color.RGBA{R: 255, G: 127, B: 14, A: 255},
+	color.RGBA{R: 23, G: 190, B: 207, A: 255},
+	color.RGBA{R: 140, G: 86, B: 75, A: 255},
 }
 
 // PlotCurves draws VI (metric "vi") or RI (metric "ri") against the density
@@ -79,7 +82,8 @@ func PlotCurvesOf(curves []Curve, metric, title, items, path string) error {
 	p.X.Min, p.X.Max = 0, 1
 	if hi >= lo { // leave a free band at the top for the legend
 		span := math.Max(hi-lo, 1e-3)
-		p.Y.Min, p.Y.Max = math.Max(0, lo-0.05*span), hi+0.45*span
+		band := 0.45 + 0.1*float64(max(0, len(curves)-4)) // room for one legend line per curve
+		p.Y.Min, p.Y.Max = math.Max(0, lo-0.05*span), hi+band*span
 	}
 	wt, err := p.WriterTo(6*vg.Inch, 4*vg.Inch, formatOf(path))
 	if err != nil {

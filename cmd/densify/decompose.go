@@ -51,6 +51,7 @@ summary.md; it resumes.`,
 	fl.Float64Var(&g.Radius, "radius", g.Radius, "largest lifted edge length τ (pixels)")
 	fl.Float64Var(&g.Beta, "beta", g.Beta, "cut prior β (seed Eq. 9)")
 	fl.IntVar(&g.MinSize, "min-size", g.MinSize, "absorb segments of fewer pixels (0: the solver's result)")
+	fl.StringVar(&o.Opt.GammaCosts, "gamma-costs", o.Opt.GammaCosts, "edge weights of the uncertainty γ: logit (β-free, the seed's product of edge probabilities) or prior (the solver's costs)")
 	fl.IntVar(&o.Opt.Sparsify.Stride, "stride", o.Opt.Sparsify.Stride, "sparsification ranks every stride-th pixel in x and y")
 	cmd.AddCommand(newCmdDecomposeFit(f))
 	return cmd
@@ -58,6 +59,9 @@ summary.md; it resumes.`,
 
 func runDecompose(o *decomposeOptions) error {
 	if err := o.Opt.Graph.Validate(); err != nil {
+		return err
+	}
+	if _, err := decompose.GammaCostsOf(o.Opt.GammaCosts); err != nil {
 		return err
 	}
 	if o.Model != "" {

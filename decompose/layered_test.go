@@ -1,0 +1,93 @@
+package decompose
+
+import (
+	"math"
+	"testing"
+
+	"github.com/densify/densify/multicut"
+	"github.com/densify/densify/uncertainty"
+)
+
+// TestLayeredChainEnergy checks Γ on a path 0–1–2–3 (E) with a lifted edge
+// 0–2, clusters A = {0,1,2}, B = {3}, and an isolated node 4 (cluster C, no
+// edges) against the energy changes computed by hand and by
+// multicut.Energy of the moved labelling.
+func TestLayeredChainEnergy(t *testing.T) {
+	g := &multicut.Graph{N: 5, Edges: []multicut.Edge{
+		{U: 0, V: 1, Cost: 1}, {U: 1, V: 2, Cost: 2}, {U: 2, V: 3, Cost: 3},
+		{U: 0, V: 2, Cost: 0.5, Lifted: true},
+	}}
+	labels := []int{0, 0, 0, 1, 2}
+	adj, err := uncertainty.NewAdjacency(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := adj.Compute(labels, 0.5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := Layered(adj, labels, res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// node 2: seed γ = (2 + 0.5) − 3; node 3: γ_A(3) = 0 − (3) … its only
+	// neighbour is 2 in A: γ = 0 − 3 = −3; node 1: moves {1,2}; node 0:
+	// moves {0,1,2}.
+	want := []float64{-3, -1.5, -0.5, -3, math.Inf(1)}
+	e0 := multicut.Energy(g, labels)
+	moved := map[int][]int{0: {0, 0, 0, 0, 2}, 1: {0, 1, 1, 1, 2}, 2: {0, 0, 1, 1, 2}}
+	for v, w := range want {
+		if got[v] != w {
+			t.Errorf("Γ(%d) = %v, want %v", v, got[v], w)
+		}
+		if m, ok := moved[v]; ok {
+			if d := multicut.Energy(g, m) - e0; math.Abs(d-w) > 1e-12 {
+				t.Errorf("Γ(%d) = %v but the chain move changes the energy by %v", v, w, d)
+			}
+		}
+	}
+	// γ₁: node 0: min(+∞, 1 + 0.5); node 1: 1 + 2; node 2: min(−0.5, 2.5);
+	// node 3: no edge into its own cluster: γ = −3; node 4: +∞.
+	sg, err := SingleNode(adj, labels, res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for v, w := range []float64{1.5, 3, -0.5, -3, math.Inf(1)} {
+		if sg[v] != w {
+			t.Errorf("γ₁(%d) = %v, want %v", v, sg[v], w)
+		}
+	}
+	if res.Gamma[2] != -0.5 || !math.IsInf(res.Gamma[1], 1) {
+		t.Errorf("seed γ = %v, want γ(2) = −0.5 and γ(1) = +∞", res.Gamma)
+	}
+}
+
+// TestLayeredPicksCheaperChain: node 1 sits between two layer-0 nodes with
+// different targets; it extends the chain whose total is lower.
+func TestLayeredPicksCheaperChain(t *testing.T) {
+	// 0(B) – 2(A) – 1(A) – 3(A) – 4(C): E path; A = {1,2,3}.
+	g := &multicut.Graph{N: 5, Edges: []multicut.Edge{
+		{U: 0, V: 2, Cost: 1}, {U: 2, V: 1, Cost: 4}, {U: 1, V: 3, Cost: 2}, {U: 3, V: 4, Cost: 0.5},
+	}}
+	labels := []int{1, 0, 0, 0, 2}
+	adj, err := uncertainty.NewAdjacency(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := adj.Compute(labels, 0.5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := Layered(adj, labels, res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// γ(2) = 4 − 1 = 3 (to B); γ(3) = 2 − 0.5 = 1.5 (to C).
+	// via 2: 3 + (2 − 4) = 1; via 3: 1.5 + (4 − 2) = 3.5 → Γ(1) = 1.
+	if got[1] != 1 || got[2] != 3 || got[3] != 1.5 {
+		t.Errorf("Γ = %v, want Γ(1) = 1, Γ(2) = 3, Γ(3) = 1.5", got)
+	}
+	if e := multicut.Energy(g, []int{1, 1, 1, 0, 2}) - multicut.Energy(g, labels); e != 1 {
+		t.Errorf("moving {1,2} to B changes the energy by %v, want 1", e)
+	}
+}
