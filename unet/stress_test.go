@@ -39,6 +39,11 @@ func TestScopeSurvivesGCPressure(t *testing.T) {
 	}()
 	defer func() { close(stop); wg.Wait() }()
 
+	// The layers are built with gotch's nn constructors, whose initialisers
+	// switch libtorch's thread-local grad mode off and on (see New): pinned to
+	// one OS thread, a migration under this GC pressure cannot leave another
+	// thread with gradients disabled (a flaky "does not require grad").
+	defer LockThread()()
 	ManualSeed(11)
 	vs := nn.NewVarStore(gotch.CPU)
 	root := vs.Root()
