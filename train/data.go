@@ -2,6 +2,7 @@ package train
 
 import (
 	"fmt"
+	"github.com/densify/densify/unet"
 	"image"
 	"math"
 	"path/filepath"
@@ -19,6 +20,9 @@ type sample struct {
 	Weights    []float32 // loss weights of the variant (Variant.Weight), 0 where unlabelled
 	Hard       []uint8
 	SumW       float64 // Σ weights
+	// Edges is the frame's Sobel edge map (unet.SobelPlanes, W·H) when the
+	// model has the edge channel (setEdges), else nil.
+	Edges []float32
 	// classW, classN: Σ base weight and labelled pixels per class at the
 	// set's resolution (trainData.PriorShift)
 	classW, classN []float64
@@ -360,11 +364,11 @@ func scaleLabels(labels []int16, weights []float32, hard []uint8, W, H, w, h int
 // batch is the input of one optimisation step: N samples of one size, flipped
 // or not, as flat tensors' data.
 type batch struct {
-	N, W, H int
-	RGB     []float32 // N·3·H·W in [0, 1]
-	Target  []float32 // N·H·W: class index (0 for unlabelled pixels, whose weight is 0)
-	Weight  []float32 // N·H·W
-	SumW    float64
+	N, C, W, H int
+	X          []float32 // N·C·H·W: RGB in [0, 1], then the edge map when the samples have one (C = 4)
+	Target     []float32 // N·H·W: class index (0 for unlabelled pixels, whose weight is 0)
+	Weight     []float32 // N·H·W
+	SumW       float64
 }
 
 // makeBatch stacks samples (all of one size), mirroring those with flip[i].
@@ -382,8 +386,12 @@ func (b *batch) fill(ss []*sample, flip []bool) *batch {
 		}
 		return buf[:size]
 	}
-	b.N, b.W, b.H, b.SumW = len(ss), W, H, 0
-	b.RGB, b.Target, b.Weight = grow(b.RGB, 3*px), grow(b.Target, px), grow(b.Weight, px)
+	C := 3
+	if ss[0].Edges != nil {
+		C = 4
+	}
+	b.N, b.C, b.W, b.H, b.SumW = len(ss), C, W, H, 0
+	b.X, b.Target, b.Weight = grow(b.X, C*px), grow(b.Target, px), grow(b.Weight, px)
 	for n, s := range ss {
 		for y := 0; y < H; y++ {
 			for x := 0; x < W; x++ {
@@ -393,7 +401,10 @@ func (b *batch) fill(ss []*sample, flip []bool) *batch {
 				}
 				si, di := y*W+sx, n*W*H+y*W+x
 				for c := 0; c < 3; c++ {
-					b.RGB[(n*3+c)*W*H+y*W+x] = float32(s.RGB[c*W*H+si]) / 255
+					b.X[(n*C+c)*W*H+y*W+x] = float32(s.RGB[c*W*H+si]) / 255
+				}
+				if C == 4 {
+					b.X[(n*C+3)*W*H+y*W+x] = s.Edges[si]
 				}
 				b.Target[di], b.Weight[di] = 0, 0
 				if l := s.Labels[si]; l >= 0 {
@@ -405,4 +416,29 @@ func (b *batch) fill(ss []*sample, flip []bool) *batch {
 		b.SumW += s.SumW
 	}
 	return b
+}
+
+// setEdges computes every sample's edge map once (unet.SobelPlanes of its
+// RGB): the model's fourth input channel, which Forward would otherwise
+// recompute at every step (≈ 2.5 % of a step at 854×480). A mirrored sample
+// gets the mirrored map (see unet's package doc). It costs 4 bytes per pixel
+// and frame.
+func setEdges(ss []*sample) error {
+	var rgb []float32
+	for _, s := range ss {
+		n := s.W * s.H
+		if cap(rgb) < 3*n {
+			rgb = make([]float32, 3*n)
+		}
+		rgb = rgb[:3*n]
+		for i, v := range s.RGB {
+			rgb[i] = float32(v) / 255
+		}
+		e, err := unet.SobelPlanes(rgb, s.W, s.H)
+		if err != nil {
+			return fmt.Errorf("train: edge map of frame %d: %w", s.frame, err)
+		}
+		s.Edges = e
+	}
+	return nil
 }

@@ -23,8 +23,10 @@ import (
 )
 
 // benchSamples makes n random training frames of w×h: uniform RGB, ~5 %
-// labelled pixels (labels 0/1, weight 1), like the PyTorch reference.
-func benchSamples(n, w, h int, seed uint64) []*sample {
+// labelled pixels (labels 0/1, weight 1), like the PyTorch reference, with
+// their edge maps computed once (setEdges), as train.Run does and as the
+// reference keeps its inputs.
+func benchSamples(tb testing.TB, n, w, h int, seed uint64) []*sample {
 	rng := rand.New(rand.NewPCG(seed, 7))
 	var out []*sample
 	for k := 0; k < n; k++ {
@@ -42,6 +44,9 @@ func benchSamples(n, w, h int, seed uint64) []*sample {
 			}
 		}
 		out = append(out, s)
+	}
+	if err := setEdges(out); err != nil {
+		tb.Fatal(err)
 	}
 	return out
 }
@@ -66,7 +71,7 @@ func benchTrainer(tb testing.TB, threads int) (*unet.Model, *adam) {
 	return m, opt
 }
 
-// BenchmarkTrainStepGo times densify's own training step (trainStep: edges,
+// BenchmarkTrainStepGo times densify's own training step (trainStep:
 // forward, weighted BCE, backward, Adam) at the shapes of the side-by-side
 // benchmark, 2 threads, without the PyTorch reference (for profiling).
 func BenchmarkTrainStepGo(b *testing.B) {
@@ -74,7 +79,7 @@ func BenchmarkTrainStepGo(b *testing.B) {
 		b.Run(sh.String(), func(b *testing.B) {
 			m, opt := benchTrainer(b, 2)
 			defer opt.Close()
-			ss := benchSamples(sh.N, sh.W, sh.H, 1)
+			ss := benchSamples(b, sh.N, sh.W, sh.H, 1)
 			flip := make([]bool, sh.N)
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
@@ -340,7 +345,7 @@ func TestSpeedWorker(t *testing.T) {
 	var step func() error
 	switch mode {
 	case "train":
-		ss := benchSamples(n, w, h, 1)
+		ss := benchSamples(t, n, w, h, 1)
 		flip := make([]bool, n)
 		var buf batch
 		step = func() error {

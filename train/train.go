@@ -360,6 +360,11 @@ func trainOne(ctx context.Context, cfg Config, sets []string, out string, progre
 	if err != nil {
 		return nil, err
 	}
+	if mc.Edges {
+		if err := setEdges(data.Samples); err != nil {
+			return nil, err
+		}
+	}
 	opt, err := newAdam(model, cfg.LR)
 	if err != nil {
 		return nil, err
@@ -634,7 +639,7 @@ func trainStep(model *unet.Model, opt *adam, b *batch, classes int) (float64, er
 
 func batchTensors(s *unet.Scope, b *batch, dev gotch.Device) (x, y, w *ts.Tensor, err error) {
 	N, H, W := int64(b.N), int64(b.H), int64(b.W)
-	if x, err = unet.Tensor(s, b.RGB, []int64{N, 3, H, W}, dev); err != nil {
+	if x, err = unet.Tensor(s, b.X, []int64{N, int64(b.C), H, W}, dev); err != nil {
 		return
 	}
 	if y, err = unet.Tensor(s, b.Target, []int64{N, 1, H, W}, dev); err != nil {

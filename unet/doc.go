@@ -47,7 +47,11 @@
 //
 // When Config.Edges is set, Forward computes the Sobel edge magnitude of the input's
 // luma in libtorch (see Sobel) and concatenates it as a fourth channel, so training
-// and prediction cannot disagree about it; callers always pass plain RGB.
+// and prediction cannot disagree about it. Prediction passes plain RGB; training
+// computes each frame's edge map once with the same function (SobelPlanes) and
+// passes it as the fourth channel, mirrored with the frame when the frame is
+// mirrored (equal to the edges of the mirrored frame up to float rounding: the
+// Sobel magnitude is symmetric under a horizontal flip).
 //
 // # Checkpoints
 //

@@ -167,7 +167,10 @@ func Undefined() *ts.Tensor { return noBias }
 
 // Forward computes the logits [N, Classes, H, W] of rgb, a float32 tensor
 // [N, 3, H, W] with values in [0, 1] on the model's device; the Sobel channel is
-// added here when Config.Edges is set. train selects batch statistics (and updates
+// added here when Config.Edges is set. With Config.Edges the input may instead be
+// [N, 4, H, W]: RGB and, as the fourth channel, the edge map Sobel (or
+// SobelPlanes) computed beforehand, which a trainer that sees every frame many
+// times computes once per frame. train selects batch statistics (and updates
 // the running ones) versus the running statistics for inference; wrap inference in
 // NoGrad. Every intermediate, and the result, belongs to s.
 func (m *Model) Forward(s *Scope, rgb *ts.Tensor, train bool) (logits *ts.Tensor, err error) {
@@ -178,7 +181,11 @@ func (m *Model) Forward(s *Scope, rgb *ts.Tensor, train bool) (logits *ts.Tensor
 	if err != nil {
 		return nil, fmt.Errorf("libtorch: %w", err)
 	}
-	if len(shape) != 4 || shape[1] != 3 {
+	withEdges := len(shape) == 4 && shape[1] == 4 && m.Config.Edges
+	if len(shape) != 4 || (shape[1] != 3 && !withEdges) {
+		if m.Config.Edges {
+			return nil, fmt.Errorf("unet: input must be [N, 3, H, W] RGB or [N, 4, H, W] RGB + Sobel edges, got shape %v", shape)
+		}
 		return nil, fmt.Errorf("unet: input must be [N, 3, H, W] RGB, got shape %v", shape)
 	}
 	if min := int64(m.Config.MinSize()); shape[2] < min || shape[3] < min {
@@ -188,7 +195,7 @@ func (m *Model) Forward(s *Scope, rgb *ts.Tensor, train bool) (logits *ts.Tensor
 		return nil, fmt.Errorf("unet: input must be float32, got %v", dt)
 	}
 	x, own := rgb, false // own: x is Forward's intermediate, freed once read
-	if m.Config.Edges {
+	if m.Config.Edges && !withEdges {
 		e, err := Sobel(s, rgb)
 		if err != nil {
 			return nil, err
@@ -271,4 +278,29 @@ func Sobel(s *Scope, rgb *ts.Tensor) (edges *ts.Tensor, err error) {
 	g = s.replace(g, func() (*ts.Tensor, error) { return g.SumDimIntlist([]int64{1}, true, gotch.Float, false) })
 	g = s.replace(g, func() (*ts.Tensor, error) { return g.Sqrt(false) })
 	return s.replace(g, func() (*ts.Tensor, error) { return g.MulScalar(s.Float(1/(4*math.Sqrt2)), false) }), nil
+}
+
+// SobelPlanes is Sobel of one planar RGB image (3·w·h values in [0, 1]: the R,
+// G and B planes) on the CPU, without gradients: the edge map E as w·h values,
+// row-major. Training computes it once per frame (see Forward).
+func SobelPlanes(rgb []float32, w, h int) ([]float32, error) {
+	if len(rgb) != 3*w*h {
+		return nil, fmt.Errorf("unet: %d RGB values for a %d×%d image, want %d", len(rgb), w, h, 3*w*h)
+	}
+	var out []float32
+	err := NoGrad(func() error {
+		return Run(func(s *Scope) error {
+			x, err := Tensor(s, rgb, []int64{1, 3, int64(h), int64(w)}, gotch.CPU)
+			if err != nil {
+				return err
+			}
+			e, err := Sobel(s, x)
+			if err != nil {
+				return err
+			}
+			out, err = Float32s(e)
+			return err
+		})
+	})
+	return out, err
 }

@@ -80,6 +80,69 @@ func TestForwardRejectsBadInput(t *testing.T) {
 	}
 }
 
+// With Config.Edges, an input of RGB plus the edge map from SobelPlanes must
+// give exactly the logits of plain RGB (Forward computing the edges itself):
+// training passes the cached map, prediction plain RGB. A model without edges
+// rejects four channels.
+func TestForwardPrecomputedEdges(t *testing.T) {
+	ManualSeed(1)
+	m, err := New(tiny("t", 4, 2, 1), gotch.CPU)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const h, w = 37, 45
+	rgb := randImage(rand.New(rand.NewSource(3)), 1, h, w)
+	e, err := SobelPlanes(rgb, w, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	logits := func(x []float32, c int64) []float32 {
+		var out []float32
+		err := NoGrad(func() error {
+			return Run(func(s *Scope) error {
+				xt, err := Tensor(s, x, []int64{1, c, h, w}, gotch.CPU)
+				if err != nil {
+					return err
+				}
+				y, err := m.Forward(s, xt, false)
+				if err != nil {
+					return err
+				}
+				out, err = Float32s(y)
+				return err
+			})
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	a, b := logits(rgb, 3), logits(append(append([]float32(nil), rgb...), e...), 4)
+	for i := range a {
+		if a[i] != b[i] {
+			t.Fatalf("logit %d: %v from RGB, %v from RGB + cached edges", i, a[i], b[i])
+		}
+	}
+	if _, err := SobelPlanes(rgb[:10], w, h); err == nil {
+		t.Error("SobelPlanes accepted 10 values for a 45×37 image")
+	}
+	plain, err := New(Config{Name: "p", BaseWidth: 4, Depth: 2, Classes: 1}, gotch.CPU)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = Run(func(s *Scope) error {
+		x, err := Tensor(s, make([]float32, 4*h*w), []int64{1, 4, h, w}, gotch.CPU)
+		if err != nil {
+			return err
+		}
+		_, err = plain.Forward(s, x, false)
+		return err
+	})
+	if err == nil {
+		t.Error("a model without the edge channel accepted 4 input channels")
+	}
+}
+
 // A vertical 0→1 step: |G_x| = 1+2+1 = 4 on the two columns beside the step, G_y = 0
 // everywhere (replicated borders), so E = 4/(4√2) = 1/√2 there and 0 elsewhere.
 func TestSobelStepEdge(t *testing.T) {
