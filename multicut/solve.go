@@ -17,6 +17,12 @@ type SolveOptions struct {
 	Start []int
 	// MaxIter bounds KLj's outer iterations (0: 100).
 	MaxIter int
+	// MaxStall, FullSweep, Levels and VCycles are KLj's (KLjOptions; zero
+	// values: its defaults).
+	MaxStall  int
+	FullSweep int
+	Levels    []int
+	VCycles   int
 	// Log, when set, gets one line per solver step (GAEC done, each KLj
 	// iteration) with energy, clusters and elapsed time.
 	Log func(format string, args ...any)
@@ -63,10 +69,11 @@ func Solve(g *Graph, opt SolveOptions) (*Solution, error) {
 	labels := start
 	if opt.Solver == "klj" {
 		sol.StartEnergy = Energy(g, start)
-		kopt := KLjOptions{Start: start, MaxIter: opt.MaxIter, Progress: func(p KLjProgress) {
-			sol.Iterations = p.Iter
-			logf("multicut: KLj iteration %d: energy %.6g (improved by %.4g), %d clusters (%.2fs)", p.Iter, p.Energy, p.Improvement, p.Clusters, time.Since(t0).Seconds())
-		}}
+		kopt := KLjOptions{Start: start, MaxIter: opt.MaxIter, MaxStall: opt.MaxStall, FullSweep: opt.FullSweep,
+			Levels: opt.Levels, VCycles: opt.VCycles, Progress: func(p KLjProgress) {
+				sol.Iterations = p.Iter
+				logf("multicut: KLj iteration %d: energy %.6g (improved by %.4g), %d clusters (%.2fs)", p.Iter, p.Energy, p.Improvement, p.Clusters, time.Since(t0).Seconds())
+			}}
 		var err error
 		if labels, err = KLj(g, kopt); err != nil {
 			return nil, err

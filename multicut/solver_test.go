@@ -379,3 +379,43 @@ func equalInts(a, b []int) bool {
 	}
 	return true
 }
+
+// Solve hands KLj's options through: with each setting it returns exactly
+// what KLj returns from the GAEC start with the same options, and settings
+// that change the search (no multilevel and short sequences vs the defaults)
+// are seen to change it on some instance.
+func TestSolvePassesKLjOptions(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	differs := false
+	for trial := 0; trial < 20; trial++ {
+		g := randomGraph(r, 120, 0.08, 0.03, -0.2)
+		for _, o := range []SolveOptions{
+			{},
+			{MaxStall: 2, FullSweep: -1, Levels: []int{}},
+			{Levels: []int{4, 4}, VCycles: 2},
+		} {
+			sol, err := Solve(g, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			start, err := GAEC(g)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := KLj(g, KLjOptions{Start: start, MaxIter: o.MaxIter, MaxStall: o.MaxStall, FullSweep: o.FullSweep, Levels: o.Levels, VCycles: o.VCycles})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if e := Energy(g, want); e != sol.Energy {
+				t.Fatalf("trial %d, %+v: Solve energy %v, KLj with the same options %v", trial, o, sol.Energy, e)
+			}
+			if o.MaxStall == 2 {
+				def, _ := Solve(g, SolveOptions{})
+				differs = differs || def.Energy != sol.Energy
+			}
+		}
+	}
+	if !differs {
+		t.Error("MaxStall 2 without multilevel gave the default's energy on all 20 instances: the options are not reaching KLj")
+	}
+}

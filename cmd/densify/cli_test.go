@@ -140,6 +140,33 @@ func TestMulticutSolvesHandInstance(t *testing.T) {
 	}
 }
 
+// KLj's search options reach the solver from the command line, and values
+// that mean nothing are refused before any work, naming the flag.
+func TestMulticutKLjFlags(t *testing.T) {
+	dir := t.TempDir()
+	graph := filepath.Join(dir, "g.txt")
+	os.WriteFile(graph, []byte("4 4\n0 1 5 0\n2 3 5 0\n1 2 -3 0\n0 3 -1 1\n"), 0o644)
+	labels, js := filepath.Join(dir, "l.txt"), filepath.Join(dir, "s.json")
+	if out, err := densify(t, "multicut", "--graph", graph, "--out", labels, "--json", js,
+		"--max-stall", "-1", "--full-sweep", "-1", "--levels", "2,2", "--v-cycles", "2"); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if m := readJSON(t, js); m["energy"].(float64) != -4 {
+		t.Fatalf("energy %v, want -4", m["energy"])
+	}
+	for _, bad := range [][]string{
+		{"--max-stall", "0"}, {"--full-sweep", "0"}, {"--levels", "1,4"}, {"--v-cycles", "0"}, {"--max-stall", "-2"},
+	} {
+		out, err := densify(t, append([]string{"multicut", "--graph", graph, "--out", filepath.Join(dir, "bad.txt"), "--no-multilevel"}, bad...)...)
+		if err == nil || !strings.Contains(out, bad[0]) {
+			t.Errorf("%v: err %v, output %q; want an error naming %s", bad, err, out, bad[0])
+		}
+		if _, err := os.Stat(filepath.Join(dir, "bad.txt")); err == nil {
+			t.Errorf("%v: labels written", bad)
+		}
+	}
+}
+
 // densify train on an FBMS59-layout folder runs the upstream steps and trains
 // one model per sequence of the chosen split.
 func TestTrainOnFBMSLayoutFolder(t *testing.T) {

@@ -8,8 +8,10 @@ import (
 )
 
 type multicutOptions struct {
-	IO    *IOStreams
-	Files multicut.FilesOptions
+	IO           *IOStreams
+	Files        multicut.FilesOptions
+	Levels       []int
+	NoMultilevel bool
 }
 
 func NewCmdMulticut(f *Factory) *cobra.Command {
@@ -32,12 +34,31 @@ timing and instance size.`,
 	fl.StringVar(&m.JSON, "json", "", "optional JSON summary file")
 	fl.StringVar(&m.Start, "start", "", "klj: start from this labels file instead of GAEC")
 	fl.IntVar(&m.Solve.MaxIter, "max-iter", 100, "klj: maximum outer iterations")
+	fl.IntVar(&m.Solve.MaxStall, "max-stall", 200, "klj: end a move sequence after this many moves without a new best (-1: never, as Kernighan–Lin)")
+	fl.IntVar(&m.Solve.FullSweep, "full-sweep", 1000, "klj: pairs of clusters with at most this many nodes run their sequence to the end (-1: none)")
+	fl.IntSliceVar(&o.Levels, "levels", []int{16, 4, 4, 4, 4}, "klj: coarsening factors of the multilevel refinement, finest first (each ≥ 2)")
+	fl.BoolVar(&o.NoMultilevel, "no-multilevel", false, "klj: node-level search only (no multilevel refinement)")
+	fl.IntVar(&m.Solve.VCycles, "v-cycles", 1, "klj: multilevel V-cycles (each after the first roughly doubles KLj's time)")
 	return cmd
 }
 
 func runMulticut(o *multicutOptions) error {
 	if o.Files.Graph == "" || o.Files.Out == "" {
 		return fmt.Errorf("multicut: --graph and --out are required")
+	}
+	for name, v := range map[string]int{"max-stall": o.Files.Solve.MaxStall, "full-sweep": o.Files.Solve.FullSweep} {
+		if v == 0 {
+			return fmt.Errorf("multicut: --%s 0: want -1 (unlimited / none) or a count ≥ 1", name)
+		}
+	}
+	for _, f := range o.Levels {
+		if f < 2 || f > 1_000_000 {
+			return fmt.Errorf("multicut: --levels factor %d is out of range: want [2, 1000000]", f)
+		}
+	}
+	o.Files.Solve.Levels = o.Levels
+	if o.NoMultilevel {
+		o.Files.Solve.Levels = []int{}
 	}
 	o.Files.BigLog = func(format string, args ...any) { fmt.Fprintf(o.IO.ErrOut, format+"\n", args...) }
 	r, err := multicut.SolveFiles(o.Files)
