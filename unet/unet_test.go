@@ -96,27 +96,7 @@ func TestForwardPrecomputedEdges(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	logits := func(x []float32, c int64) []float32 {
-		var out []float32
-		err := NoGrad(func() error {
-			return Run(func(s *Scope) error {
-				xt, err := Tensor(s, x, []int64{1, c, h, w}, gotch.CPU)
-				if err != nil {
-					return err
-				}
-				y, err := m.Forward(s, xt, false)
-				if err != nil {
-					return err
-				}
-				out, err = Float32s(y)
-				return err
-			})
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return out
-	}
+	logits := func(x []float32, c int64) []float32 { return evalOutput(t, m, x, []int64{1, c, h, w}) }
 	a, b := logits(rgb, 3), logits(append(append([]float32(nil), rgb...), e...), 4)
 	for i := range a {
 		if a[i] != b[i] {
