@@ -2,13 +2,13 @@ package train
 
 import (
 	"fmt"
-	"github.com/densify/densify/unet"
 	"image"
 	"math"
 	"path/filepath"
 
 	"github.com/densify/densify/dataset"
 	"github.com/densify/densify/sampling"
+	"github.com/densify/densify/unet"
 )
 
 // sample is one training frame at training resolution (after the input scale).
@@ -426,14 +426,7 @@ func (b *batch) fill(ss []*sample, flip []bool) *batch {
 func setEdges(ss []*sample) error {
 	var rgb []float32
 	for _, s := range ss {
-		n := s.W * s.H
-		if cap(rgb) < 3*n {
-			rgb = make([]float32, 3*n)
-		}
-		rgb = rgb[:3*n]
-		for i, v := range s.RGB {
-			rgb[i] = float32(v) / 255
-		}
+		rgb = unitRGB(rgb, s.RGB)
 		e, err := unet.SobelPlanes(rgb, s.W, s.H)
 		if err != nil {
 			return fmt.Errorf("train: edge map of frame %d: %w", s.frame, err)
@@ -441,4 +434,20 @@ func setEdges(ss []*sample) error {
 		s.Edges = e
 	}
 	return nil
+}
+
+// unitRGB writes the 8-bit planes of resizeRGB as values in [0, 1] (v/255,
+// the network's input scale) into dst, grown when too short, and returns it:
+// the one conversion of frames for prediction and for the cached edge maps,
+// so that both see the same values (makeBatch applies the same v/255 pixel
+// by pixel while it mirrors).
+func unitRGB(dst []float32, rgb []byte) []float32 {
+	if cap(dst) < len(rgb) {
+		dst = make([]float32, len(rgb))
+	}
+	dst = dst[:len(rgb)]
+	for i, v := range rgb {
+		dst[i] = float32(v) / 255
+	}
+	return dst
 }

@@ -79,7 +79,7 @@ func (o PredictOptions) Validate() error {
 // are the class (argmax of the posteriors), coloured with the DAVIS/PASCAL
 // palette. With PriorShift, the posteriors are the network's with the prior
 // shift of the class-balanced training undone (p_c ∝ p̂_c / s_c, s = CheckpointInfo.
-// PriorShift; binary: odds / s_1) when PriorShift is set.
+// PriorShift; binary: odds / s_1).
 //
 // Frames of any size are accepted: the U-Net itself pads odd sizes at every
 // level (see unet.Model.Forward), so no padding to a multiple of 16 is needed;
@@ -209,11 +209,7 @@ func predictFrame(model *unet.Model, img image.Image, scale float64, shift []flo
 	if min := model.Config.MinSize(); w < min || h < min {
 		return nil, nil, fmt.Errorf("frame is %dx%d at scale %g, smaller than the %d px the model needs", w, h, scale, min)
 	}
-	rgb := resizeRGB(img, w, h)
-	x := make([]float32, len(rgb))
-	for i, v := range rgb {
-		x[i] = float32(v) / 255
-	}
+	x := unitRGB(nil, resizeRGB(img, w, h))
 	C := model.Config.Classes
 	var probs []float32
 	err = unet.Run(func(s *unet.Scope) error {

@@ -618,7 +618,7 @@ func trainStep(model *unet.Model, opt *adam, b *batch, classes int) (float64, er
 		if err != nil {
 			return err
 		}
-		s.Free(x) // read only by the forward pass (edges, concatenation); autograd keeps nothing of it
+		s.Free(x) // read only by the forward pass (its first convolution; the edge map and concatenation for 3 channels); autograd keeps nothing of it
 		l, err := weightedLoss(s, logits, y, w, b.SumW, classes)
 		if err != nil {
 			return err
