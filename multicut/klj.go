@@ -22,7 +22,7 @@ type KLjOptions struct {
 	FullSweep int
 	// Levels are the coarsening factors of the multilevel refinement that
 	// follows the node-level search, finest first: level i merges at most
-	// Levels[i] nodes of the level below into one (nil: 16, 4, 4, 4, 4; an
+	// Levels[i] nodes of the level below into one (nil: DefaultLevels; an
 	// empty, non-nil slice turns it off). See multilevel.
 	Levels []int
 	// VCycles is the number of multilevel V-cycles (0: 1). Each cycle after
@@ -129,7 +129,7 @@ func KLj(g *Graph, opts KLjOptions) ([]int, error) {
 	}
 	levels := opts.Levels
 	if levels == nil {
-		levels = defaultLevels
+		levels = DefaultLevels
 	}
 	s := newKL(g, start, maxStall, fullSweep)
 	labels := s.search(start, maxIter, opts.Progress)

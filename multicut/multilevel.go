@@ -2,11 +2,11 @@ package multicut
 
 import "slices"
 
-// defaultLevels are the coarsening factors of KLj's multilevel refinement,
+// DefaultLevels are the coarsening factors of KLj's multilevel refinement,
 // finest first: fragments of at most 16 nodes, then of at most 4 of those
 // (64 nodes), and so on up to 16,384 nodes; coarsening stops early when a
-// level contracts nothing.
-var defaultLevels = []int{16, 4, 4, 4, 4}
+// level contracts nothing. Read only (copy it to change it).
+var DefaultLevels = []int{16, 4, 4, 4, 4}
 
 // multilevel improves the KLj local optimum labels (canonical) by the
 // multilevel scheme of graph partitioning (Hendrickson & Leland 1995;
