@@ -8,16 +8,10 @@ import (
 	"github.com/densify/densify/uncertainty"
 )
 
-// TestLayeredChainEnergy checks Γ on a path 0–1–2–3 (E) with a lifted edge
-// 0–2, clusters A = {0,1,2}, B = {3}, and an isolated node 4 (cluster C, no
-// edges) against the energy changes computed by hand and by
-// multicut.Energy of the moved labelling.
-func TestLayeredChainEnergy(t *testing.T) {
-	g := &multicut.Graph{N: 5, Edges: []multicut.Edge{
-		{U: 0, V: 1, Cost: 1}, {U: 1, V: 2, Cost: 2}, {U: 2, V: 3, Cost: 3},
-		{U: 0, V: 2, Cost: 0.5, Lifted: true},
-	}}
-	labels := []int{0, 0, 0, 1, 2}
+// layeredOf is the seed's γ (β = ½) and Layered's Γ of labels on g, with
+// the adjacency they were computed on.
+func layeredOf(t *testing.T, g *multicut.Graph, labels []int) (*uncertainty.Adjacency, *uncertainty.Result, []float64) {
+	t.Helper()
 	adj, err := uncertainty.NewAdjacency(g)
 	if err != nil {
 		t.Fatal(err)
@@ -30,6 +24,20 @@ func TestLayeredChainEnergy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return adj, res, got
+}
+
+// TestLayeredChainEnergy checks Γ on a path 0–1–2–3 (E) with a lifted edge
+// 0–2, clusters A = {0,1,2}, B = {3}, and an isolated node 4 (cluster C, no
+// edges) against the energy changes computed by hand and by
+// multicut.Energy of the moved labelling.
+func TestLayeredChainEnergy(t *testing.T) {
+	g := &multicut.Graph{N: 5, Edges: []multicut.Edge{
+		{U: 0, V: 1, Cost: 1}, {U: 1, V: 2, Cost: 2}, {U: 2, V: 3, Cost: 3},
+		{U: 0, V: 2, Cost: 0.5, Lifted: true},
+	}}
+	labels := []int{0, 0, 0, 1, 2}
+	adj, res, got := layeredOf(t, g, labels)
 	// node 2: seed γ = (2 + 0.5) − 3; node 3: γ_A(3) = 0 − (3) … its only
 	// neighbour is 2 in A: γ = 0 − 3 = −3; node 1: moves {1,2}; node 0:
 	// moves {0,1,2}.
@@ -70,18 +78,7 @@ func TestLayeredPicksCheaperChain(t *testing.T) {
 		{U: 0, V: 2, Cost: 1}, {U: 2, V: 1, Cost: 4}, {U: 1, V: 3, Cost: 2}, {U: 3, V: 4, Cost: 0.5},
 	}}
 	labels := []int{1, 0, 0, 0, 2}
-	adj, err := uncertainty.NewAdjacency(g)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := adj.Compute(labels, 0.5)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := Layered(adj, labels, res)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, _, got := layeredOf(t, g, labels)
 	// γ(2) = 4 − 1 = 3 (to B); γ(3) = 2 − 0.5 = 1.5 (to C).
 	// via 2: 3 + (2 − 4) = 1; via 3: 1.5 + (4 − 2) = 3.5 → Γ(1) = 1.
 	if got[1] != 1 || got[2] != 3 || got[3] != 1.5 {
