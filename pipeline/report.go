@@ -349,20 +349,20 @@ func oracleLine(s *SequenceResult, variants []Variant) string {
 // paths): two runs of the same inputs and seeds, sequential or sharded,
 // give the same text.
 func (r *Report) Deterministic() (string, error) {
+	strip := func(d *DenseResult) *DenseResult {
+		dc := *d
+		dc.TrainSecs, dc.PredictSec = 0, 0
+		if d.Train != nil {
+			tr := *d.Train
+			tr.Checkpoint = ""
+			dc.Train = &tr
+		}
+		return &dc
+	}
 	var b strings.Builder
 	for _, s := range r.Sequences {
 		c := *s
 		c.Stages = nil
-		strip := func(d *DenseResult) *DenseResult {
-			dc := *d
-			dc.TrainSecs, dc.PredictSec = 0, 0
-			if d.Train != nil {
-				tr := *d.Train
-				tr.Checkpoint = ""
-				dc.Train = &tr
-			}
-			return &dc
-		}
 		c.Dense = map[Variant]*DenseResult{}
 		for v, d := range s.Dense {
 			c.Dense[v] = strip(d)
