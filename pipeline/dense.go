@@ -147,8 +147,8 @@ func (p *seqRun) dense(v Variant, k int) error {
 	if phi >= 0 {
 		tp.Phi = &phi
 	}
-	// the preview outputs of predict do not change the model
-	tp.Options.Overlays, tp.Options.ProbMaps = false, false
+	// the preview outputs and the refinement of predict do not change the model
+	tp.Options.Overlays, tp.Options.ProbMaps, tp.Options.Refine = false, false, ""
 	st := stage{name: "train-" + run, params: tp, inputs: []string{set}, outputs: []string{model}}
 	var tr TrainResult
 	s, err := p.runStage(st, &tr, func(why string) (any, error) {

@@ -28,6 +28,7 @@ import (
 	"io"
 	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -220,7 +221,15 @@ type TrainOptions struct {
 	// DAVIS dev sequences it raised J with ground-truth labels and lowered it
 	// with the segmentation's).
 	PriorShift bool `json:"prior_shift,omitempty"`
+	// Refine names the refinement of predicted masks (RefineMethods):
+	// "grabcut" (the default of run and predict: package refine, a colour-
+	// model graph cut that takes back the halo the network paints around an
+	// object) or "none". Empty means none, as in folders made before it.
+	Refine string `json:"refine,omitempty"`
 }
+
+// RefineMethods are the values of TrainOptions.Refine.
+var RefineMethods = []string{"grabcut", "none"}
 
 // DefaultFlow is the default optical-flow method, video.DefaultMethod (this
 // package does not import video; cmd/densify's tests check they agree).
@@ -236,7 +245,7 @@ func DefaultOptions() Options {
 		HeatmapEvery: 10,
 		Sparsify:     uncertainty.SparsifyOptions{Beta: 0.5, Step: 0.05, Max: 0.9, Seeds: 10},
 		Prepare:      sampling.DefaultOptions(),
-		Train:        TrainOptions{Preset: "unet-cpu", Epochs: 15, LR: 1e-3, BatchSize: 2, Seed: 1, Device: "cpu", Overlays: true},
+		Train:        TrainOptions{Preset: "unet-cpu", Epochs: 15, LR: 1e-3, BatchSize: 2, Seed: 1, Device: "cpu", Overlays: true, Refine: "grabcut"},
 	}
 }
 
@@ -301,6 +310,8 @@ func (o *Options) Validate() error {
 		return fmt.Errorf("train: scale must be in (0, 4] (0 = auto), got %v", t.Scale)
 	case t.Threads < 0 || t.Threads > 4096:
 		return fmt.Errorf("train: threads must be in [0, 4096] (0 = all cores), got %d", t.Threads)
+	case t.Refine != "" && !slices.Contains(RefineMethods, t.Refine):
+		return fmt.Errorf("predict: unknown refinement %q (%s)", t.Refine, strings.Join(RefineMethods, " or "))
 	}
 	return nil
 }

@@ -4,9 +4,11 @@
 # never saw the sequence) and, per sequence,
 #   densify prepare (real labels, and with ORACLE=1 the same trajectories
 #   labelled from the ground truth) → densify train per variant and seed →
-#   densify predict → densify eval --masks (DAVIS J = mean per-frame IoU).
+#   densify predict (refined masks, the default, and --refine none) →
+#   densify eval --masks (DAVIS J = mean per-frame IoU).
 # Prints per sequence the label IoU, dense J of every variant (mean ± sd over
-# the seeds), the oracle's J and the training minutes; then the means, and for
+# the seeds) with and without the refinement of the masks, the oracle's J and
+# the training minutes; then the means, and for
 # every variant against uniform the paired ΔF per sequence, how many
 # sequences it helps and whether the mean ΔF exceeds the spread across seeds.
 # Everything is also in WORK/dense-TAG.md and WORK/dense-TAG.csv.
@@ -22,6 +24,7 @@
 #   SCALE EPOCHS PRESET BATCH THREADS   training budget (defaults: densify train's)
 #   PREPARE    extra densify prepare flags (e.g. "--far-background 0.1")
 #   SEQUENCES  space-separated subset (default: all)
+#   REUSE      1 keeps models already trained under this TAG (predicts and scores again)
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 WORK=${1:-/tmp/densify-sparse-eval}
@@ -45,24 +48,32 @@ train_args=()
 prep_args=($PREPARE)
 seqs=${SEQUENCES:-$(cd "$DAVIS/JPEGImages/480p" && ls)}
 csv=$WORK/dense-$TAG.csv
-echo "sequence,labels,variant,seed,precision,recall,f,j_mean,train_seconds,label_iou" > "$csv.tmp"
+echo "sequence,labels,variant,seed,precision,recall,f,j_mean,train_seconds,label_iou,j_unrefined" > "$csv.tmp"
 
 one() { # labels variant seed set out
   local seq=$1 labels=$2 variant=$3 seed=$4 set=$5 out=$6 d=$DAVIS/JPEGImages/480p/$1 t0 secs
-  t0=$(date +%s.%N)
-  "$DENSIFY" train --set "$set" --out "$out/model" --variant "$variant" --seed "$seed" "${train_args[@]}" > "$out.train.txt" 2>&1
-  secs=$(echo "$(date +%s.%N) - $t0" | bc)
+  if [[ ${REUSE:-0} == 1 && -f $out/model/model.ckpt ]]; then
+    secs=$(cat "$out.secs" 2> /dev/null || echo nan)
+  else
+    t0=$(date +%s.%N)
+    "$DENSIFY" train --set "$set" --out "$out/model" --variant "$variant" --seed "$seed" "${train_args[@]}" > "$out.train.txt" 2>&1
+    secs=$(echo "$(date +%s.%N) - $t0" | bc)
+    echo "$secs" > "$out.secs"
+  fi
   "$DENSIFY" predict --model "$out/model/model.ckpt" --frames "$d" --out "$out/masks" > /dev/null 2>&1
   "$DENSIFY" eval --gt "$DAVIS/Annotations/480p/$seq" --masks "$out/masks" --json "$out/eval.json" > /dev/null
-  python3 - "$out/eval.json" "$seq" "$labels" "$variant" "$seed" "$secs" "$set" >> "$csv.tmp" <<'PY'
+  "$DENSIFY" predict --refine none --model "$out/model/model.ckpt" --frames "$d" --out "$out/masks-unrefined" > /dev/null 2>&1
+  "$DENSIFY" eval --gt "$DAVIS/Annotations/480p/$seq" --masks "$out/masks-unrefined" --json "$out/eval-unrefined.json" > /dev/null
+  python3 - "$out/eval.json" "$seq" "$labels" "$variant" "$seed" "$secs" "$set" "$out/eval-unrefined.json" >> "$csv.tmp" <<'PY'
 import json, sys, re
 ev = json.load(open(sys.argv[1])); seq, labels, variant, seed, secs, setdir = sys.argv[2:8]
+raw = json.load(open(sys.argv[8]))
 iou = ""
 try:
     iou = re.search(r"P/R/IoU [\d.]+/[\d.]+/([\d.]+)", open(setdir + ".txt").read()).group(1)
 except Exception:
     pass
-print("%s,%s,%s,%s,%.6f,%.6f,%.6f,%.6f,%.1f,%s" % (seq, labels, variant, seed, ev["precision"], ev["recall"], ev["f"], ev["j_mean"], float(secs), iou))
+print("%s,%s,%s,%s,%.6f,%.6f,%.6f,%.6f,%.1f,%s,%.6f" % (seq, labels, variant, seed, ev["precision"], ev["recall"], ev["f"], ev["j_mean"], float(secs), iou, raw["j_mean"]))
 PY
 }
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Table of scripts/dense-eval.sh: per sequence the label IoU, dense J and F of every
-variant (mean ± sd over seeds), the oracle's J; the means; and every variant against
+variant (mean ± sd over seeds), J of the unrefined masks (--refine none) where the
+CSV has it, the oracle's J; the means; and every variant against
 uniform: paired ΔF per sequence, sequences helped, and whether the mean ΔF exceeds the
 spread across seeds (the mean over sequences of the seeds' sd of F)."""
 import csv, statistics as st, sys
@@ -19,7 +20,10 @@ def ms(rs, k):
     v = [100 * float(r[k]) for r in rs]
     return (st.mean(v), st.stdev(v) if len(v) > 1 else 0.0) if v else (float("nan"), 0.0)
 fmt = lambda m, s: ("%.1f ± %.1f" % (m, s)) if s else "%.1f" % m
-head = ["sequence", "label IoU"] + ["J %s" % v for v in variants] + ["F %s" % v for v in variants] + ["J oracle", "train min"]
+raw = [v for v in variants if any(r.get("j_unrefined") for r in rows if r["variant"] == v)]
+keys = [("j_mean", v) for v in variants] + [("j_unrefined", v) for v in raw] + [("f", v) for v in variants]
+names = {"j_mean": "J %s", "j_unrefined": "J %s unrefined", "f": "F %s"}
+head = ["sequence", "label IoU"] + [names[k] % v for k, v in keys] + ["J oracle", "train min"]
 print("| " + " | ".join(head) + " |")
 print("|" + "---|" * len(head))
 means = defaultdict(list)
@@ -27,26 +31,26 @@ for s in seqs:
     real = [r for r in rows if r["sequence"] == s and r["labels"] == "real"]
     iou = real[0]["label_iou"] if real and real[0]["label_iou"] else ""
     cells = [s, iou]
-    for k in ("j_mean", "f"):
-        for v in variants:
-            m, sd = ms(by[(s, "real", v)], k)
-            means[(k, v)].append(m)
-            cells.append(fmt(m, sd))
+    for k, v in keys:
+        m, sd = ms(by[(s, "real", v)], k)
+        means[(k, v)].append(m)
+        cells.append(fmt(m, sd))
     o = by[(s, "oracle", "uniform")]
     om = ms(o, "j_mean")[0] if o else float("nan")
     means["oracle"].append(om)
     cells.append("%.1f" % om if o else "–")
     mins = st.mean(float(r["train_seconds"]) for r in real) / 60 if real else float("nan")
     means["min"].append(mins)
-    cells.append("%.1f" % mins)
+    cells.append("%.1f" % mins if mins == mins else "–")
     if iou:
         means["iou"].append(float(iou))
     print("| " + " | ".join(cells) + " |")
 cells = ["**mean**", "%.3f" % st.mean(means["iou"]) if means["iou"] else ""]
-for k in ("j_mean", "f"):
-    for v in variants:
-        cells.append("%.1f" % st.mean(means[(k, v)]))
-cells += ["%.1f" % st.mean(x for x in means["oracle"] if x == x) if any(x == x for x in means["oracle"]) else "–", "%.1f" % st.mean(means["min"])]
+for k, v in keys:
+    cells.append("%.1f" % st.mean(means[(k, v)]))
+known = lambda xs: [x for x in xs if x == x]
+cells += ["%.1f" % st.mean(known(means["oracle"])) if known(means["oracle"]) else "–",
+          "%.1f" % st.mean(known(means["min"])) if known(means["min"]) else "–"]
 print("| " + " | ".join(cells) + " |")
 if "uniform" in variants and len(variants) > 1:
     print()

@@ -2,14 +2,19 @@ package train
 
 import (
 	"context"
+	"fmt"
+	"strings"
 
 	"github.com/densify/densify/pipeline"
+	"github.com/densify/densify/refine"
 )
 
 // Densifier is the pipeline.Densifier that cmd/densify hands the pipeline:
 // this package's libtorch U-Net (ACCV'20 U-Net trained on the sparse labels
 // with the loss weights of the variant). pipeline itself links no libtorch.
-type Densifier struct{}
+// Cutter is the graph cut behind TrainOptions.Refine "grabcut" (cmd/densify
+// passes video.GrabCut); without one that refinement is refused.
+type Densifier struct{ Cutter refine.Cutter }
 
 var _ pipeline.Densifier = Densifier{}
 
@@ -63,9 +68,20 @@ func (Densifier) Train(ctx context.Context, req pipeline.TrainRequest) (*pipelin
 	return &pipeline.TrainResult{Checkpoint: sum.Checkpoint, Epochs: sum.Epochs, FinalLoss: sum.FinalLoss}, nil
 }
 
-func (Densifier) Predict(ctx context.Context, req pipeline.PredictRequest) error {
+func (d Densifier) Predict(ctx context.Context, req pipeline.PredictRequest) error {
 	o := req.Options
-	return Predict(req.Checkpoint, req.Frames, req.Out, PredictOptions{
+	po := PredictOptions{
 		Prob: o.ProbMaps, Overlay: o.Overlays, Preset: o.Preset, Device: o.Device, Threads: o.Threads, PriorShift: o.PriorShift,
-		Progress: req.Progress})
+		Progress: req.Progress}
+	switch o.Refine {
+	case "", "none":
+	case "grabcut":
+		if d.Cutter == nil {
+			return fmt.Errorf("predict: refinement %q needs a graph cut, and this densifier has none", o.Refine)
+		}
+		po.Refine, po.RefineOptions = d.Cutter, refine.DefaultOptions()
+	default:
+		return fmt.Errorf("predict: unknown refinement %q (%s)", o.Refine, strings.Join(pipeline.RefineMethods, " or "))
+	}
+	return Predict(req.Checkpoint, req.Frames, req.Out, po)
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/densify/densify/internal/atomicfile"
 	"github.com/densify/densify/internal/progress"
 	"github.com/densify/densify/models"
+	"github.com/densify/densify/refine"
 	"github.com/densify/densify/unet"
 	"github.com/sugarme/gotch"
 	"github.com/sugarme/gotch/ts"
@@ -44,9 +45,15 @@ type PredictOptions struct {
 	// 0.8 with the segmentation's labels, whose foreground share is often far
 	// too small (a shift of 95 on cows), so the correction erases objects.
 	PriorShift bool
-	Device     string // "cpu" (default), "cuda", "auto"
-	Threads    int    // ≤ 0: all cores
-	Progress   io.Writer
+	// Refine, if set, refines every binary mask with refine.Mask and
+	// RefineOptions (cmd/densify passes video.GrabCut); the probability maps
+	// stay the network's. Masks of multi-label models are kept as predicted,
+	// with a note on Progress.
+	Refine        refine.Cutter
+	RefineOptions refine.Options
+	Device        string // "cpu" (default), "cuda", "auto"
+	Threads       int    // ≤ 0: all cores
+	Progress      io.Writer
 }
 
 // Validate checks the settings before any work: scale in [0, MaxScale]
@@ -61,6 +68,11 @@ func (o PredictOptions) Validate() error {
 	}
 	if o.Preset != "" {
 		if _, err := models.Lookup(o.Preset); err != nil {
+			return fmt.Errorf("predict: %w", err)
+		}
+	}
+	if o.Refine != nil {
+		if err := o.RefineOptions.Validate(); err != nil {
 			return fmt.Errorf("predict: %w", err)
 		}
 	}
@@ -129,6 +141,13 @@ func Predict(ckpt string, frames []string, out string, opt PredictOptions) (err 
 	if opt.PriorShift {
 		shift = info.PriorShift
 	}
+	cut := opt.Refine
+	if cut != nil && model.Config.Classes != 1 {
+		if opt.Progress != nil {
+			fmt.Fprintf(opt.Progress, "predict: %s has %d classes; refinement works on binary masks, so the masks are kept as predicted\n", ckpt, model.Config.Classes)
+		}
+		cut = nil
+	}
 
 	if err := os.MkdirAll(filepath.Dir(filepath.Clean(out)), 0o755); err != nil {
 		return err
@@ -160,6 +179,11 @@ func Predict(ckpt string, frames []string, out string, opt PredictOptions) (err 
 		labels, prob, err := predictFrame(model, img, scale, shift)
 		if err != nil {
 			return fmt.Errorf("%s: %w", path, err)
+		}
+		if cut != nil {
+			if labels, _, err = refine.Mask(img, labels, opt.RefineOptions, cut); err != nil {
+				return fmt.Errorf("%s: %w", path, err)
+			}
 		}
 		name := fmt.Sprintf("%05d.png", i)
 		b := img.Bounds()

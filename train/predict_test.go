@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/densify/densify/dataset"
+	"github.com/densify/densify/refine"
 )
 
 func TestPredictWritesMasksOfFrameSize(t *testing.T) {
@@ -69,6 +70,71 @@ func TestPredictWritesMasksOfFrameSize(t *testing.T) {
 	}
 }
 
+// stripes is a refine.Cutter whose cut is every other column of the box.
+type stripes struct{ calls int }
+
+func (c *stripes) Cut(img image.Image, roi image.Rectangle, tri []uint8, scale float64, it int) ([]bool, bool, error) {
+	c.calls++
+	fg := make([]bool, len(tri))
+	for i := range fg {
+		fg[i] = (i%roi.Dx())%2 == 0
+	}
+	return fg, true, nil
+}
+
+// With a Cutter, Predict writes refine.Mask of the network's mask (the same
+// as computed here from the unrefined run) and leaves the probability maps
+// as they were.
+func TestPredictRefines(t *testing.T) {
+	dir := t.TempDir()
+	set, frames := synthSet(t, dir, 48, 32, 3, testOptions())
+	out := filepath.Join(dir, "model")
+	mustRun(t, tinyConfig(1), []string{set}, out)
+	ckpt := filepath.Join(out, "model.ckpt")
+	plain, refined := filepath.Join(dir, "plain"), filepath.Join(dir, "refined")
+	if err := Predict(ckpt, frames, plain, PredictOptions{Prob: true, Threads: 2}); err != nil {
+		t.Fatal(err)
+	}
+	o := refine.DefaultOptions()
+	o.Grow = o.Band // let the stripes reach the whole band
+	cut := &stripes{}
+	if err := Predict(ckpt, frames, refined, PredictOptions{Prob: true, Threads: 2, Refine: cut, RefineOptions: o}); err != nil {
+		t.Fatal(err)
+	}
+	for i, f := range frames {
+		name := fmt.Sprintf("%05d.png", i)
+		img, err := dataset.ReadImage(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		read := func(path string) []uint8 {
+			m, err := dataset.ReadImage(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return m.(*image.Gray).Pix
+		}
+		net := read(filepath.Join(plain, name))
+		want, _, err := refine.Mask(img, net, o, &stripes{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := read(filepath.Join(refined, name))
+		for j := range want {
+			if got[j] != 255*want[j] {
+				t.Fatalf("frame %d pixel %d: %d, want %d", i, j, got[j], 255*want[j])
+			}
+		}
+		if p, q := read(filepath.Join(plain, "prob", name)), read(filepath.Join(refined, "prob", name)); string(p) != string(q) {
+			t.Errorf("frame %d: refinement changed the probability map", i)
+		}
+	}
+	t.Logf("%d cuts over %d frames", cut.calls, len(frames))
+	if err := Predict(ckpt, frames, filepath.Join(dir, "x"), PredictOptions{Refine: cut, RefineOptions: refine.Options{}}); err == nil || !strings.Contains(err.Error(), "refine:") {
+		t.Errorf("invalid refine options: %v", err)
+	}
+}
+
 func TestPredictMultiLabelPaletted(t *testing.T) {
 	dir := t.TempDir()
 	opt := testOptions()
@@ -80,8 +146,14 @@ func TestPredictMultiLabelPaletted(t *testing.T) {
 		t.Fatalf("multi-label set trained as %+v", s.Options)
 	}
 	masks := filepath.Join(dir, "masks")
-	if err := Predict(filepath.Join(out, "model.ckpt"), frames[:1], masks, PredictOptions{}); err != nil {
+	// Refinement is for binary masks: a multi-label model's are kept, with a note.
+	var note strings.Builder
+	cut := &stripes{}
+	if err := Predict(filepath.Join(out, "model.ckpt"), frames[:1], masks, PredictOptions{Refine: cut, RefineOptions: refine.DefaultOptions(), Progress: &note}); err != nil {
 		t.Fatal(err)
+	}
+	if cut.calls != 0 || !strings.Contains(note.String(), "refinement works on binary masks") {
+		t.Errorf("multi-label model: %d cuts, note %q", cut.calls, note.String())
 	}
 	img, err := dataset.ReadImage(filepath.Join(masks, "00000.png"))
 	if err != nil {

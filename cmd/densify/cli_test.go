@@ -196,3 +196,21 @@ func TestTrainOnFBMSLayoutFolder(t *testing.T) {
 		t.Fatalf("DATASET and --set together accepted:\n%s", o)
 	}
 }
+
+// An unknown refinement is refused by name, before any work, by predict and
+// by run (pipeline validation).
+func TestRefineFlagRefusesUnknown(t *testing.T) {
+	dir := t.TempDir()
+	for _, args := range [][]string{
+		{"predict", "--model", filepath.Join(dir, "m.ckpt"), "--frames", dir, "--out", filepath.Join(dir, "masks"), "--refine", "crf"},
+		{"run", filepath.Join(dir, "data"), "--out", filepath.Join(dir, "work"), "--refine", "crf"},
+	} {
+		out, err := densify(t, args...)
+		if err == nil || !strings.Contains(out, `unknown refinement "crf" (grabcut or none)`) && !strings.Contains(out, `unknown --refine "crf" (grabcut or none)`) {
+			t.Errorf("%s: err %v, output %q", args[0], err, out)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "masks")); err == nil {
+			t.Errorf("%s: output written", args[0])
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/densify/densify/pipeline"
@@ -23,8 +24,8 @@ func TestPipelineDefaultFlowIsVideos(t *testing.T) {
 
 // TestRunWithUNet runs the pipeline with the composition root's densifier
 // (libtorch U-Net) for one epoch on a tiny synthetic sequence: masks of every
-// frame, dense scores, and a predict-only rerun when only the preview
-// options change.
+// frame, dense scores, and a predict-only rerun when only the preview and
+// refinement options change.
 func TestRunWithUNet(t *testing.T) {
 	root := t.TempDir()
 	p := synth.DefaultParams()
@@ -43,7 +44,7 @@ func TestRunWithUNet(t *testing.T) {
 	var log bytes.Buffer
 	opt := pipeline.DefaultOptions()
 	opt.TracksFor = func(string) string { return tracks }
-	opt.Densifier = train.Densifier{}
+	opt.Densifier = NewFactory().Densifier // refines with GrabCut (the default)
 	opt.Log, opt.Progress = &log, &log
 	opt.Sparsify.Seeds, opt.HeatmapEvery, opt.Prepare.MinSegment = 2, 4, 3
 	opt.Train.Epochs, opt.Train.Scale, opt.Train.Threads, opt.Train.Overlays = 1, 1, 1, false
@@ -60,7 +61,10 @@ func TestRunWithUNet(t *testing.T) {
 	if len(masks) != 8 {
 		t.Fatalf("%d masks, want 8", len(masks))
 	}
-	opt.Train.Overlays = true
+	if opt.Train.Refine != "grabcut" {
+		t.Fatalf("default refinement %q", opt.Train.Refine)
+	}
+	opt.Train.Overlays, opt.Train.Refine = true, "none"
 	rep, err = pipeline.Run(context.Background(), root, work, opt)
 	if err != nil {
 		t.Fatal(err)
@@ -68,10 +72,15 @@ func TestRunWithUNet(t *testing.T) {
 	for _, st := range rep.Sequences[0].Stages {
 		rerun := st.Stage == "predict-uniform" || st.Stage == "eval-dense-uniform"
 		if st.Skipped == rerun {
-			t.Errorf("stage %s: skipped = %v after changing only the overlay option", st.Stage, st.Skipped)
+			t.Errorf("stage %s: skipped = %v after changing only the overlay and refinement options", st.Stage, st.Skipped)
 		}
 	}
 	if _, err := os.Stat(filepath.Join(work, "tiny", "masks-uniform", "overlay", "00000.png")); err != nil {
 		t.Error(err)
+	}
+	// A densifier without a graph cut refuses the refinement by name.
+	opt.Densifier, opt.Train.Refine, opt.Force = train.Densifier{}, "grabcut", true
+	if _, err := pipeline.Run(context.Background(), root, t.TempDir(), opt); err == nil || !strings.Contains(err.Error(), `refinement "grabcut" needs a graph cut`) {
+		t.Errorf("grabcut without a Cutter: %v", err)
 	}
 }

@@ -48,6 +48,7 @@ func (p *pipelineFlags) bind(f *pflag.FlagSet) {
 	f.BoolVar(&t.NoFlip, "no-flip", t.NoFlip, "no random horizontal flips")
 	f.BoolVar(&t.ProbMaps, "prob", t.ProbMaps, "also write probability maps")
 	f.BoolVar(&t.PriorShift, "prior-shift", false, "predict with the prior shift of class-balanced training undone (odds of the object divided by its mean class weight)")
+	f.StringVar(&t.Refine, "refine", t.Refine, refineUsage)
 	f.BoolVar(&p.noOverlay, "no-overlay", false, "do not write per-frame overlay previews")
 }
 

@@ -2,17 +2,24 @@ package main
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/densify/densify/dataset"
+	"github.com/densify/densify/pipeline"
+	"github.com/densify/densify/refine"
 	"github.com/densify/densify/train"
+	"github.com/densify/densify/video"
 	"github.com/spf13/cobra"
 )
 
 type predictOptions struct {
 	IO                 *IOStreams
 	Model, Frames, Out string
+	Refine             string
 	Predict            train.PredictOptions
 }
+
+const refineUsage = "refinement of the predicted masks: grabcut (a colour-model graph cut initialised from the mask, which removes the halo the network paints around objects; package refine) or none"
 
 func NewCmdPredict(f *Factory) *cobra.Command {
 	o := &predictOptions{IO: f.IO}
@@ -23,7 +30,8 @@ func NewCmdPredict(f *Factory) *cobra.Command {
 naming) and writes <out>/00000.png, 00001.png, … (frame order): 0/255 grey masks for binary
 models, paletted label images (DAVIS palette, value = class) for multi-label models.
 --prob adds prob/NNNNN.png (foreground probability ×255), --overlay adds overlay/NNNNN.png
-(frame with the mask tinted). Frames of any size work; --scale resizes the input (default:
+(frame with the mask tinted). --refine grabcut (the default) snaps each binary mask to colour
+edges with a graph cut (package refine); the probability maps stay the network's. Frames of any size work; --scale resizes the input (default:
 the scale the model was trained at) and the logits are resized back to the frame's size.`,
 		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error { return runPredict(o) },
@@ -37,6 +45,7 @@ the scale the model was trained at) and the logits are resized back to the frame
 	fl.Float64Var(&p.Scale, "scale", 0, "input scale (0 = the training scale stored in the checkpoint)")
 	fl.StringVar(&p.Preset, "preset", "", "refuse checkpoints of another preset")
 	fl.BoolVar(&p.PriorShift, "prior-shift", false, "undo the prior shift of class-balanced training (odds of the object divided by its mean class weight, from the checkpoint)")
+	fl.StringVar(&o.Refine, "refine", pipeline.DefaultOptions().Train.Refine, refineUsage)
 	fl.StringVar(&p.Device, "device", "cpu", "cpu, cuda or auto")
 	fl.IntVar(&p.Threads, "threads", 0, "libtorch CPU threads (0 = all cores)")
 	return cmd
@@ -45,6 +54,13 @@ the scale the model was trained at) and the logits are resized back to the frame
 func runPredict(o *predictOptions) error {
 	if o.Model == "" || o.Frames == "" || o.Out == "" {
 		return fmt.Errorf("predict needs --model, --frames and --out")
+	}
+	switch o.Refine {
+	case "none":
+	case "grabcut":
+		o.Predict.Refine, o.Predict.RefineOptions = video.GrabCut{Seed: 1}, refine.DefaultOptions()
+	default:
+		return fmt.Errorf("predict: unknown --refine %q (%s)", o.Refine, strings.Join(pipeline.RefineMethods, " or "))
 	}
 	frames, err := dataset.ListFrames(o.Frames)
 	if err != nil {
