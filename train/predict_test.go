@@ -13,12 +13,18 @@ import (
 	"github.com/densify/densify/refine"
 )
 
-func TestPredictWritesMasksOfFrameSize(t *testing.T) {
-	dir := t.TempDir()
+// binaryModel trains a binary model for one epoch on three synthetic 48×32
+// frames and returns the folder, the frames and the checkpoint.
+func binaryModel(t *testing.T) (dir string, frames []string, ckpt string) {
+	dir = t.TempDir()
 	set, frames := synthSet(t, dir, 48, 32, 3, testOptions())
 	out := filepath.Join(dir, "model")
 	mustRun(t, tinyConfig(1), []string{set}, out)
-	ckpt := filepath.Join(out, "model.ckpt")
+	return dir, frames, filepath.Join(out, "model.ckpt")
+}
+
+func TestPredictWritesMasksOfFrameSize(t *testing.T) {
+	dir, frames, ckpt := binaryModel(t)
 
 	odd := filepath.Join(dir, "odd.png")
 	writePNG(t, odd, synthFrameOfSize(t, 50, 35))
@@ -86,11 +92,7 @@ func (c *stripes) Cut(img image.Image, roi image.Rectangle, tri []uint8, scale f
 // as computed here from the unrefined run) and leaves the probability maps
 // as they were.
 func TestPredictRefines(t *testing.T) {
-	dir := t.TempDir()
-	set, frames := synthSet(t, dir, 48, 32, 3, testOptions())
-	out := filepath.Join(dir, "model")
-	mustRun(t, tinyConfig(1), []string{set}, out)
-	ckpt := filepath.Join(out, "model.ckpt")
+	dir, frames, ckpt := binaryModel(t)
 	plain, refined := filepath.Join(dir, "plain"), filepath.Join(dir, "refined")
 	if err := Predict(ckpt, frames, plain, PredictOptions{Prob: true, Threads: 2}); err != nil {
 		t.Fatal(err)

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/densify/densify/refine"
 	"github.com/densify/densify/trajectory"
 )
 
@@ -62,4 +63,18 @@ func cpuSeconds() float64 {
 		return 0
 	}
 	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
+}
+
+// BenchmarkRefine measures the default mask refinement (refine.Mask with
+// GrabCut) of one 854×480 frame: DAVIS car-shadow with its car grown by a
+// 30 px halo.
+func BenchmarkRefine(b *testing.B) {
+	img, _, halo := davisHalo(b, "car-shadow", 30)
+	start := time.Now()
+	for i := 0; i < b.N; i++ {
+		if _, _, err := refine.Mask(img, halo, refine.DefaultOptions(), GrabCut{Seed: 1}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(time.Since(start).Seconds()/float64(b.N), "s/frame")
 }
