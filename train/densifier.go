@@ -73,15 +73,26 @@ func (d Densifier) Predict(ctx context.Context, req pipeline.PredictRequest) err
 	po := PredictOptions{
 		Prob: o.ProbMaps, Overlay: o.Overlays, Preset: o.Preset, Device: o.Device, Threads: o.Threads, PriorShift: o.PriorShift,
 		Progress: req.Progress}
-	switch o.Refine {
-	case "", "none":
-	case "grabcut":
-		if d.Cutter == nil {
-			return fmt.Errorf("predict: refinement %q needs a graph cut, and this densifier has none", o.Refine)
-		}
-		po.Refine, po.RefineOptions = d.Cutter, refine.DefaultOptions()
-	default:
-		return fmt.Errorf("predict: unknown refinement %q (%s)", o.Refine, strings.Join(pipeline.RefineMethods, " or "))
+	if err := po.SetRefine(o.Refine, d.Cutter); err != nil {
+		return err
 	}
 	return Predict(req.Checkpoint, req.Frames, req.Out, po)
+}
+
+// SetRefine sets Refine and RefineOptions for a refinement named as in
+// pipeline.RefineMethods: "grabcut" refines with c and refine.DefaultOptions
+// (an error when c is nil); "none" and "" clear them.
+func (o *PredictOptions) SetRefine(method string, c refine.Cutter) error {
+	switch method {
+	case "", "none":
+		o.Refine, o.RefineOptions = nil, refine.Options{}
+	case "grabcut":
+		if c == nil {
+			return fmt.Errorf("predict: refinement %q needs a graph cut, and this densifier has none", method)
+		}
+		o.Refine, o.RefineOptions = c, refine.DefaultOptions()
+	default:
+		return fmt.Errorf("predict: unknown refinement %q (%s)", method, strings.Join(pipeline.RefineMethods, " or "))
+	}
+	return nil
 }

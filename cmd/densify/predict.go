@@ -2,11 +2,9 @@ package main
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/densify/densify/dataset"
 	"github.com/densify/densify/pipeline"
-	"github.com/densify/densify/refine"
 	"github.com/densify/densify/train"
 	"github.com/densify/densify/video"
 	"github.com/spf13/cobra"
@@ -30,9 +28,10 @@ func NewCmdPredict(f *Factory) *cobra.Command {
 naming) and writes <out>/00000.png, 00001.png, … (frame order): 0/255 grey masks for binary
 models, paletted label images (DAVIS palette, value = class) for multi-label models.
 --prob adds prob/NNNNN.png (foreground probability ×255), --overlay adds overlay/NNNNN.png
-(frame with the mask tinted). --refine grabcut (the default) snaps each binary mask to colour
-edges with a graph cut (package refine); the probability maps stay the network's. Frames of any size work; --scale resizes the input (default:
-the scale the model was trained at) and the logits are resized back to the frame's size.`,
+(frame with the mask tinted). --refine grabcut (the default) snaps each binary mask to
+colour edges with a graph cut (package refine); the probability maps stay the network's.
+Frames of any size work; --scale resizes the input (default: the scale the model was
+trained at) and the logits are resized back to the frame's size.`,
 		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error { return runPredict(o) },
 	}
@@ -55,12 +54,8 @@ func runPredict(o *predictOptions) error {
 	if o.Model == "" || o.Frames == "" || o.Out == "" {
 		return fmt.Errorf("predict needs --model, --frames and --out")
 	}
-	switch o.Refine {
-	case "none":
-	case "grabcut":
-		o.Predict.Refine, o.Predict.RefineOptions = video.GrabCut{Seed: 1}, refine.DefaultOptions()
-	default:
-		return fmt.Errorf("predict: unknown --refine %q (%s)", o.Refine, strings.Join(pipeline.RefineMethods, " or "))
+	if err := o.Predict.SetRefine(o.Refine, video.GrabCut{Seed: 1}); err != nil {
+		return err
 	}
 	frames, err := dataset.ListFrames(o.Frames)
 	if err != nil {
