@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -253,8 +254,10 @@ func speedEnv() []string {
 // (densify-s, pytorch-s), their ratio (densify/PyTorch) and the median of the
 // per-round ratios (ratio-paired); median CPU seconds per step (user + system
 // of all the worker's threads) and their ratio (cpu-ratio), which machine load
-// disturbs much less than wall-clock time; the peak RSS of each worker process
-// (the largest over the speedPairs pairs).
+// disturbs much less than wall-clock time; the peak RSS (VmHWM) of the
+// workers, the median over the speedPairs processes of each (densify-peak-MiB,
+// pytorch-peak-MiB: one process's peak varies by about 100 MiB from the next
+// one's at 854×480) and the largest (…-peak-max-MiB).
 // It is skipped, saying so, when python3-torch is not installed.
 func BenchmarkVsPyTorch(b *testing.B) {
 	if err := torchAvailable(); err != nil {
@@ -283,7 +286,7 @@ func BenchmarkVsPyTorch(b *testing.B) {
 				rounds := speedRounds(b, max(2*speedPairs, min(42, int(4e6/float64(sh.N*sh.W*sh.H)))))
 				spec := fmt.Sprintf("%s:%d:%d:%d:%d", mode, sh.N, sh.W, sh.H, threads)
 				var ds, ps, rs, dc, pcs []float64
-				var dm, pm float64
+				var dm, pm []float64 // peak RSS of each worker
 				// The rounds are spread over speedPairs fresh pairs of workers:
 				// one process's step time at 854×480 varies up to 1.5-fold from
 				// one process to the next (memory placement), for both alike,
@@ -312,7 +315,7 @@ func BenchmarkVsPyTorch(b *testing.B) {
 						ds, ps, rs = append(ds, td), append(ps, tp), append(rs, td/tp)
 						dc, pcs = append(dc, cd), append(pcs, cp)
 					}
-					dm, pm = max(dm, d.quit(b)), max(pm, p.quit(b))
+					dm, pm = append(dm, d.quit(b)), append(pm, p.quit(b))
 				}
 				b.ReportMetric(median(ds), "densify-s")
 				b.ReportMetric(median(ps), "pytorch-s")
@@ -321,12 +324,15 @@ func BenchmarkVsPyTorch(b *testing.B) {
 				b.ReportMetric(median(dc), "densify-cpu-s")
 				b.ReportMetric(median(pcs), "pytorch-cpu-s")
 				b.ReportMetric(median(dc)/median(pcs), "cpu-ratio")
-				b.ReportMetric(dm, "densify-peak-MiB")
-				b.ReportMetric(pm, "pytorch-peak-MiB")
+				b.ReportMetric(median(dm), "densify-peak-MiB")
+				b.ReportMetric(median(pm), "pytorch-peak-MiB")
+				b.ReportMetric(slices.Max(dm), "densify-peak-max-MiB")
+				b.ReportMetric(slices.Max(pm), "pytorch-peak-max-MiB")
 				b.Logf("%s %s: densify wall %.3f", mode, sh, ds)
 				b.Logf("%s %s: pytorch wall %.3f", mode, sh, ps)
 				b.Logf("%s %s: densify CPU %.3f", mode, sh, dc)
 				b.Logf("%s %s: pytorch CPU %.3f", mode, sh, pcs)
+				b.Logf("%s %s: peak MiB densify %.0f, pytorch %.0f", mode, sh, dm, pm)
 			})
 		}
 	}
