@@ -51,7 +51,9 @@
 // one that lowers J on no sequence. This package with the default, through
 // densify predict on the same models: mean J 38.0 → 43.8, better on 10 of 10
 // (car-shadow 44.2 → 48.3, libby 38.7 → 51.4, motocross-jump 40.0 → 52.5,
-// dog 57.3 → 66.8). The cut costs 0.16 s per 854×480 frame on 2 cores at
+// dog 57.3 → 66.8); with models trained at densify run's default budget
+// (scale 0.5, 15 epochs), 41.8 → 45.7, better on 8 of 10 (dance-twirl 62.6 →
+// 59.6, cows 5.7 → 5.3). The cut costs 0.16 s per 854×480 frame on 2 cores at
 // Scale 0.5 (BenchmarkRefine in package video) and up to 0.5 s on frames
 // with large masks.
 //
