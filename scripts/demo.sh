@@ -48,11 +48,21 @@ mkdir -p "$OUT"
 echo "== 1. synthetic data → $OUT/data"
 GT_TRACKS=$OUT/data/$SEQ/${SEQ}Tracks${FRAMES}_gt.dat
 BAD_TRACKS=$OUT/data/$SEQ/${SEQ}Tracks${FRAMES}_corrupt.dat
-if [ -f "$GT_TRACKS" ] && [ -f "$BAD_TRACKS" ] && [ -f "$OUT/data/$SEQ/GroundTruth/${SEQ}Def.dat" ]; then
-	echo "   reusing $OUT/data (DEMO_FRESH=1 regenerates it)"
+# The data are generated afresh (about a second) and replace the folder's only when they differ,
+# so that a folder made by an older densify does not keep its old scene while an unchanged one
+# keeps its files' times (the stages of step 3 compare them with their outputs).
+fresh=$(mktemp -d "$OUT/.synth.XXXXXX")
+trap 'rm -rf "$fresh"' EXIT
+"$BIN" synth --out "$fresh" --frames "$FRAMES" --tracks > "$fresh.log" || { cat "$fresh.log" >&2; die "densify synth failed"; }
+if [ -f "$GT_TRACKS" ] && [ -f "$BAD_TRACKS" ] && diff -rq "$fresh" "$OUT/data" > /dev/null; then
+	echo "   reusing $OUT/data (the same as densify synth writes now; DEMO_FRESH=1 starts over)"
 else
-	"$BIN" synth --out "$OUT/data" --frames "$FRAMES" --tracks
+	[ -d "$OUT/data" ] && echo "   $OUT/data differs from what densify synth writes now: replaced, and the run below redoes its stages"
+	rm -rf "$OUT/data"
+	mv "$fresh" "$OUT/data"
+	cat "$fresh.log"
 fi
+rm -f "$fresh.log"
 
 echo
 echo "== 2. scoring trajectory files against the ground truth (FBMS protocol)"
