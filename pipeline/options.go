@@ -231,6 +231,15 @@ type TrainOptions struct {
 // RefineMethods are the values of TrainOptions.Refine.
 var RefineMethods = []string{"grabcut", "none"}
 
+// CheckRefine refuses a refinement name that is not in RefineMethods ("" is
+// none).
+func CheckRefine(method string) error {
+	if method != "" && !slices.Contains(RefineMethods, method) {
+		return fmt.Errorf("predict: unknown refinement %q (%s)", method, strings.Join(RefineMethods, " or "))
+	}
+	return nil
+}
+
 // DefaultFlow is the default optical-flow method, video.DefaultMethod (this
 // package does not import video; cmd/densify's tests check they agree).
 const DefaultFlow = "dis"
@@ -310,8 +319,6 @@ func (o *Options) Validate() error {
 		return fmt.Errorf("train: scale must be in (0, 4] (0 = auto), got %v", t.Scale)
 	case t.Threads < 0 || t.Threads > 4096:
 		return fmt.Errorf("train: threads must be in [0, 4096] (0 = all cores), got %d", t.Threads)
-	case t.Refine != "" && !slices.Contains(RefineMethods, t.Refine):
-		return fmt.Errorf("predict: unknown refinement %q (%s)", t.Refine, strings.Join(RefineMethods, " or "))
 	}
-	return nil
+	return CheckRefine(t.Refine)
 }

@@ -3,7 +3,6 @@ package train
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/densify/densify/pipeline"
 	"github.com/densify/densify/refine"
@@ -83,6 +82,9 @@ func (d Densifier) Predict(ctx context.Context, req pipeline.PredictRequest) err
 // pipeline.RefineMethods: "grabcut" refines with c and refine.DefaultOptions
 // (an error when c is nil); "none" and "" clear them.
 func (o *PredictOptions) SetRefine(method string, c refine.Cutter) error {
+	if err := pipeline.CheckRefine(method); err != nil {
+		return err
+	}
 	switch method {
 	case "", "none":
 		o.Refine, o.RefineOptions = nil, refine.Options{}
@@ -92,7 +94,7 @@ func (o *PredictOptions) SetRefine(method string, c refine.Cutter) error {
 		}
 		o.Refine, o.RefineOptions = c, refine.DefaultOptions()
 	default:
-		return fmt.Errorf("predict: unknown refinement %q (%s)", method, strings.Join(pipeline.RefineMethods, " or "))
+		return fmt.Errorf("predict: refinement %q is not implemented by this densifier", method)
 	}
 	return nil
 }
