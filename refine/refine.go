@@ -153,10 +153,11 @@ func Mask(img image.Image, mask []uint8, o Options, c Cutter) ([]uint8, Stats, e
 		return nil, Stats{}, errors.New("refine: no graph cut (Cutter) given")
 	}
 	out := make([]uint8, W*H)
+	in := make([]bool, W*H)
 	st := Stats{}
 	for i, v := range mask {
 		if v != 0 {
-			out[i] = 1
+			out[i], in[i] = 1, true
 			st.Before++
 		}
 	}
@@ -164,14 +165,7 @@ func Mask(img image.Image, mask []uint8, o Options, c Cutter) ([]uint8, Stats, e
 	if st.Before == 0 || st.Before == W*H {
 		return out, st, nil // nothing to take colour models from
 	}
-	in := make([]bool, W*H)
-	for i, v := range out {
-		in[i] = v != 0
-	}
-	tri, roi, dF := Trimap(in, W, H, o)
-	if roi.Empty() {
-		return out, st, nil
-	}
+	tri, roi, dF := Trimap(in, W, H, o) // roi is not empty: it holds the mask
 	box := make([]uint8, roi.Dx()*roi.Dy())
 	for y := roi.Min.Y; y < roi.Max.Y; y++ {
 		copy(box[(y-roi.Min.Y)*roi.Dx():], tri[y*W+roi.Min.X:y*W+roi.Max.X])
