@@ -221,21 +221,23 @@ type TrainOptions struct {
 	// DAVIS dev sequences it raised J with ground-truth labels and lowered it
 	// with the segmentation's).
 	PriorShift bool `json:"prior_shift,omitempty"`
-	// Refine names the refinement of predicted masks (RefineMethods):
-	// "grabcut" (the default of run and predict: package refine, a colour-
-	// model graph cut that takes back the halo the network paints around an
-	// object) or "none". Empty means none, as in folders made before it.
+	// Refine names the refinement of predicted masks (RefineMethods), which
+	// takes back the halo the network paints around an object (package
+	// refine): "graphcut" (the default of run and predict: a minimum cut of
+	// the network's probabilities, colour models and contrast, pure Go),
+	// "grabcut" (OpenCV's GrabCut on a trimap from the mask) or "none".
+	// Empty means none, as in folders made before it.
 	Refine string `json:"refine,omitempty"`
 }
 
 // RefineMethods are the values of TrainOptions.Refine.
-var RefineMethods = []string{"grabcut", "none"}
+var RefineMethods = []string{"graphcut", "grabcut", "none"}
 
 // CheckRefine refuses a refinement name that is not in RefineMethods ("" is
 // none).
 func CheckRefine(method string) error {
 	if method != "" && !slices.Contains(RefineMethods, method) {
-		return fmt.Errorf("predict: unknown refinement %q (%s)", method, strings.Join(RefineMethods, " or "))
+		return fmt.Errorf("predict: unknown refinement %q (%s or %s)", method, strings.Join(RefineMethods[:len(RefineMethods)-1], ", "), RefineMethods[len(RefineMethods)-1])
 	}
 	return nil
 }
@@ -254,7 +256,7 @@ func DefaultOptions() Options {
 		HeatmapEvery: 10,
 		Sparsify:     uncertainty.SparsifyOptions{Beta: 0.5, Step: 0.05, Max: 0.9, Seeds: 10},
 		Prepare:      sampling.DefaultOptions(),
-		Train:        TrainOptions{Preset: "unet-cpu", Epochs: 15, LR: 1e-3, BatchSize: 2, Seed: 1, Device: "cpu", Overlays: true, Refine: "grabcut"},
+		Train:        TrainOptions{Preset: "unet-cpu", Epochs: 15, LR: 1e-3, BatchSize: 2, Seed: 1, Device: "cpu", Overlays: true, Refine: "graphcut"},
 	}
 }
 

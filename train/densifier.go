@@ -12,7 +12,8 @@ import (
 // this package's libtorch U-Net (ACCV'20 U-Net trained on the sparse labels
 // with the loss weights of the variant). pipeline itself links no libtorch.
 // Cutter is the graph cut behind TrainOptions.Refine "grabcut" (cmd/densify
-// passes video.GrabCut); without one that refinement is refused.
+// passes video.GrabCut); without one that refinement is refused ("graphcut"
+// is pure Go and needs none).
 type Densifier struct{ Cutter refine.Cutter }
 
 var _ pipeline.Densifier = Densifier{}
@@ -78,21 +79,24 @@ func (d Densifier) Predict(ctx context.Context, req pipeline.PredictRequest) err
 	return Predict(req.Checkpoint, req.Frames, req.Out, po)
 }
 
-// SetRefine sets Refine and RefineOptions for a refinement named as in
-// pipeline.RefineMethods: "grabcut" refines with c and refine.DefaultOptions
-// (an error when c is nil); "none" and "" clear them.
+// SetRefine sets Refine for a refinement named as in pipeline.RefineMethods:
+// "graphcut" is refine.ProbCut with refine.DefaultCutOptions, "grabcut"
+// refine.TrimapCut with c and refine.DefaultOptions (an error when c is
+// nil); "none" and "" clear it.
 func (o *PredictOptions) SetRefine(method string, c refine.Cutter) error {
 	if err := pipeline.CheckRefine(method); err != nil {
 		return err
 	}
 	switch method {
 	case "", "none":
-		o.Refine, o.RefineOptions = nil, refine.Options{}
+		o.Refine = nil
+	case "graphcut":
+		o.Refine = refine.ProbCut{Options: refine.DefaultCutOptions()}
 	case "grabcut":
 		if c == nil {
 			return fmt.Errorf("predict: refinement %q needs a graph cut, and this densifier has none", method)
 		}
-		o.Refine, o.RefineOptions = c, refine.DefaultOptions()
+		o.Refine = refine.TrimapCut{Cutter: c, Options: refine.DefaultOptions()}
 	default:
 		return fmt.Errorf("predict: refinement %q is not implemented by this densifier", method)
 	}

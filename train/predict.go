@@ -45,15 +45,15 @@ type PredictOptions struct {
 	// 0.8 with the segmentation's labels, whose foreground share is often far
 	// too small (a shift of 95 on cows), so the correction erases objects.
 	PriorShift bool
-	// Refine, if set, refines every binary mask with refine.Mask and
-	// RefineOptions (cmd/densify passes video.GrabCut); the probability maps
-	// stay the network's. Masks of multi-label models are kept as predicted,
-	// with a note on Progress.
-	Refine        refine.Cutter
-	RefineOptions refine.Options
-	Device        string // "cpu" (default), "cuda", "auto"
-	Threads       int    // ≤ 0: all cores
-	Progress      io.Writer
+	// Refine, if set, refines every binary mask from the frame, the mask and
+	// the network's foreground probabilities (refine.ProbCut, or
+	// refine.TrimapCut with cmd/densify's video.GrabCut; SetRefine picks one
+	// by name); the probability maps written stay the network's. Masks of
+	// multi-label models are kept as predicted, with a note on Progress.
+	Refine   refine.Refiner
+	Device   string // "cpu" (default), "cuda", "auto"
+	Threads  int    // ≤ 0: all cores
+	Progress io.Writer
 }
 
 // Validate checks the settings before any work: scale in [0, MaxScale]
@@ -72,7 +72,7 @@ func (o PredictOptions) Validate() error {
 		}
 	}
 	if o.Refine != nil {
-		if err := o.RefineOptions.Validate(); err != nil {
+		if err := o.Refine.Validate(); err != nil {
 			return fmt.Errorf("predict: %w", err)
 		}
 	}
@@ -181,7 +181,7 @@ func Predict(ckpt string, frames []string, out string, opt PredictOptions) (err 
 			return fmt.Errorf("%s: %w", path, err)
 		}
 		if cut != nil {
-			if labels, _, err = refine.Mask(img, labels, opt.RefineOptions, cut); err != nil {
+			if labels, _, err = cut.Refine(img, labels, prob); err != nil {
 				return fmt.Errorf("%s: %w", path, err)
 			}
 		}

@@ -100,7 +100,7 @@ func TestPredictRefines(t *testing.T) {
 	o := refine.DefaultOptions()
 	o.Grow = o.Band // let the stripes reach the whole band
 	cut := &stripes{}
-	if err := Predict(ckpt, frames, refined, PredictOptions{Prob: true, Threads: 2, Refine: cut, RefineOptions: o}); err != nil {
+	if err := Predict(ckpt, frames, refined, PredictOptions{Prob: true, Threads: 2, Refine: refine.TrimapCut{Cutter: cut, Options: o}}); err != nil {
 		t.Fatal(err)
 	}
 	for i, f := range frames {
@@ -132,8 +132,62 @@ func TestPredictRefines(t *testing.T) {
 		}
 	}
 	t.Logf("%d cuts over %d frames", cut.calls, len(frames))
-	if err := Predict(ckpt, frames, filepath.Join(dir, "x"), PredictOptions{Refine: cut, RefineOptions: refine.Options{}}); err == nil || !strings.Contains(err.Error(), "refine:") {
+	if err := Predict(ckpt, frames, filepath.Join(dir, "x"), PredictOptions{Refine: refine.TrimapCut{Cutter: cut, Options: refine.Options{}}}); err == nil || !strings.Contains(err.Error(), "refine:") {
 		t.Errorf("invalid refine options: %v", err)
+	}
+}
+
+// recorder is a Refiner that keeps what it is given and returns the
+// mask's complement.
+type recorder struct {
+	masks [][]uint8
+	probs [][]float32
+}
+
+func (r *recorder) Validate() error { return nil }
+
+func (r *recorder) Refine(img image.Image, mask []uint8, prob []float32) ([]uint8, refine.Stats, error) {
+	r.masks = append(r.masks, append([]uint8(nil), mask...))
+	r.probs = append(r.probs, append([]float32(nil), prob...))
+	out := make([]uint8, len(mask))
+	for i, v := range mask {
+		out[i] = 1 - v
+	}
+	return out, refine.Stats{Refined: true}, nil
+}
+
+// A Refiner gets, per frame, the network's mask and its probabilities (the
+// ones written to prob/, there rounded to 1/255; the mask is their
+// threshold at ½), and what it returns is the mask written.
+func TestPredictHandsProbabilitiesToRefiner(t *testing.T) {
+	dir, frames, ckpt := binaryModel(t)
+	r := &recorder{}
+	out := filepath.Join(dir, "rec")
+	if err := Predict(ckpt, frames, out, PredictOptions{Prob: true, Threads: 2, Refine: r}); err != nil {
+		t.Fatal(err)
+	}
+	if len(r.probs) != len(frames) {
+		t.Fatalf("%d frames refined, want %d", len(r.probs), len(frames))
+	}
+	for i := range frames {
+		name := fmt.Sprintf("%05d.png", i)
+		pm, err := dataset.ReadImage(filepath.Join(out, "prob", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		mm, err := dataset.ReadImage(filepath.Join(out, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		pp, mp := pm.(*image.Gray).Pix, mm.(*image.Gray).Pix
+		for j, p := range r.probs[i] {
+			if math.Abs(float64(p)*255-float64(pp[j])) > 0.5+1e-3 {
+				t.Fatalf("frame %d pixel %d: refiner got p = %v, prob map %d/255", i, j, p, pp[j])
+			}
+			if (p > 0.5) != (r.masks[i][j] == 1) || mp[j] != 255*(1-r.masks[i][j]) {
+				t.Fatalf("frame %d pixel %d: p %v, mask %d, written %d", i, j, p, r.masks[i][j], mp[j])
+			}
+		}
 	}
 }
 
@@ -151,7 +205,7 @@ func TestPredictMultiLabelPaletted(t *testing.T) {
 	// Refinement is for binary masks: a multi-label model's are kept, with a note.
 	var note strings.Builder
 	cut := &stripes{}
-	if err := Predict(filepath.Join(out, "model.ckpt"), frames[:1], masks, PredictOptions{Refine: cut, RefineOptions: refine.DefaultOptions(), Progress: &note}); err != nil {
+	if err := Predict(filepath.Join(out, "model.ckpt"), frames[:1], masks, PredictOptions{Refine: refine.TrimapCut{Cutter: cut, Options: refine.DefaultOptions()}, Progress: &note}); err != nil {
 		t.Fatal(err)
 	}
 	if cut.calls != 0 || !strings.Contains(note.String(), "refinement works on binary masks") {

@@ -206,7 +206,7 @@ func TestRefineFlagRefusesUnknown(t *testing.T) {
 		{"run", filepath.Join(dir, "data"), "--out", filepath.Join(dir, "work"), "--refine", "crf"},
 	} {
 		out, err := densify(t, args...)
-		if err == nil || !strings.Contains(out, `unknown refinement "crf" (grabcut or none)`) {
+		if err == nil || !strings.Contains(out, `unknown refinement "crf" (graphcut, grabcut or none)`) {
 			t.Errorf("%s: err %v, output %q", args[0], err, out)
 		}
 		if _, err := os.Stat(filepath.Join(dir, "masks")); err == nil {

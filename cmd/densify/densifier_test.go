@@ -44,7 +44,7 @@ func TestRunWithUNet(t *testing.T) {
 	var log bytes.Buffer
 	opt := pipeline.DefaultOptions()
 	opt.TracksFor = func(string) string { return tracks }
-	opt.Densifier = NewFactory().Densifier // refines with GrabCut (the default)
+	opt.Densifier = NewFactory().Densifier // refines with graphcut (the default); GrabCut behind "grabcut"
 	opt.Log, opt.Progress = &log, &log
 	opt.Sparsify.Seeds, opt.HeatmapEvery, opt.Prepare.MinSegment = 2, 4, 3
 	opt.Train.Epochs, opt.Train.Scale, opt.Train.Threads, opt.Train.Overlays = 1, 1, 1, false
@@ -61,7 +61,7 @@ func TestRunWithUNet(t *testing.T) {
 	if len(masks) != 8 {
 		t.Fatalf("%d masks, want 8", len(masks))
 	}
-	if opt.Train.Refine != "grabcut" {
+	if opt.Train.Refine != "graphcut" {
 		t.Fatalf("default refinement %q", opt.Train.Refine)
 	}
 	opt.Train.Overlays, opt.Train.Refine = true, "none"

@@ -53,8 +53,8 @@ func (f *Factory) getenv(k string) string {
 }
 
 // NewFactory is the production wiring: the process's standard streams,
-// OpenCV's optical flow and the libtorch U-Net, whose masks OpenCV's GrabCut
-// refines.
+// OpenCV's optical flow and the libtorch U-Net, with OpenCV's GrabCut behind
+// the refinement "grabcut" ("graphcut", the default, is pure Go).
 func NewFactory() *Factory {
 	return &Factory{IO: &IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr},
 		Tracker: video.Tracker{}, Densifier: train.Densifier{Cutter: video.GrabCut{Seed: 1}}, Getenv: os.Getenv, Executable: os.Executable,

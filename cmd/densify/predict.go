@@ -17,7 +17,7 @@ type predictOptions struct {
 	Predict            train.PredictOptions
 }
 
-const refineUsage = "refinement of the predicted masks: grabcut (a colour-model graph cut initialised from the mask, which removes the halo the network paints around objects; package refine) or none"
+const refineUsage = "refinement of the predicted masks, which removes the halo the network paints around objects (package refine): graphcut (a minimum cut of the network's probabilities, colour models and contrast, pure Go), grabcut (OpenCV's GrabCut on a trimap from the mask) or none"
 
 func NewCmdPredict(f *Factory) *cobra.Command {
 	o := &predictOptions{IO: f.IO}
@@ -28,8 +28,10 @@ func NewCmdPredict(f *Factory) *cobra.Command {
 naming) and writes <out>/00000.png, 00001.png, … (frame order): 0/255 grey masks for binary
 models, paletted label images (DAVIS palette, value = class) for multi-label models.
 --prob adds prob/NNNNN.png (foreground probability ×255), --overlay adds overlay/NNNNN.png
-(frame with the mask tinted). --refine grabcut (the default) snaps each binary mask to
-colour edges with a graph cut (package refine); the probability maps stay the network's.
+(frame with the mask tinted). --refine graphcut (the default) refines each binary mask by a
+minimum cut of the network's probabilities, colour models and contrast; --refine grabcut
+uses OpenCV's GrabCut on a trimap from the mask (package refine); the probability maps stay
+the network's.
 Frames of any size work; --scale resizes the input (default: the scale the model was
 trained at) and the logits are resized back to the frame's size.`,
 		Args: cobra.NoArgs,
