@@ -147,8 +147,12 @@ func (p *seqRun) dense(v Variant, k int) error {
 	if phi >= 0 {
 		tp.Phi = &phi
 	}
-	// the preview outputs and the refinement of predict do not change the model
-	tp.Options.Overlays, tp.Options.ProbMaps, tp.Options.Refine = false, false, ""
+	// the preview outputs, the prior-shift correction, the refinement and the
+	// temporal fusion of predict do not change the model (PriorShift and
+	// Temporal are omitted from the stamp when off, so folders trained
+	// without them keep their stamps)
+	tp.Options.Overlays, tp.Options.ProbMaps, tp.Options.PriorShift = false, false, false
+	tp.Options.Refine, tp.Options.Temporal = "", 0
 	st := stage{name: "train-" + run, params: tp, inputs: []string{set}, outputs: []string{model}}
 	var tr TrainResult
 	s, err := p.runStage(st, &tr, func(why string) (any, error) {

@@ -34,6 +34,7 @@ import (
 
 	"github.com/densify/densify/eval"
 	"github.com/densify/densify/motiongraph"
+	"github.com/densify/densify/refine"
 	"github.com/densify/densify/sampling"
 	"github.com/densify/densify/trajectory"
 	"github.com/densify/densify/uncertainty"
@@ -228,6 +229,10 @@ type TrainOptions struct {
 	// "grabcut" (OpenCV's GrabCut on a trimap from the mask) or "none".
 	// Empty means none, as in folders made before it.
 	Refine string `json:"refine,omitempty"`
+	// Temporal is the radius K of the temporal fusion of predicted
+	// probability maps along optical flow (package refine; 0 = off; the
+	// default of run and predict is refine.DefaultTemporalRadius).
+	Temporal int `json:"temporal,omitempty"`
 }
 
 // RefineMethods are the values of TrainOptions.Refine.
@@ -256,7 +261,7 @@ func DefaultOptions() Options {
 		HeatmapEvery: 10,
 		Sparsify:     uncertainty.SparsifyOptions{Beta: 0.5, Step: 0.05, Max: 0.9, Seeds: 10},
 		Prepare:      sampling.DefaultOptions(),
-		Train:        TrainOptions{Preset: "unet-cpu", Epochs: 15, LR: 1e-3, BatchSize: 2, Seed: 1, Device: "cpu", Overlays: true, Refine: "graphcut"},
+		Train:        TrainOptions{Preset: "unet-cpu", Epochs: 15, LR: 1e-3, BatchSize: 2, Seed: 1, Device: "cpu", Overlays: true, Refine: "graphcut", Temporal: refine.DefaultTemporalRadius},
 	}
 }
 
@@ -321,6 +326,8 @@ func (o *Options) Validate() error {
 		return fmt.Errorf("train: scale must be in (0, 4] (0 = auto), got %v", t.Scale)
 	case t.Threads < 0 || t.Threads > 4096:
 		return fmt.Errorf("train: threads must be in [0, 4096] (0 = all cores), got %d", t.Threads)
+	case t.Temporal < 0 || t.Temporal > refine.MaxTemporalRadius:
+		return fmt.Errorf("predict: temporal radius must be in [0, %d] frames (0 = off), got %d", refine.MaxTemporalRadius, t.Temporal)
 	}
 	return CheckRefine(t.Refine)
 }

@@ -13,8 +13,13 @@ import (
 // with the loss weights of the variant). pipeline itself links no libtorch.
 // Cutter is the graph cut behind TrainOptions.Refine "grabcut" (cmd/densify
 // passes video.GrabCut); without one that refinement is refused ("graphcut"
-// is pure Go and needs none).
-type Densifier struct{ Cutter refine.Cutter }
+// is pure Go and needs none). Flow is the optical flow of
+// TrainOptions.Temporal (cmd/densify passes video.DenseFlow); without one a
+// radius > 0 is refused.
+type Densifier struct {
+	Cutter refine.Cutter
+	Flow   refine.Flow
+}
 
 var _ pipeline.Densifier = Densifier{}
 
@@ -76,6 +81,9 @@ func (d Densifier) Predict(ctx context.Context, req pipeline.PredictRequest) err
 	if err := po.SetRefine(o.Refine, d.Cutter); err != nil {
 		return err
 	}
+	if err := po.SetTemporal(o.Temporal, d.Flow); err != nil {
+		return err
+	}
 	return Predict(req.Checkpoint, req.Frames, req.Out, po)
 }
 
@@ -100,5 +108,26 @@ func (o *PredictOptions) SetRefine(method string, c refine.Cutter) error {
 	default:
 		return fmt.Errorf("predict: refinement %q is not implemented by this densifier", method)
 	}
+	return nil
+}
+
+// SetTemporal sets Temporal and TemporalOptions for a fusion radius as in
+// pipeline.TrainOptions.Temporal: 0 clears them; K > 0 fuses K frames on each
+// side along f with refine.DefaultTemporalOptions' consistency test (an
+// error when f is nil).
+func (o *PredictOptions) SetTemporal(radius int, f refine.Flow) error {
+	to := refine.DefaultTemporalOptions()
+	to.Radius = radius
+	if err := to.Validate(); err != nil {
+		return fmt.Errorf("predict: %w", err)
+	}
+	if radius == 0 {
+		o.Temporal, o.TemporalOptions = nil, refine.TemporalOptions{}
+		return nil
+	}
+	if f == nil {
+		return fmt.Errorf("predict: temporal fusion needs an optical flow, and this densifier has none")
+	}
+	o.Temporal, o.TemporalOptions = f, to
 	return nil
 }

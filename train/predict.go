@@ -46,14 +46,22 @@ type PredictOptions struct {
 	// too small (a shift of 95 on cows), so the correction erases objects.
 	PriorShift bool
 	// Refine, if set, refines every binary mask from the frame, the mask and
-	// the network's foreground probabilities (refine.ProbCut, or
-	// refine.TrimapCut with cmd/densify's video.GrabCut; SetRefine picks one
-	// by name); the probability maps written stay the network's. Masks of
-	// multi-label models are kept as predicted, with a note on Progress.
-	Refine   refine.Refiner
-	Device   string // "cpu" (default), "cuda", "auto"
-	Threads  int    // ≤ 0: all cores
-	Progress io.Writer
+	// the foreground probabilities (refine.ProbCut, or refine.TrimapCut with
+	// cmd/densify's video.GrabCut; SetRefine picks one by name); the
+	// probability maps written are the ones the mask was decided from (the
+	// network's, or the fused ones with Temporal). Masks of multi-label
+	// models are kept as predicted, with a note on Progress.
+	Refine refine.Refiner
+	// Temporal, if set with TemporalOptions.Radius > 0, fuses every binary
+	// model's probability map with those of the Radius frames on each side,
+	// carried along this optical flow (refine.Temporal; cmd/densify passes
+	// video's DIS flow), before the mask is thresholded and refined; prob/
+	// then holds the fused maps. Multi-label models are not fused.
+	Temporal        refine.Flow
+	TemporalOptions refine.TemporalOptions
+	Device          string // "cpu" (default), "cuda", "auto"
+	Threads         int    // ≤ 0: all cores
+	Progress        io.Writer
 }
 
 // Validate checks the settings before any work: scale in [0, MaxScale]
@@ -73,6 +81,11 @@ func (o PredictOptions) Validate() error {
 	}
 	if o.Refine != nil {
 		if err := o.Refine.Validate(); err != nil {
+			return fmt.Errorf("predict: %w", err)
+		}
+	}
+	if o.Temporal != nil {
+		if err := o.TemporalOptions.Validate(); err != nil {
 			return fmt.Errorf("predict: %w", err)
 		}
 	}
@@ -148,6 +161,16 @@ func Predict(ckpt string, frames []string, out string, opt PredictOptions) (err 
 		}
 		cut = nil
 	}
+	var fuse *refine.Temporal
+	if opt.Temporal != nil && opt.TemporalOptions.Radius > 0 {
+		if model.Config.Classes != 1 {
+			if opt.Progress != nil {
+				fmt.Fprintf(opt.Progress, "predict: %s has %d classes; temporal fusion works on binary masks, so each frame is decided alone\n", ckpt, model.Config.Classes)
+			}
+		} else if fuse, err = refine.NewTemporal(opt.TemporalOptions, opt.Temporal); err != nil {
+			return err
+		}
+	}
 
 	if err := os.MkdirAll(filepath.Dir(filepath.Clean(out)), 0o755); err != nil {
 		return err
@@ -171,15 +194,10 @@ func Predict(ckpt string, frames []string, out string, opt PredictOptions) (err 
 	}
 	bar := progress.New(opt.Progress, len(frames), "predict")
 	var names []string
-	for i, path := range frames {
-		img, err := dataset.ReadImage(path)
-		if err != nil {
-			return err
-		}
-		labels, prob, err := predictFrame(model, img, scale, shift)
-		if err != nil {
-			return fmt.Errorf("%s: %w", path, err)
-		}
+	// finish refines frame i's mask and writes it with its previews.
+	finish := func(i int, img image.Image, labels []uint8, prob []float32) error {
+		path := frames[i]
+		var err error
 		if cut != nil {
 			if labels, _, err = cut.Refine(img, labels, prob); err != nil {
 				return fmt.Errorf("%s: %w", path, err)
@@ -209,6 +227,53 @@ func Predict(ckpt string, frames []string, out string, opt PredictOptions) (err 
 			names = append(names, filepath.Join("overlay", name))
 		}
 		bar.Add(1)
+		return nil
+	}
+	// fused finishes the frames whose fused maps are complete, thresholding
+	// P̃ at ½ as decide thresholds the network's map.
+	fused := func(done []refine.Fused) error {
+		for _, f := range done {
+			labels := make([]uint8, len(f.Prob))
+			for j, p := range f.Prob {
+				if p > 0.5 {
+					labels[j] = 1
+				}
+			}
+			if err := finish(f.Index, f.Image, labels, f.Prob); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for i, path := range frames {
+		img, err := dataset.ReadImage(path)
+		if err != nil {
+			return err
+		}
+		labels, prob, err := predictFrame(model, img, scale, shift)
+		if err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		if fuse == nil {
+			err = finish(i, img, labels, prob)
+		} else {
+			var done []refine.Fused
+			if done, err = fuse.Push(img, prob); err == nil {
+				err = fused(done)
+			}
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if fuse != nil {
+		done, err := fuse.Flush()
+		if err == nil {
+			err = fused(done)
+		}
+		if err != nil {
+			return err
+		}
 	}
 	bar.Finish()
 	for _, d := range append([]string{""}, subs...) {

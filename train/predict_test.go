@@ -11,6 +11,7 @@ import (
 
 	"github.com/densify/densify/dataset"
 	"github.com/densify/densify/refine"
+	"github.com/densify/densify/trajectory"
 )
 
 // binaryModel trains a binary model for one epoch on three synthetic 48×32
@@ -188,6 +189,85 @@ func TestPredictHandsProbabilitiesToRefiner(t *testing.T) {
 				t.Fatalf("frame %d pixel %d: p %v, mask %d, written %d", i, j, p, r.masks[i][j], mp[j])
 			}
 		}
+	}
+}
+
+// stillFlow is a refine.Flow for a static scene: zero flow everywhere.
+type stillFlow struct{ calls int }
+
+func (f *stillFlow) Flow(a, b image.Image) (*trajectory.FlowField, error) {
+	f.calls++
+	return trajectory.NewFlowField(a.Bounds().Dx(), a.Bounds().Dy()), nil
+}
+
+// With temporal fusion (radius 1, a static scene) every probability map
+// written is the weighted mean of the network's maps of the frame and its
+// neighbours (weights 1 and ½; refine.Temporal), and the mask thresholds it.
+func TestPredictFusesTemporally(t *testing.T) {
+	dir, frames, ckpt := binaryModel(t)
+	plain, fused := filepath.Join(dir, "plain"), filepath.Join(dir, "fused")
+	if err := Predict(ckpt, frames, plain, PredictOptions{Prob: true, Threads: 2}); err != nil {
+		t.Fatal(err)
+	}
+	flow := &stillFlow{}
+	var po PredictOptions
+	if err := po.SetTemporal(1, flow); err != nil {
+		t.Fatal(err)
+	}
+	po.Prob, po.Threads = true, 2
+	if err := Predict(ckpt, frames, fused, po); err != nil {
+		t.Fatal(err)
+	}
+	read := func(path string) []uint8 {
+		m, err := dataset.ReadImage(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m.(*image.Gray).Pix
+	}
+	n := len(frames)
+	if n < 3 {
+		t.Fatalf("need 3 frames, have %d", n)
+	}
+	if want := 2 * (n - 1); flow.calls != want {
+		t.Errorf("%d flows for %d frames, want %d (each once)", flow.calls, n, want)
+	}
+	probs := make([][]uint8, n)
+	for i := range frames {
+		probs[i] = read(filepath.Join(plain, "prob", fmt.Sprintf("%05d.png", i)))
+	}
+	changed := 0
+	for i := range frames {
+		name := fmt.Sprintf("%05d.png", i)
+		got, mask := read(filepath.Join(fused, "prob", name)), read(filepath.Join(fused, name))
+		for j := range got {
+			num, den := float64(probs[i][j]), 1.0
+			for _, s := range []int{i - 1, i + 1} {
+				if s >= 0 && s < n {
+					num += 0.5 * float64(probs[s][j])
+					den += 0.5
+				}
+			}
+			want := num / den // ×255, from maps rounded to 1/255
+			if math.Abs(float64(got[j])-want) > 1 {
+				t.Fatalf("frame %d pixel %d: fused %d, want %.2f", i, j, got[j], want)
+			}
+			if got[j] != probs[i][j] {
+				changed++
+			}
+			if math.Abs(want-127.5) > 1.5 && (mask[j] == 255) != (want > 127.5) {
+				t.Fatalf("frame %d pixel %d: mask %d for fused probability %.1f/255", i, j, mask[j], want)
+			}
+		}
+	}
+	if changed == 0 {
+		t.Error("fusion changed no probability (the frames' maps are all equal?)")
+	}
+	if err := po.SetTemporal(2, nil); err == nil || !strings.Contains(err.Error(), "optical flow") {
+		t.Errorf("fusion without a flow: %v", err)
+	}
+	if err := po.SetTemporal(-1, flow); err == nil {
+		t.Error("negative radius accepted")
 	}
 }
 

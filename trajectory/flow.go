@@ -65,6 +65,16 @@ func bilinearCell(w, h int, x, y float64) (i0, j0 int, ax, ay float64, ok bool) 
 	return i0, j0, x - float64(i0), y - float64(j0), true
 }
 
+// SampleBilinear interpolates the w×h map m (row-major) at (x, y) as At
+// interpolates a flow field; ok is false outside [0, w−1]×[0, h−1].
+func SampleBilinear(m []float32, w, h int, x, y float64) (v float64, ok bool) {
+	i0, j0, ax, ay, ok := bilinearCell(w, h, x, y)
+	if !ok || len(m) != w*h {
+		return 0, false
+	}
+	return bilinear(m, w, i0, j0, ax, ay), true
+}
+
 // bilinear interpolates m (row stride w) inside the cell whose top-left pixel
 // is (i0, j0); a degenerate 1-pixel-wide image uses the single column/row.
 func bilinear(m []float32, w, i0, j0 int, ax, ay float64) float64 {

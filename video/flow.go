@@ -128,6 +128,13 @@ func ToGray(img image.Image) *image.Gray {
 	return g
 }
 
+// DenseFlow is refine.Flow (the optical flow of the temporal fusion of
+// predicted probability maps) on this package's Flow with Method.
+type DenseFlow struct{ Method Method }
+
+// Flow returns the flow of Method from frame a to frame b.
+func (d DenseFlow) Flow(a, b image.Image) (*trajectory.FlowField, error) { return Flow(a, b, d.Method) }
+
 // Flow computes the dense flow from prev to next (same size) with the
 // method's default parameters.
 func Flow(prev, next image.Image, method Method) (*trajectory.FlowField, error) {

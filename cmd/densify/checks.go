@@ -13,6 +13,7 @@ import (
 	"math"
 
 	"github.com/densify/densify/internal/flagcheck"
+	"github.com/densify/densify/refine"
 	"github.com/densify/densify/slurm"
 	"github.com/densify/densify/synth"
 )
@@ -78,6 +79,7 @@ var flagRanges = map[string]flagcheck.Range{
 	"shards":              {Lo: 0, Hi: slurm.MaxShards, Note: "0 = one per sequence"},
 	"cpus-per-task":       {Lo: 0, Hi: 4096, Note: "0 = the cluster's default"},
 	"gpus-per-task":       flagcheck.Closed(0, 64),
+	"temporal":            {Lo: 0, Hi: refine.MaxTemporalRadius, Note: "0 = off"},
 }
 
 var commandRanges = map[string]flagcheck.Range{

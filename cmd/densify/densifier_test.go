@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/densify/densify/pipeline"
+	"github.com/densify/densify/refine"
 	"github.com/densify/densify/synth"
 	"github.com/densify/densify/train"
 	"github.com/densify/densify/trajectory"
@@ -61,10 +62,10 @@ func TestRunWithUNet(t *testing.T) {
 	if len(masks) != 8 {
 		t.Fatalf("%d masks, want 8", len(masks))
 	}
-	if opt.Train.Refine != "graphcut" {
-		t.Fatalf("default refinement %q", opt.Train.Refine)
+	if opt.Train.Refine != "graphcut" || opt.Train.Temporal != refine.DefaultTemporalRadius {
+		t.Fatalf("default refinement %q, temporal fusion %d", opt.Train.Refine, opt.Train.Temporal)
 	}
-	opt.Train.Overlays, opt.Train.Refine = true, "none"
+	opt.Train.Overlays, opt.Train.Refine, opt.Train.Temporal, opt.Train.PriorShift = true, "none", 0, true
 	rep, err = pipeline.Run(context.Background(), root, work, opt)
 	if err != nil {
 		t.Fatal(err)
@@ -72,7 +73,7 @@ func TestRunWithUNet(t *testing.T) {
 	for _, st := range rep.Sequences[0].Stages {
 		rerun := st.Stage == "predict-uniform" || st.Stage == "eval-dense-uniform"
 		if st.Skipped == rerun {
-			t.Errorf("stage %s: skipped = %v after changing only the overlay and refinement options", st.Stage, st.Skipped)
+			t.Errorf("stage %s: skipped = %v after changing only the overlay, prior-shift, refinement and temporal options", st.Stage, st.Skipped)
 		}
 	}
 	if _, err := os.Stat(filepath.Join(work, "tiny", "masks-uniform", "overlay", "00000.png")); err != nil {
@@ -82,5 +83,10 @@ func TestRunWithUNet(t *testing.T) {
 	opt.Densifier, opt.Train.Refine, opt.Force = train.Densifier{}, "grabcut", true
 	if _, err := pipeline.Run(context.Background(), root, t.TempDir(), opt); err == nil || !strings.Contains(err.Error(), `refinement "grabcut" needs a graph cut`) {
 		t.Errorf("grabcut without a Cutter: %v", err)
+	}
+	// … and one without an optical flow the temporal fusion.
+	opt.Densifier, opt.Train.Refine, opt.Train.Temporal = train.Densifier{}, "none", 2
+	if _, err := pipeline.Run(context.Background(), root, t.TempDir(), opt); err == nil || !strings.Contains(err.Error(), "temporal fusion needs an optical flow") {
+		t.Errorf("temporal fusion without a Flow: %v", err)
 	}
 }

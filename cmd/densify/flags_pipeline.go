@@ -49,6 +49,7 @@ func (p *pipelineFlags) bind(f *pflag.FlagSet) {
 	f.BoolVar(&t.ProbMaps, "prob", t.ProbMaps, "also write probability maps")
 	f.BoolVar(&t.PriorShift, "prior-shift", false, "predict with the prior shift of class-balanced training undone (odds of the object divided by its mean class weight)")
 	f.StringVar(&t.Refine, "refine", t.Refine, refineUsage)
+	f.IntVar(&t.Temporal, "temporal", t.Temporal, temporalUsage)
 	f.BoolVar(&p.noOverlay, "no-overlay", false, "do not write per-frame overlay previews")
 }
 

@@ -14,8 +14,11 @@ type predictOptions struct {
 	IO                 *IOStreams
 	Model, Frames, Out string
 	Refine             string
+	Temporal           int
 	Predict            train.PredictOptions
 }
+
+const temporalUsage = "temporal fusion: average each frame's probability map with those of K frames on each side, carried along DIS optical flow where it passes the forward-backward test, before thresholding and refining (0 = off)"
 
 const refineUsage = "refinement of the predicted masks, which removes the halo the network paints around objects (package refine): graphcut (a minimum cut of the network's probabilities, colour models and contrast, pure Go), grabcut (OpenCV's GrabCut on a trimap from the mask) or none"
 
@@ -28,10 +31,11 @@ func NewCmdPredict(f *Factory) *cobra.Command {
 naming) and writes <out>/00000.png, 00001.png, … (frame order): 0/255 grey masks for binary
 models, paletted label images (DAVIS palette, value = class) for multi-label models.
 --prob adds prob/NNNNN.png (foreground probability ×255), --overlay adds overlay/NNNNN.png
-(frame with the mask tinted). --refine graphcut (the default) refines each binary mask by a
-minimum cut of the network's probabilities, colour models and contrast; --refine grabcut
-uses OpenCV's GrabCut on a trimap from the mask (package refine); the probability maps stay
-the network's.
+(frame with the mask tinted). --temporal K (default 4) averages each binary model's
+probability map with those of K frames on each side, carried along optical flow, before
+the mask is thresholded (prob/ then holds the fused maps). --refine graphcut (the default)
+refines each binary mask by a minimum cut of the (fused) probabilities, colour models and
+contrast; --refine grabcut uses OpenCV's GrabCut on a trimap from the mask (package refine).
 Frames of any size work; --scale resizes the input (default: the scale the model was
 trained at) and the logits are resized back to the frame's size.`,
 		Args: cobra.NoArgs,
@@ -47,6 +51,7 @@ trained at) and the logits are resized back to the frame's size.`,
 	fl.StringVar(&p.Preset, "preset", "", "refuse checkpoints of another preset")
 	fl.BoolVar(&p.PriorShift, "prior-shift", false, "undo the prior shift of class-balanced training (odds of the object divided by its mean class weight, from the checkpoint)")
 	fl.StringVar(&o.Refine, "refine", pipeline.DefaultOptions().Train.Refine, refineUsage)
+	fl.IntVar(&o.Temporal, "temporal", pipeline.DefaultOptions().Train.Temporal, temporalUsage)
 	fl.StringVar(&p.Device, "device", "cpu", "cpu, cuda or auto")
 	fl.IntVar(&p.Threads, "threads", 0, "libtorch CPU threads (0 = all cores)")
 	return cmd
@@ -57,6 +62,9 @@ func runPredict(o *predictOptions) error {
 		return fmt.Errorf("predict needs --model, --frames and --out")
 	}
 	if err := o.Predict.SetRefine(o.Refine, video.GrabCut{Seed: 1}); err != nil {
+		return err
+	}
+	if err := o.Predict.SetTemporal(o.Temporal, video.DenseFlow{Method: video.DIS}); err != nil {
 		return err
 	}
 	frames, err := dataset.ListFrames(o.Frames)

@@ -1,0 +1,238 @@
+package refine
+
+import (
+	"image"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/densify/densify/trajectory"
+)
+
+// shiftFlow is a fake optical flow for frames that carry their index in
+// pixel (0, 0): the scene translates by (vx, vy) pixels per frame, so
+// F_{a→b} = (b − a)·(vx, vy) everywhere; broken makes every backward flow
+// (b < a) wrong, so the consistency test rejects it.
+type shiftFlow struct {
+	vx, vy float32
+	broken bool
+	calls  map[[2]int]int
+}
+
+func (f *shiftFlow) Flow(a, b image.Image) (*trajectory.FlowField, error) {
+	ia, ib := int(a.(*image.Gray).Pix[0]), int(b.(*image.Gray).Pix[0])
+	if f.calls == nil {
+		f.calls = map[[2]int]int{}
+	}
+	f.calls[[2]int{ia, ib}]++
+	w, h := a.Bounds().Dx(), a.Bounds().Dy()
+	ff := trajectory.NewFlowField(w, h)
+	d := float32(ib - ia)
+	for i := range ff.U {
+		ff.U[i], ff.V[i] = d*f.vx, d*f.vy
+		if f.broken && ib < ia {
+			ff.U[i] = 0
+		}
+	}
+	return ff, nil
+}
+
+func indexFrame(i, w, h int) *image.Gray {
+	g := image.NewGray(image.Rect(0, 0, w, h))
+	g.Pix[0] = uint8(i)
+	return g
+}
+
+func constMap(v float32, n int) []float32 {
+	m := make([]float32, n)
+	for i := range m {
+		m[i] = v
+	}
+	return m
+}
+
+// runTemporal pushes every map and returns the fused maps in order.
+func runTemporal(t *testing.T, o TemporalOptions, f Flow, w, h int, maps [][]float32) [][]float32 {
+	t.Helper()
+	tf, err := NewTemporal(o, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []Fused
+	for i, m := range maps {
+		out, err := tf.Push(indexFrame(i, w, h), m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, out...)
+	}
+	rest, err := tf.Flush()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got = append(got, rest...)
+	if len(got) != len(maps) {
+		t.Fatalf("%d fused maps for %d frames", len(got), len(maps))
+	}
+	res := make([][]float32, len(got))
+	for i, g := range got {
+		if g.Index != i {
+			t.Fatalf("fused map %d has index %d", i, g.Index)
+		}
+		res[i] = g.Prob
+	}
+	return res
+}
+
+func near(a, b float64) bool { return math.Abs(a-b) < 1e-6 }
+
+// A static scene (zero flow), K = 1: each frame is the mean of itself and
+// its neighbours with weight ½, computed by hand.
+func TestTemporalStaticHandComputed(t *testing.T) {
+	o := DefaultTemporalOptions()
+	o.Radius = 1
+	maps := [][]float32{constMap(0.2, 12), constMap(0.8, 12), constMap(0.5, 12)}
+	got := runTemporal(t, o, &shiftFlow{}, 4, 3, maps)
+	want := []float64{
+		(0.2 + 0.5*0.8) / 1.5,
+		(0.8 + 0.5*0.2 + 0.5*0.5) / 2,
+		(0.5 + 0.5*0.8) / 1.5,
+	}
+	for i, m := range got {
+		for j, p := range m {
+			if !near(float64(p), want[i]) {
+				t.Fatalf("frame %d pixel %d: %v, want %v", i, j, p, want[i])
+			}
+		}
+	}
+}
+
+// A translating scene: a bright column moves one pixel right per frame. The
+// fused map of the middle frame samples its neighbours where the flow points,
+// so the column stays sharp (1 on it, 0 beside it); pixels whose flow leaves
+// the frame keep only the frames they can see.
+func TestTemporalFollowsFlow(t *testing.T) {
+	const w, h = 8, 2
+	maps := make([][]float32, 3)
+	for i := range maps {
+		maps[i] = make([]float32, w*h)
+		for y := range h {
+			maps[i][y*w+3+i] = 1 // column 3+i
+		}
+	}
+	o := DefaultTemporalOptions()
+	o.Radius = 1
+	got := runTemporal(t, o, &shiftFlow{vx: 1}, w, h, maps)
+	for x := range w {
+		want := 0.0
+		if x == 4 {
+			want = 1
+		}
+		if p := float64(got[1][x]); !near(p, want) {
+			t.Errorf("middle frame x=%d: %v, want %v", x, p, want)
+		}
+	}
+	// Without following the flow the column would be smeared over x = 3…5.
+	// Frame 0, x = 7: its successor's sample at x = 8 is outside, so only
+	// frame 0 itself counts (0); x = 3: its own 1 and the successor's 1.
+	if p := got[0][7]; p != 0 {
+		t.Errorf("frame 0 x=7: %v, want 0", p)
+	}
+	if p := got[0][3]; !near(float64(p), 1) {
+		t.Errorf("frame 0 x=3: %v, want 1", p)
+	}
+}
+
+// Flow that fails the forward–backward test is not used: every frame keeps
+// its own map.
+func TestTemporalRejectsInconsistentFlow(t *testing.T) {
+	o := DefaultTemporalOptions()
+	o.Radius = 2
+	maps := [][]float32{constMap(0.1, 100), constMap(0.9, 100), constMap(0.4, 100)}
+	got := runTemporal(t, o, &shiftFlow{vx: 3, broken: true}, 10, 10, maps)
+	for i, m := range got {
+		for j := range m {
+			if m[j] != maps[i][j] {
+				t.Fatalf("frame %d pixel %d: %v, want its own %v", i, j, m[j], maps[i][j])
+			}
+		}
+	}
+}
+
+// Radius 0 is the identity and needs no flow.
+func TestTemporalRadiusZero(t *testing.T) {
+	maps := [][]float32{constMap(0.3, 6), constMap(0.7, 6)}
+	got := runTemporal(t, TemporalOptions{}, nil, 3, 2, maps)
+	for i := range maps {
+		for j := range maps[i] {
+			if got[i][j] != maps[i][j] {
+				t.Fatalf("frame %d changed", i)
+			}
+		}
+	}
+}
+
+// Over a long sequence each flow is computed once, frames are emitted as
+// soon as their K successors exist, and the number of flows held stays
+// within K(K+1).
+func TestTemporalStreamsWithBoundedState(t *testing.T) {
+	const n, K = 40, 3
+	o := DefaultTemporalOptions()
+	o.Radius = K
+	f := &shiftFlow{}
+	tf, err := NewTemporal(o, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range n {
+		out, err := tf.Push(indexFrame(i, 4, 4), constMap(0.5, 16))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i >= K && (len(out) != 1 || out[0].Index != i-K) {
+			t.Fatalf("push %d emitted %d maps (want frame %d)", i, len(out), i-K)
+		}
+		if len(tf.flows) > K*(K+1) {
+			t.Fatalf("push %d: %d flows held, want ≤ %d", i, len(tf.flows), K*(K+1))
+		}
+		if len(tf.win) > 2*K+1 {
+			t.Fatalf("push %d: %d frames held", i, len(tf.win))
+		}
+	}
+	if _, err := tf.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	pairs := 0
+	for a := range n {
+		for b := range n {
+			if a != b && abs(a-b) <= K {
+				pairs++
+				if f.calls[[2]int{a, b}] != 1 {
+					t.Fatalf("flow %d→%d computed %d times", a, b, f.calls[[2]int{a, b}])
+				}
+			}
+		}
+	}
+	if len(f.calls) != pairs {
+		t.Fatalf("%d flows computed, want %d", len(f.calls), pairs)
+	}
+}
+
+func TestTemporalErrors(t *testing.T) {
+	if _, err := NewTemporal(TemporalOptions{Radius: -1}, nil); err == nil {
+		t.Error("negative radius accepted")
+	}
+	if _, err := NewTemporal(TemporalOptions{Radius: 2}, nil); err == nil || !strings.Contains(err.Error(), "optical flow") {
+		t.Errorf("missing flow: %v", err)
+	}
+	tf, _ := NewTemporal(DefaultTemporalOptions(), &shiftFlow{})
+	if _, err := tf.Push(indexFrame(0, 4, 4), constMap(0, 15)); err == nil || !strings.Contains(err.Error(), "15 values") {
+		t.Errorf("short map: %v", err)
+	}
+	if _, err := tf.Push(indexFrame(0, 4, 4), constMap(0, 16)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tf.Push(indexFrame(1, 5, 4), constMap(0, 20)); err == nil || !strings.Contains(err.Error(), "5x4") {
+		t.Errorf("size change: %v", err)
+	}
+}
