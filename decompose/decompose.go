@@ -118,13 +118,25 @@ func Decompose(img image.Image, opt Options) (*Result, error) {
 	r.Labels = AbsorbSmall(g, r.Labels, opt.Graph.MinSize)
 	r.Energy = multicut.Energy(g, r.Labels)
 	r.Timing.Absorb = tick()
-	adj, err := uncertainty.NewAdjacency(g)
-	if err != nil {
+	if err := r.measure(opt); err != nil {
 		return nil, err
+	}
+	r.Timing.Uncertainty = tick()
+	r.Timing.Total = r.Timing.Boundary + r.Timing.Graph + r.Timing.GAEC + r.Timing.KLj + r.Timing.Absorb + r.Timing.Uncertainty
+	return r, nil
+}
+
+// measure computes the per-pixel uncertainties of r.Labels on r.Graph (the
+// seed's γ and the likelihood with the costs opt.GammaCosts names, Layered's
+// Γ and SingleNode's γ₁).
+func (r *Result) measure(opt Options) error {
+	adj, err := uncertainty.NewAdjacency(r.Graph)
+	if err != nil {
+		return err
 	}
 	gc, err := GammaCostsOf(opt.GammaCosts)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	beta := opt.Graph.Beta
 	if gc == "logit" { // remove the prior term from the adjacency's copy of the costs
@@ -135,17 +147,13 @@ func Decompose(img image.Image, opt Options) (*Result, error) {
 		beta = 0.5
 	}
 	if r.Uncertainty, err = adj.Compute(r.Labels, beta); err != nil {
-		return nil, err
+		return err
 	}
 	if r.GammaLayered, err = Layered(adj, r.Labels, r.Uncertainty); err != nil {
-		return nil, err
+		return err
 	}
-	if r.GammaSingle, err = SingleNode(adj, r.Labels, r.Uncertainty); err != nil {
-		return nil, err
-	}
-	r.Timing.Uncertainty = tick()
-	r.Timing.Total = r.Timing.Boundary + r.Timing.Graph + r.Timing.GAEC + r.Timing.KLj + r.Timing.Absorb + r.Timing.Uncertainty
-	return r, nil
+	r.GammaSingle, err = SingleNode(adj, r.Labels, r.Uncertainty)
+	return err
 }
 
 // Evaluation compares a decomposition with the annotators.

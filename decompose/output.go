@@ -132,7 +132,10 @@ type ImageOptions struct {
 
 // RunImage decomposes one image and writes into Out: labels.png,
 // boundary.png, uncertainty.png, uncertainty.npy (float32 H×W, the seed's
-// u = σ(−γ)), gamma-layered.npy (float32 H×W, Γ of Layered), removal.png, summary.json, graph.txt (with WriteGraph), and with GT also
+// u = σ(−γ)), labels.npy (float32 H×W, the segment of every pixel, exact
+// integers) and boundary.npy (float32 H×W, the boundary map), from which Load
+// rebuilds the result without solving again, gamma-layered.npy (float32 H×W,
+// Γ of Layered), removal.png, summary.json, graph.txt (with WriteGraph), and with GT also
 // sparsify.csv, vi.png, ri.png; summary.json then carries the region scores
 // and vi_auc per ordering. Inputs are read and checked before anything is
 // written; every file is written atomically.
@@ -209,6 +212,16 @@ func writeImage(o ImageOptions, img image.Image, r *Result, s *ImageSummary) err
 		{"uncertainty.png", png(HeatImage(r.Uncertainty.U, r.W, r.H))},
 		{"uncertainty.npy", func(p string) error {
 			return sampling.WriteNPY(p, &sampling.Array{Shape: []int{r.H, r.W}, F32: u32})
+		}},
+		{"labels.npy", func(p string) error {
+			l, err := labelsF32(r.Labels)
+			if err != nil {
+				return err
+			}
+			return sampling.WriteNPY(p, &sampling.Array{Shape: []int{r.H, r.W}, F32: l})
+		}},
+		{"boundary.npy", func(p string) error {
+			return sampling.WriteNPY(p, &sampling.Array{Shape: []int{r.H, r.W}, F32: r.Boundary})
 		}},
 		{"gamma-layered.npy", func(p string) error {
 			return sampling.WriteNPY(p, &sampling.Array{Shape: []int{r.H, r.W}, F32: f32(r.GammaLayered)})

@@ -28,7 +28,9 @@ fitted on BSDS-500 train; --model for another), builds the pixel graph (E: 4 or 
 F: --lifted offsets per pixel up to --radius), takes a pair's cut probability as the largest
 boundary probability on the line between the pixels, costs c = logit(1−p) + log((1−β)/β),
 solves with GAEC then KLj and computes u = σ(−γ) per pixel. --image writes labels.png,
-boundary.png, uncertainty.png/.npy, removal.png, summary.json (and graph.txt with --graph);
+boundary.png, uncertainty.png/.npy, labels.npy and boundary.npy (the segments and the boundary
+map, from which decompose.Load recomputes the measures without solving again), removal.png,
+summary.json (and graph.txt with --graph);
 --gt adds region scores (VI, PRI, covering), sparsify.csv, vi.png, ri.png and vi_auc per
 ordering. A split (--images, --gt-dir) writes one folder per image plus curves, plots and
 summary.md; it resumes.`,
