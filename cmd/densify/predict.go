@@ -31,7 +31,7 @@ func NewCmdPredict(f *Factory) *cobra.Command {
 naming) and writes <out>/00000.png, 00001.png, … (frame order): 0/255 grey masks for binary
 models, paletted label images (DAVIS palette, value = class) for multi-label models.
 --prob adds prob/NNNNN.png (foreground probability ×255), --overlay adds overlay/NNNNN.png
-(frame with the mask tinted). --temporal K (default 4) averages each binary model's
+(frame with the mask tinted). --temporal K (default 2) averages each binary model's
 probability map with those of K frames on each side, carried along optical flow, before
 the mask is thresholded (prob/ then holds the fused maps). --refine graphcut (the default)
 refines each binary mask by a minimum cut of the (fused) probabilities, colour models and
