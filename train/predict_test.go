@@ -110,25 +110,18 @@ func TestPredictRefines(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		read := func(path string) []uint8 {
-			m, err := dataset.ReadImage(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return m.(*image.Gray).Pix
-		}
-		net := read(filepath.Join(plain, name))
+		net := readGray(t, filepath.Join(plain, name))
 		want, _, err := refine.Mask(img, net, o, &stripes{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		got := read(filepath.Join(refined, name))
+		got := readGray(t, filepath.Join(refined, name))
 		for j := range want {
 			if got[j] != 255*want[j] {
 				t.Fatalf("frame %d pixel %d: %d, want %d", i, j, got[j], 255*want[j])
 			}
 		}
-		if p, q := read(filepath.Join(plain, "prob", name)), read(filepath.Join(refined, "prob", name)); string(p) != string(q) {
+		if p, q := readGray(t, filepath.Join(plain, "prob", name)), readGray(t, filepath.Join(refined, "prob", name)); string(p) != string(q) {
 			t.Errorf("frame %d: refinement changed the probability map", i)
 		}
 	}
@@ -192,6 +185,16 @@ func TestPredictHandsProbabilitiesToRefiner(t *testing.T) {
 	}
 }
 
+// readGray returns the pixels of a grey PNG (a mask or probability map).
+func readGray(t *testing.T, path string) []uint8 {
+	t.Helper()
+	m, err := dataset.ReadImage(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m.(*image.Gray).Pix
+}
+
 // stillFlow is a refine.Flow for a static scene: zero flow everywhere.
 type stillFlow struct{ calls int }
 
@@ -218,13 +221,6 @@ func TestPredictFusesTemporally(t *testing.T) {
 	if err := Predict(ckpt, frames, fused, po); err != nil {
 		t.Fatal(err)
 	}
-	read := func(path string) []uint8 {
-		m, err := dataset.ReadImage(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return m.(*image.Gray).Pix
-	}
 	n := len(frames)
 	if n < 3 {
 		t.Fatalf("need 3 frames, have %d", n)
@@ -234,12 +230,12 @@ func TestPredictFusesTemporally(t *testing.T) {
 	}
 	probs := make([][]uint8, n)
 	for i := range frames {
-		probs[i] = read(filepath.Join(plain, "prob", fmt.Sprintf("%05d.png", i)))
+		probs[i] = readGray(t, filepath.Join(plain, "prob", fmt.Sprintf("%05d.png", i)))
 	}
 	changed := 0
 	for i := range frames {
 		name := fmt.Sprintf("%05d.png", i)
-		got, mask := read(filepath.Join(fused, "prob", name)), read(filepath.Join(fused, name))
+		got, mask := readGray(t, filepath.Join(fused, "prob", name)), readGray(t, filepath.Join(fused, name))
 		for j := range got {
 			num, den := float64(probs[i][j]), 1.0
 			for _, s := range []int{i - 1, i + 1} {
