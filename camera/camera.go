@@ -149,17 +149,9 @@ func Estimate(ts *trajectory.TrackSet, opt Options) (*Motion, error) {
 	type corr struct{ x0, y0, x1, y1 []float64 }
 	cs := make([]corr, nf)
 	step := func(t int) int { return max(min(opt.Step, nf-1-t), 1) }
-	// the border band (extent of all points)
 	var inBand func(x, y float64) bool // nil: no band
 	if opt.Border > 0 {
-		x0, y0, x1, y1 := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
-		for i := range ts.Tracks {
-			for _, q := range ts.Tracks[i].Points {
-				x0, y0, x1, y1 = math.Min(x0, q.X), math.Min(y0, q.Y), math.Max(x1, q.X), math.Max(y1, q.Y)
-			}
-		}
-		b := opt.Border * math.Min(x1-x0, y1-y0)
-		inBand = func(x, y float64) bool { return x-x0 <= b || x1-x <= b || y-y0 <= b || y1-y <= b }
+		inBand = BorderBand(ts, opt.Border)
 	}
 	border := make([]corr, nf)
 	for i := range ts.Tracks {
@@ -219,6 +211,21 @@ func Estimate(ts *trajectory.TrackSet, opt Options) (*Motion, error) {
 		m.ResX[i], m.ResY[i], m.Norm[i] = rx, ry, nm
 	}
 	return m, nil
+}
+
+// BorderBand returns the test for the image-border band of Options.Border:
+// a point lies in it when it is within border × min(width, height) of the
+// border of the extent of all of ts's points (the frame, as far as the
+// trajectories cover it).
+func BorderBand(ts *trajectory.TrackSet, border float64) func(x, y float64) bool {
+	x0, y0, x1, y1 := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
+	for i := range ts.Tracks {
+		for _, q := range ts.Tracks[i].Points {
+			x0, y0, x1, y1 = math.Min(x0, q.X), math.Min(y0, q.Y), math.Max(x1, q.X), math.Max(y1, q.Y)
+		}
+	}
+	b := border * math.Min(x1-x0, y1-y0)
+	return func(x, y float64) bool { return x-x0 <= b || x1-x <= b || y-y0 <= b || y1-y <= b }
 }
 
 // fitFrame runs RANSAC on one frame's correspondences (displacements over T

@@ -1,11 +1,13 @@
 package motiongraph
 
 import (
+	"math"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/densify/densify/camera"
+	"github.com/densify/densify/trajectory"
 )
 
 func TestCameraEvidence(t *testing.T) {
@@ -14,7 +16,7 @@ func TestCameraEvidence(t *testing.T) {
 	// cluster 2: 0.2 and 10, 20 (2 tracks; median 10: not background)
 	m := &camera.Motion{Norm: [][]float32{{0.5, 1}, {2}, {2, 4}, {5, 9}, {0.2}, {10, 20}}}
 	labels := []int{0, 0, 1, 1, 2, 2}
-	ev, bg := CameraEvidence(m, labels, 3)
+	ev, bg := CameraEvidence(m, labels, 3, nil)
 	if len(bg) != 1 || bg[0] != 0 {
 		t.Fatalf("background %v, want [0]", bg)
 	}
@@ -29,18 +31,50 @@ func TestCameraEvidence(t *testing.T) {
 		}
 	}
 	// two background clusters (sky and ground): both
-	_, bg = CameraEvidence(m, []int{0, 0, 1, 1, 0, 0}, 2)
+	_, bg = CameraEvidence(m, []int{0, 0, 1, 1, 0, 0}, 2, nil)
 	if len(bg) != 1 || bg[0] != 0 {
 		t.Errorf("background %v, want [0]", bg)
 	}
-	_, bg = CameraEvidence(&camera.Motion{Norm: [][]float32{{1}, {2}, {9}}}, []int{0, 1, 2}, 3)
+	_, bg = CameraEvidence(&camera.Motion{Norm: [][]float32{{1}, {2}, {9}}}, []int{0, 1, 2}, 3, nil)
 	if len(bg) != 2 || bg[0] != 0 || bg[1] != 1 {
 		t.Errorf("background %v, want [0 1]", bg)
 	}
 	// no cluster explained: the one with the smallest median residual
-	_, bg = CameraEvidence(&camera.Motion{Norm: [][]float32{{7}, {5}, {9}}}, []int{0, 1, 2}, 3)
+	_, bg = CameraEvidence(&camera.Motion{Norm: [][]float32{{7}, {5}, {9}}}, []int{0, 1, 2}, 3, nil)
 	if len(bg) != 1 || bg[0] != 1 {
 		t.Errorf("background %v, want [1]", bg)
+	}
+}
+
+// BorderShares on a 100×100 extent (band: within 15 px of its border),
+// computed by hand in the comments.
+func TestBorderShares(t *testing.T) {
+	pt := func(f int, x, y float64) trajectory.Point { return trajectory.Point{Frame: f, X: x, Y: y} }
+	tr := func(p ...trajectory.Point) trajectory.Track { return trajectory.Track{Points: p} }
+	ts := &trajectory.TrackSet{Frames: 3, Tracks: []trajectory.Track{
+		tr(pt(0, 0, 0), pt(1, 5, 5), pt(2, 50, 50)), // cluster 0: band, band, inside
+		tr(pt(0, 100, 100), pt(1, 50, 50)),          // cluster 0: band, inside
+		tr(pt(2, 2, 50)),                            // cluster 1: band
+		tr(pt(0, 50, 95), pt(1, 50, 50)),            // cluster 2: band, inside
+		tr(pt(2, 98, 50)),                           // cluster 1: band
+	}}
+	labels := []int{0, 0, 1, 2, 1}
+	got := BorderShares(ts, labels, 3)
+	// band points: frame 0: A, B, D (3); frame 1: A (1); frame 2: C, E (2)
+	// cluster 0 lives in 0, 1, 2: holds 3 of 6; cluster 1 lives in 2: 2 of 2;
+	// cluster 2 lives in 0, 1: 1 of 4
+	want := []float64{0.5, 1, 0.25}
+	for c := range want {
+		if math.Abs(got[c]-want[c]) > 1e-12 {
+			t.Errorf("cluster %d: share %v, want %v", c, got[c], want[c])
+		}
+	}
+	// a cluster the camera does not explain but that holds the band is
+	// background; one below BackgroundBorderShare is not
+	m := &camera.Motion{Norm: [][]float32{{9}, {9}, {9}}}
+	ev, bg := CameraEvidence(m, []int{0, 1, 2}, 3, []float64{0.9, 0.1, 0.49})
+	if len(bg) != 1 || bg[0] != 0 || ev[0].BorderShare != 0.9 {
+		t.Fatalf("background %v (evidence %+v), want [0]", bg, ev)
 	}
 }
 

@@ -99,7 +99,7 @@ func Segment(ts *trajectory.TrackSet, frames []image.Image, opt SegmentOptions) 
 	if err != nil {
 		return nil, err
 	}
-	res.Camera, res.Background = CameraEvidence(bcam, res.Labels, res.Clusters)
+	res.Camera, res.Background = CameraEvidence(bcam, res.Labels, res.Clusters, BorderShares(ts, res.Labels, res.Clusters))
 	return res, nil
 }
 
