@@ -28,7 +28,7 @@ const BackgroundBorder = 0.15
 // to be background whatever the camera fit says (see BorderShares): the
 // background of the frames it lives in. On the ten DAVIS development
 // sequences every background cluster holds 0.72–1.00 of the band and every
-// object cluster at most 0.27.
+// other cluster less than 0.3 (motocross-jump's rider 0.27).
 const BackgroundBorderShare = 0.5
 
 // BorderShares returns, for every cluster 0..clusters−1 of labels (one per
