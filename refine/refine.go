@@ -6,6 +6,9 @@
 // this package's Boykov–Kolmogorov max-flow, Graph); and TrimapCut
 // ("grabcut"), GrabCut (Rother, Kolmogorov & Blake, SIGGRAPH 2004) on a
 // trimap built from the network's mask, behind the Cutter interface.
+// Before either, Temporal can fuse each frame's probability map with its
+// neighbours' along optical flow (temporal.go; the flow behind the Flow
+// interface).
 //
 // Why: trained on sparse trajectory labels, the network has no label in the
 // band around a moving object where the tracker loses points (motion
