@@ -237,6 +237,7 @@ func cutEnergy(rgb, p []float64, node []int32, n, w, h int, o CutOptions) (lab [
 			lnP1[k], lnP0[k] = -math.Log(q), -math.Log(1-q)
 		}
 	}
+	pt := newPairTerms(rgb, node, n, w, h, beta, o.Smooth)
 	for it := 0; it < o.Iterations; it++ {
 		if it > 0 { // refit on the last cut
 			fg, bg = fg[:0], bg[:0]
@@ -265,18 +266,62 @@ func cutEnergy(rgb, p []float64, node []int32, n, w, h int, o CutOptions) (lab [
 		if err != nil {
 			return nil, false, err
 		}
-		if lab, err = solve(rgb, lnP1, lnP0, node, n, w, h, gf, gb, beta, o); err != nil {
+		if lab, err = solve(rgb, lnP1, lnP0, node, n, w, h, gf, gb, pt, o); err != nil {
 			return nil, false, err
 		}
 	}
 	return lab, true, nil
 }
 
+// pairTerms are the contrast-sensitive Potts weights of the free pixels,
+// which do not change between cuts (only the colour models do): edge[4k+j]
+// is the weight to forward neighbour j (neighbours) of node k when that
+// neighbour is free, and fixed[fixedOff[k]:fixedOff[k+1]] are node k's
+// weights to its fixed-background 8-neighbours, in scan order.
+type pairTerms struct {
+	edge     []float64
+	fixedOff []int32
+	fixed    []float64
+}
+
+// newPairTerms computes the pair weights of the free pixels (node ≥ 0,
+// numbered 0…n−1 in scan order, as GraphCut numbers them) of a w×h frame
+// once, for every cut of cutEnergy.
+func newPairTerms(rgb []float64, node []int32, n, w, h int, beta, gamma float64) *pairTerms {
+	pt := &pairTerms{edge: make([]float64, 4*n), fixedOff: make([]int32, n+1)}
+	for y := 0; y < h; y++ {
+		for x := 0; x < w; x++ {
+			i := y*w + x
+			k := int(node[i])
+			if k < 0 {
+				continue
+			}
+			for dy := -1; dy <= 1; dy++ {
+				for dx := -1; dx <= 1; dx++ {
+					u, v := x+dx, y+dy
+					if (dx != 0 || dy != 0) && u >= 0 && u < w && v >= 0 && v < h && node[v*w+u] < 0 {
+						pt.fixed = append(pt.fixed, pairWeight(rgb, i, v*w+u, dx != 0 && dy != 0, beta, gamma))
+					}
+				}
+			}
+			pt.fixedOff[k+1] = int32(len(pt.fixed))
+			for j, d := range neighbours {
+				u, v := x+d[0], y+d[1]
+				if u < 0 || u >= w || v >= h || node[v*w+u] < 0 {
+					continue
+				}
+				pt.edge[4*k+j] = pairWeight(rgb, i, v*w+u, d[0] != 0 && d[1] != 0, beta, gamma)
+			}
+		}
+	}
+	return pt
+}
+
 // solve builds the graph of the energy for the free pixels (node ≥ 0; the
-// others are fixed background) with colour models gf and gb and returns the
-// labels of its minimum cut. lnP1 and lnP0 are −log P_net and −log(1 − P_net)
-// per node.
-func solve(rgb, lnP1, lnP0 []float64, node []int32, n, w, h int, gf, gb *GMM, beta float64, o CutOptions) ([]bool, error) {
+// others are fixed background) with colour models gf and gb and the pair
+// weights pt, and returns the labels of its minimum cut. lnP1 and lnP0 are
+// −log P_net and −log(1 − P_net) per node.
+func solve(rgb, lnP1, lnP0 []float64, node []int32, n, w, h int, gf, gb *GMM, pt *pairTerms, o CutOptions) ([]bool, error) {
 	g := NewGraph(n, 4*n)
 	for y := 0; y < h; y++ {
 		for x := 0; x < w; x++ {
@@ -289,23 +334,17 @@ func solve(rgb, lnP1, lnP0 []float64, node []int32, n, w, h int, gf, gb *GMM, be
 			d1 := o.Net*lnP1[k] - o.Colour*gf.LogDensity(c) // cost of label 1
 			d0 := o.Net*lnP0[k] - o.Colour*gb.LogDensity(c)
 			// pairs with fixed-background neighbours (all 8) are paid by label 1
-			for dy := -1; dy <= 1; dy++ {
-				for dx := -1; dx <= 1; dx++ {
-					u, v := x+dx, y+dy
-					if (dx != 0 || dy != 0) && u >= 0 && u < w && v >= 0 && v < h && node[v*w+u] < 0 {
-						d1 += pairWeight(rgb, i, v*w+u, dx != 0 && dy != 0, beta, o.Smooth)
-					}
-				}
+			for _, wt := range pt.fixed[pt.fixedOff[k]:pt.fixedOff[k+1]] {
+				d1 += wt
 			}
 			m := min(d0, d1)
 			g.AddTerminal(k, d0-m, d1-m)
-			for _, d := range neighbours {
+			for j, d := range neighbours {
 				u, v := x+d[0], y+d[1]
 				if u < 0 || u >= w || v >= h || node[v*w+u] < 0 {
 					continue
 				}
-				wt := pairWeight(rgb, i, v*w+u, d[0] != 0 && d[1] != 0, beta, o.Smooth)
-				g.AddEdge(k, int(node[v*w+u]), wt, wt)
+				g.AddEdge(k, int(node[v*w+u]), pt.edge[4*k+j], pt.edge[4*k+j])
 			}
 		}
 	}
