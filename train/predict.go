@@ -117,7 +117,8 @@ func Predict(ckpt string, frames []string, out string, opt PredictOptions) (err 
 	if len(frames) == 0 {
 		return fmt.Errorf("predict: no frames")
 	}
-	defer unet.LockThread()() // every frame on one OS thread (see unet.LockThread)
+	defer unet.LockThread()()   // every frame on one OS thread (see unet.LockThread)
+	defer unet.TrimBlockCache() // cached blocks of this shape go back to the system
 	if err := unet.SetThreads(opt.Threads); err != nil {
 		return err
 	}

@@ -239,6 +239,7 @@ func Run(ctx context.Context, cfg Config, sets []string, out string, progress io
 	}
 	// The whole training on one OS thread (see unet.LockThread).
 	defer unet.LockThread()()
+	defer unet.TrimBlockCache() // cached blocks of this shape go back to the system
 	if err := unet.SetThreads(cfg.Threads); err != nil {
 		return nil, err
 	}
