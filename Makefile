@@ -12,6 +12,13 @@ FUZZTIME ?= 30s
 
 .PHONY: all setup build test bench demo fuzz clean
 
+# unet's block cache (unet/blockcache.cpp) includes c10's headers and links libc10 itself; with
+# an official libtorch they are under $(LIBTORCH), not /usr.
+ifneq ($(LIBTORCH),)
+export CGO_CXXFLAGS := -g -O2 -I$(LIBTORCH)/include
+export CGO_LDFLAGS := -g -O2 -L$(LIBTORCH)/lib -Wl,-rpath,$(LIBTORCH)/lib
+endif
+
 all: build
 
 setup:

@@ -25,7 +25,7 @@ package unet
 // (TestBlockCacheKeepsResults).
 
 /*
-#cgo CXXFLAGS: -std=c++17 -O2 -D_GLIBCXX_USE_CXX11_ABI=1
+#cgo CXXFLAGS: -std=c++17 -O2
 #cgo LDFLAGS: -lc10
 #include <stdint.h>
 int densify_block_cache_install(int64_t min_bytes, int64_t max_cached);
