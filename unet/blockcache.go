@@ -12,14 +12,17 @@ package unet
 // RSS drifts above the step's live set. PyTorch on CPU does the same (its
 // caching allocator is for CUDA only). Reusing each freed block of at least
 // DefaultBlockCacheMin bytes for the next request of exactly the same size —
-// which the next step makes — removes both. Measured on 2 cores, 16 steps,
-// one process each (train/speed_test.go's worker):
+// which the next step makes — removes both. Measured on 2 cores with
+// train/speed_test.go's worker, 16–20 steps per process, without → with:
 //
-//	shape               step (median)  system CPU  page faults  peak RSS
-//	train 1×854×480     1.10 → 0.91 s  7.0 → 1.0 s 1.9 M → 0.24 M 1,297–1,376 → 1,047 MiB
-//	train 2×427×240     0.56 → 0.47 s  2.5 → 0.8 s 0.80 M → 0.15 M 714–716 → 654 MiB
-//	infer 1×854×480     0.36 → 0.35 s  1.5 → 0.6 s 0.36 M → 0.12 M 510–549 → 544–546 MiB
+//	shape            step (median)        system CPU   page faults     peak RSS (MiB)
+//	train 1×854×480  1.10 → 0.91 s        7.0 → 1.0 s  1.9 M → 0.24 M  1,297–1,376 → 1,047
+//	train 2×427×240  0.61 → 0.52–0.60 s   3.1 → 1.1 s  0.80 M → 0.15 M 695–706 → 647–650
+//	infer 1×854×480  0.36 → 0.35 s        1.5 → 0.6 s  0.36 M → 0.12 M 510–549 → 544–546
 //
+// (2×427×240, the default training shape: three alternating process pairs.)
+// User CPU rises a little (+0.4–1.9 s per 20 steps at 2×427×240): reused
+// blocks are not in the CPU caches the way freshly zeroed pages are.
 // Results are bit-identical: libtorch never reads memory it has not written
 // (torch.empty semantics), so where a block comes from cannot change a value
 // (TestBlockCacheKeepsResults).
