@@ -1,7 +1,13 @@
 package sampling
 
 import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+
 	"github.com/densify/densify/dataset"
+	"github.com/densify/densify/internal/atomicfile"
 )
 
 // LabelScores compares the foreground of sparse training labels with the
@@ -94,4 +100,31 @@ func ScoreLabels(set *Set, gt *dataset.GroundTruth) LabelQuality {
 	}
 	q.Labelled, q.Hard = all.scores(), hard.scores()
 	return q
+}
+
+// LabelQualityFile is the file in a prepared set's folder that holds its
+// LabelQuality when prepare was given the ground truth.
+const LabelQualityFile = "label_quality.json"
+
+// WriteLabelQuality writes q as JSON to dir/LabelQualityFile (atomically).
+func WriteLabelQuality(dir string, q LabelQuality) error {
+	b, err := json.MarshalIndent(q, "", "  ")
+	if err != nil {
+		return err
+	}
+	return atomicfile.WriteBytes(filepath.Join(dir, LabelQualityFile), append(b, '\n'))
+}
+
+// ReadLabelQuality reads dir/LabelQualityFile.
+func ReadLabelQuality(dir string) (LabelQuality, error) {
+	var q LabelQuality
+	path := filepath.Join(dir, LabelQualityFile)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return q, err
+	}
+	if err := json.Unmarshal(b, &q); err != nil {
+		return q, fmt.Errorf("%s: %v", path, err)
+	}
+	return q, nil
 }

@@ -35,6 +35,14 @@ func TestScoreLabelsHandComputed(t *testing.T) {
 	if q.Frames != 1 {
 		t.Errorf("frames %d, want 1", q.Frames)
 	}
+	// the file round trip
+	dir := t.TempDir()
+	if err := WriteLabelQuality(dir, q); err != nil {
+		t.Fatal(err)
+	}
+	if back, err := ReadLabelQuality(dir); err != nil || back != q {
+		t.Errorf("label quality file: %+v, %v; want %+v", back, err, q)
+	}
 	// no pixels at all: every ratio is 1 by definition
 	if e := ScoreLabels(&Set{Width: 4, Height: 1}, gt); e.Labelled.IoU != 1 || e.Labelled.Pixels != 0 {
 		t.Errorf("empty set: %+v", e)

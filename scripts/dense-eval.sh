@@ -65,13 +65,13 @@ one() { # labels variant seed set out
   "$DENSIFY" predict --refine none --model "$out/model/model.ckpt" --frames "$d" --out "$out/masks-unrefined" > /dev/null 2>&1
   "$DENSIFY" eval --gt "$DAVIS/Annotations/480p/$seq" --masks "$out/masks-unrefined" --json "$out/eval-unrefined.json" > /dev/null
   python3 - "$out/eval.json" "$seq" "$labels" "$variant" "$seed" "$secs" "$set" "$out/eval-unrefined.json" >> "$csv.tmp" <<'PY'
-import json, sys, re
+import json, sys
 ev = json.load(open(sys.argv[1])); seq, labels, variant, seed, secs, setdir = sys.argv[2:8]
 raw = json.load(open(sys.argv[8]))
 iou = ""
-try:
-    iou = re.search(r"P/R/IoU [\d.]+/[\d.]+/([\d.]+)", open(setdir + ".txt").read()).group(1)
-except Exception:
+try:  # written by densify prepare --gt
+    iou = "%s" % json.load(open(setdir + "/label_quality.json"))["labelled"]["iou"]
+except OSError:
     pass
 print("%s,%s,%s,%s,%.6f,%.6f,%.6f,%.6f,%.1f,%s,%.6f" % (seq, labels, variant, seed, ev["precision"], ev["recall"], ev["f"], ev["j_mean"], float(secs), iou, raw["j_mean"]))
 PY

@@ -57,13 +57,15 @@ for d in "$DAVIS"/JPEGImages/480p/*/; do
   "$DENSIFY" prepare --frames "$d" --tracks "$out/${seq}Tracks$n.dat" --uncertainty "$out/u.csv" \
     --segment "$out/segment.json" --gt "$gt" --out "$out/set" > "$out/prepare.txt"
   python3 - "$seq" "$out" >> "$WORK/table.md" <<'EOF'
-import json, re, sys
+import json, sys
 seq, out = sys.argv[1], sys.argv[2]
 seg = json.load(open(out + "/segment.json"))
 ev = json.load(open(out + "/eval.json"))
-q = re.search(r"P/R/IoU ([\d.]+)/([\d.]+)/([\d.]+) over \d+ labelled pixels; hard examples ([\d.]+)/([\d.]+)/([\d.]+), accuracy ([\d.]+) over (\d+)",
-              open(out + "/prepare.txt").read())
-iou, hiou, hacc, hn = (float(q.group(3)), float(q.group(6)), float(q.group(7)), int(q.group(8))) if q else (float("nan"),) * 3 + (0,)
+try:  # written by densify prepare --gt
+    q = json.load(open(out + "/set/label_quality.json"))
+    iou, hiou, hacc, hn = q["labelled"]["iou"], q["hard"]["iou"], q["hard"]["accuracy"], q["hard"]["pixels"]
+except OSError:
+    iou, hiou, hacc, hn = (float("nan"),) * 3 + (0,)
 print("| %s | %d | %d | %.1f | %.1f | %.1f | %.2f %% | %d | %.3f | %s | %s |" % (
     seq, seg["nodes"], seg["clusters"], 100 * ev["precision"], 100 * ev["recall"], 100 * ev["f"],
     100 * seg["small_cluster_share"], len(seg["background_clusters"]), iou,

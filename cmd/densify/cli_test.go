@@ -83,6 +83,16 @@ func TestSynthEvalPrepareChain(t *testing.T) {
 	if n := len(m["frames"].([]any)); n != 12 {
 		t.Fatalf("prepared %d frames, want 12", n)
 	}
+	// With --gt the labels' scores go into the set's label_quality.json; the
+	// ground-truth tracks label the ground truth's regions.
+	scored := filepath.Join(dir, "set-gt")
+	if out, err := densify(t, "prepare", "--frames", seq, "--tracks", filepath.Join(seq, "synth01Tracks12_gt.dat"), "--out", scored, "--min-segment", "0", "--gt", gt); err != nil || !strings.Contains(out, "label quality") {
+		t.Fatalf("prepare --gt: %v\n%s", err, out)
+	}
+	q := readJSON(t, filepath.Join(scored, "label_quality.json"))["labelled"].(map[string]any)
+	if q["pixels"].(float64) == 0 || q["iou"].(float64) < 0.9 {
+		t.Fatalf("label quality of ground-truth tracks: %v", q)
+	}
 	// An uncertainty file for another track set is rejected, naming file and line; no set is written.
 	bad := filepath.Join(dir, "u.csv")
 	os.WriteFile(bad, []byte("node,uncertainty\n0,0.5\n999999,0.1\n"), 0o644)

@@ -81,6 +81,9 @@ func runPrepare(o *prepareOptions) error {
 	}
 	if gt != nil {
 		q := sampling.ScoreLabels(set, gt)
+		if err := sampling.WriteLabelQuality(o.Out, q); err != nil {
+			return err
+		}
 		fmt.Fprintf(o.IO.Out, "label quality: foreground P/R/IoU %.3f/%.3f/%.3f over %d labelled pixels; hard examples %.3f/%.3f/%.3f, accuracy %.3f over %d pixels\n",
 			q.Labelled.Precision, q.Labelled.Recall, q.Labelled.IoU, q.Labelled.Pixels, q.Hard.Precision, q.Hard.Recall, q.Hard.IoU, q.Hard.Accuracy, q.Hard.Pixels)
 	}
