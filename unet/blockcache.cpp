@@ -34,14 +34,18 @@ struct BlockCache final : c10::Allocator {
 
   static void release(void *p) { installed->put(p); }
 
+  // put takes back a block: a large one into its size's free list (or to the
+  // system beyond max_cached), a small one (raw_allocate's) to the base.
   void put(void *p) {
     if (p == nullptr) {
       return;
     }
+    bool large = false;
     {
       std::lock_guard<std::mutex> g(mu);
       auto it = live.find(p);
       if (it != live.end()) {
+        large = true;
         size_t n = it->second;
         live.erase(it);
         if (cached + n <= max_cached) {
@@ -49,23 +53,19 @@ struct BlockCache final : c10::Allocator {
           cached += n;
           return;
         }
-        // over the limit: freed below, outside the lock
-      } else {
-        // a small block of the base allocator
-        goto small;
       }
     }
-    c10::free_cpu(p);
-    return;
-  small:
-    base_raw(p);
+    if (large) {
+      c10::free_cpu(p); // over the limit
+    } else {
+      base_raw(p);
+    }
   }
 
   c10::DataPtr allocate(size_t n) const override {
     auto *self = const_cast<BlockCache *>(this);
     if (n < min_bytes.load(std::memory_order_relaxed)) {
-      c10::DataPtr d = base->allocate(n);
-      return d;
+      return base->allocate(n);
     }
     void *p = nullptr;
     {
