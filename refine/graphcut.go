@@ -266,29 +266,32 @@ func cutEnergy(rgb, p []float64, node []int32, n, w, h int, o CutOptions) (lab [
 		if err != nil {
 			return nil, false, err
 		}
-		if lab, err = solve(rgb, lnP1, lnP0, node, n, w, h, gf, gb, pt, o); err != nil {
+		if lab, err = solve(rgb, lnP1, lnP0, n, gf, gb, pt, o); err != nil {
 			return nil, false, err
 		}
 	}
 	return lab, true, nil
 }
 
-// pairTerms are the contrast-sensitive Potts weights of the free pixels,
-// which do not change between cuts (only the colour models do): edge[4k+j]
-// is the weight to forward neighbour j (neighbours) of node k when that
-// neighbour is free, and fixed[fixedOff[k]:fixedOff[k+1]] are node k's
-// weights to its fixed-background 8-neighbours, in scan order.
+// pairTerms are the free pixels' graph structure and contrast-sensitive
+// Potts weights, which do not change between cuts (only the colour models
+// do): pix[k] is node k's pixel; nb[4k+j] is the node of its forward
+// neighbour j (neighbours), −1 when that neighbour is outside the frame or
+// fixed, and edge[4k+j] the weight to it; fixed[fixedOff[k]:fixedOff[k+1]]
+// are node k's weights to its fixed-background 8-neighbours, in scan order.
 type pairTerms struct {
+	pix      []int32
+	nb       []int32
 	edge     []float64
 	fixedOff []int32
 	fixed    []float64
 }
 
-// newPairTerms computes the pair weights of the free pixels (node ≥ 0,
-// numbered 0…n−1 in scan order, as GraphCut numbers them) of a w×h frame
-// once, for every cut of cutEnergy.
+// newPairTerms computes the structure and pair weights of the free pixels
+// (node ≥ 0, numbered 0…n−1 in scan order, as GraphCut numbers them) of a
+// w×h frame once, for every cut of cutEnergy.
 func newPairTerms(rgb []float64, node []int32, n, w, h int, beta, gamma float64) *pairTerms {
-	pt := &pairTerms{edge: make([]float64, 4*n), fixedOff: make([]int32, n+1)}
+	pt := &pairTerms{pix: make([]int32, n), nb: make([]int32, 4*n), edge: make([]float64, 4*n), fixedOff: make([]int32, n+1)}
 	for y := 0; y < h; y++ {
 		for x := 0; x < w; x++ {
 			i := y*w + x
@@ -296,6 +299,7 @@ func newPairTerms(rgb []float64, node []int32, n, w, h int, beta, gamma float64)
 			if k < 0 {
 				continue
 			}
+			pt.pix[k] = int32(i)
 			for dy := -1; dy <= 1; dy++ {
 				for dx := -1; dx <= 1; dx++ {
 					u, v := x+dx, y+dy
@@ -306,10 +310,12 @@ func newPairTerms(rgb []float64, node []int32, n, w, h int, beta, gamma float64)
 			}
 			pt.fixedOff[k+1] = int32(len(pt.fixed))
 			for j, d := range neighbours {
+				pt.nb[4*k+j] = -1
 				u, v := x+d[0], y+d[1]
 				if u < 0 || u >= w || v >= h || node[v*w+u] < 0 {
 					continue
 				}
+				pt.nb[4*k+j] = node[v*w+u]
 				pt.edge[4*k+j] = pairWeight(rgb, i, v*w+u, d[0] != 0 && d[1] != 0, beta, gamma)
 			}
 		}
@@ -317,34 +323,26 @@ func newPairTerms(rgb []float64, node []int32, n, w, h int, beta, gamma float64)
 	return pt
 }
 
-// solve builds the graph of the energy for the free pixels (node ≥ 0; the
-// others are fixed background) with colour models gf and gb and the pair
-// weights pt, and returns the labels of its minimum cut. lnP1 and lnP0 are
-// −log P_net and −log(1 − P_net) per node.
-func solve(rgb, lnP1, lnP0 []float64, node []int32, n, w, h int, gf, gb *GMM, pt *pairTerms, o CutOptions) ([]bool, error) {
+// solve builds the graph of the energy for the n free pixels (pt's nodes;
+// the others are fixed background) with colour models gf and gb and the
+// pair weights pt, and returns the labels of its minimum cut. lnP1 and lnP0
+// are −log P_net and −log(1 − P_net) per node.
+func solve(rgb, lnP1, lnP0 []float64, n int, gf, gb *GMM, pt *pairTerms, o CutOptions) ([]bool, error) {
 	g := NewGraph(n, 4*n)
-	for y := 0; y < h; y++ {
-		for x := 0; x < w; x++ {
-			i := y*w + x
-			k := int(node[i])
-			if k < 0 {
-				continue
-			}
-			c := rgb[3*i : 3*i+3]
-			d1 := o.Net*lnP1[k] - o.Colour*gf.LogDensity(c) // cost of label 1
-			d0 := o.Net*lnP0[k] - o.Colour*gb.LogDensity(c)
-			// pairs with fixed-background neighbours (all 8) are paid by label 1
-			for _, wt := range pt.fixed[pt.fixedOff[k]:pt.fixedOff[k+1]] {
-				d1 += wt
-			}
-			m := min(d0, d1)
-			g.AddTerminal(k, d0-m, d1-m)
-			for j, d := range neighbours {
-				u, v := x+d[0], y+d[1]
-				if u < 0 || u >= w || v >= h || node[v*w+u] < 0 {
-					continue
-				}
-				g.AddEdge(k, int(node[v*w+u]), pt.edge[4*k+j], pt.edge[4*k+j])
+	for k := range n {
+		i := int(pt.pix[k])
+		c := rgb[3*i : 3*i+3]
+		d1 := o.Net*lnP1[k] - o.Colour*gf.LogDensity(c) // cost of label 1
+		d0 := o.Net*lnP0[k] - o.Colour*gb.LogDensity(c)
+		// pairs with fixed-background neighbours (all 8) are paid by label 1
+		for _, wt := range pt.fixed[pt.fixedOff[k]:pt.fixedOff[k+1]] {
+			d1 += wt
+		}
+		m := min(d0, d1)
+		g.AddTerminal(k, d0-m, d1-m)
+		for j, q := range pt.nb[4*k : 4*k+4] {
+			if q >= 0 {
+				g.AddEdge(k, int(q), pt.edge[4*k+j], pt.edge[4*k+j])
 			}
 		}
 	}

@@ -80,7 +80,7 @@ func TestSolveBruteForce(t *testing.T) {
 				lnP1[k], lnP0[k] = -math.Log(q), -math.Log(1-q)
 			}
 		}
-		lab, err := solve(rgb, lnP1, lnP0, node, n, w, h, gf, gb, newPairTerms(rgb, node, n, w, h, beta, o.Smooth), o)
+		lab, err := solve(rgb, lnP1, lnP0, n, gf, gb, newPairTerms(rgb, node, n, w, h, beta, o.Smooth), o)
 		if err != nil {
 			t.Fatal(err)
 		}
