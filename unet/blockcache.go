@@ -53,13 +53,29 @@ const DefaultBlockCacheMin = 1 << 20
 // at 854×480 leaves 0.8 GiB in the cache between steps.
 const DefaultBlockCacheMax = 2 << 30
 
-// blockCacheErr is the outcome of installing the cache at start-up.
-var blockCacheErr = func() error {
-	if os.Getenv("DENSIFY_BLOCK_CACHE") == "off" {
-		return SetBlockCache(0, 0)
+// blockCacheOff records DENSIFY_BLOCK_CACHE=off at start-up, and
+// blockCacheErr the outcome of installing the cache then.
+var (
+	blockCacheOff = os.Getenv("DENSIFY_BLOCK_CACHE") == "off"
+	blockCacheErr = func() error {
+		if blockCacheOff {
+			return SetBlockCache(0, 0)
+		}
+		return SetBlockCache(DefaultBlockCacheMin, DefaultBlockCacheMax)
+	}()
+)
+
+// blockCacheSummary says which allocator libtorch's CPU tensors came from at
+// start-up (densify doctor).
+func blockCacheSummary() string {
+	switch {
+	case blockCacheErr != nil:
+		return fmt.Sprintf("libtorch's default CPU allocator (%v)", blockCacheErr)
+	case blockCacheOff:
+		return "libtorch's default CPU allocator (DENSIFY_BLOCK_CACHE=off)"
 	}
-	return SetBlockCache(DefaultBlockCacheMin, DefaultBlockCacheMax)
-}()
+	return fmt.Sprintf("cache for CPU tensors ≥ %d KiB, at most %d MiB kept (DENSIFY_BLOCK_CACHE=off: none)", DefaultBlockCacheMin>>10, DefaultBlockCacheMax>>20)
+}
 
 // SetBlockCache sets which CPU tensors libtorch takes from the block cache:
 // those of at least minBytes, with at most maxCached bytes of freed blocks

@@ -42,13 +42,7 @@ func Doctor(w io.Writer, o DoctorOptions) error {
 		return fmt.Errorf("%v (hint: check OMP_NUM_THREADS / MKL_NUM_THREADS)", err)
 	}
 	fmt.Fprintf(w, "threads:   %d intra-op (libtorch started with %d)\n", Threads(), before)
-	if _, _, _, err := BlockCacheStats(); err != nil {
-		fmt.Fprintf(w, "blocks:    libtorch's default CPU allocator (%v)\n", err)
-	} else if os.Getenv("DENSIFY_BLOCK_CACHE") == "off" {
-		fmt.Fprintf(w, "blocks:    libtorch's default CPU allocator (DENSIFY_BLOCK_CACHE=off)\n")
-	} else {
-		fmt.Fprintf(w, "blocks:    cache for CPU tensors ≥ %d KiB, at most %d MiB kept (DENSIFY_BLOCK_CACHE=off: none)\n", DefaultBlockCacheMin>>10, DefaultBlockCacheMax>>20)
-	}
+	fmt.Fprintf(w, "blocks:    %s\n", blockCacheSummary())
 	dev, err := ParseDevice(o.Device)
 	if err != nil {
 		return err
