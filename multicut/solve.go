@@ -23,6 +23,11 @@ type SolveOptions struct {
 	FullSweep int
 	Levels    []int
 	VCycles   int
+	// Neighbourhood, Fusions and Seed are KLj's large-neighbourhood moves
+	// (KLjOptions; zero: off).
+	Neighbourhood int
+	Fusions       int
+	Seed          uint64
 	// Log, when set, gets one line per solver step (GAEC done, each KLj
 	// iteration) with energy, clusters and elapsed time.
 	Log func(format string, args ...any)
@@ -70,7 +75,7 @@ func Solve(g *Graph, opt SolveOptions) (*Solution, error) {
 	if opt.Solver == "klj" {
 		sol.StartEnergy = Energy(g, start)
 		kopt := KLjOptions{Start: start, MaxIter: opt.MaxIter, MaxStall: opt.MaxStall, FullSweep: opt.FullSweep,
-			Levels: opt.Levels, VCycles: opt.VCycles, Progress: func(p KLjProgress) {
+			Levels: opt.Levels, VCycles: opt.VCycles, Neighbourhood: opt.Neighbourhood, Fusions: opt.Fusions, Seed: opt.Seed, Progress: func(p KLjProgress) {
 				sol.Iterations = p.Iter
 				logf("multicut: KLj iteration %d: energy %.6g (improved by %.4g), %d clusters (%.2fs)", p.Iter, p.Energy, p.Improvement, p.Clusters, time.Since(t0).Seconds())
 			}}

@@ -13,6 +13,9 @@ type multicutOptions struct {
 	Files        multicut.FilesOptions
 	Levels       []int
 	NoMultilevel bool
+	Thorough     bool
+	Seed         int64
+	changed      func(flag string) bool // set on the command line
 }
 
 func NewCmdMulticut(f *Factory) *cobra.Command {
@@ -26,7 +29,10 @@ KLj starts from GAEC unless --start gives a feasible labelling), and writes one 
 per line (node order). Positive costs prefer joined endpoints. --json writes energy, clusters,
 timing and instance size.`,
 		Args: cobra.NoArgs,
-		RunE: func(*cobra.Command, []string) error { return runMulticut(o) },
+		RunE: func(c *cobra.Command, _ []string) error {
+			o.changed = c.Flags().Changed
+			return runMulticut(o)
+		},
 	}
 	fl, m := cmd.Flags(), &o.Files
 	fl.StringVar(&m.Graph, "graph", "", "graph instance file (required)")
@@ -40,6 +46,10 @@ timing and instance size.`,
 	fl.IntSliceVar(&o.Levels, "levels", slices.Clone(multicut.DefaultLevels), "klj: coarsening factors of the multilevel refinement, finest first (each ≥ 2)")
 	fl.BoolVar(&o.NoMultilevel, "no-multilevel", false, "klj: node-level search only (no multilevel refinement)")
 	fl.IntVar(&m.Solve.VCycles, "v-cycles", 1, "klj: multilevel V-cycles (each after the first roughly doubles KLj's time)")
+	fl.IntVar(&m.Solve.Neighbourhood, "neighbourhood", 0, "klj: re-solve each cluster with its neighbouring clusters when they hold at most this many nodes (0: off)")
+	fl.IntVar(&m.Solve.Fusions, "fusions", 0, "klj: fusion moves with local optima of perturbed costs at the end (0: none)")
+	fl.Int64Var(&o.Seed, "seed", 1, "klj: seed of the fusion proposals")
+	fl.BoolVar(&o.Thorough, "thorough", false, fmt.Sprintf("klj: lower energies at 2–4× the time: --v-cycles 2 --neighbourhood %d --fusions %d unless given", multicut.ThoroughNeighbourhood, multicut.ThoroughFusions))
 	return cmd
 }
 
@@ -62,6 +72,19 @@ func runMulticut(o *multicutOptions) error {
 		o.Files.Solve.Levels = []int{}
 	}
 	o.Files.BigLog = func(format string, args ...any) { fmt.Fprintf(o.IO.ErrOut, format+"\n", args...) }
+	o.Files.Solve.Seed = uint64(o.Seed)
+	if o.Thorough {
+		s := &o.Files.Solve
+		if !o.changed("v-cycles") {
+			s.VCycles = 2
+		}
+		if !o.changed("neighbourhood") {
+			s.Neighbourhood = multicut.ThoroughNeighbourhood
+		}
+		if !o.changed("fusions") {
+			s.Fusions = multicut.ThoroughFusions
+		}
+	}
 	r, err := multicut.SolveFiles(o.Files)
 	if err != nil {
 		return err
