@@ -65,13 +65,7 @@ func TestKLjThoroughAgainstExactOptimum(t *testing.T) {
 	const instances = 300
 	hits, defHits := 0, 0
 	for it := 0; it < instances; it++ {
-		n := 3 + r.IntN(7) // 3..9
-		pReg := 0.2 + 0.6*r.Float64()
-		pLift := 0.0
-		if it%2 == 1 {
-			pLift = (1 - pReg) * r.Float64()
-		}
-		g := randomGraph(r, n, pReg, pLift, r.Float64()*1.5-0.5)
+		g := smallInstance(r, 3, it%2 == 1)
 		opt, _ := exactOptimum(t, g)
 		def, err := KLj(g, KLjOptions{})
 		if err != nil {

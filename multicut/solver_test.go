@@ -51,6 +51,20 @@ func exactOptimum(t *testing.T, g *Graph) (float64, []int) {
 	return best, bestL
 }
 
+// smallInstance draws an instance of minN..9 nodes for exactOptimum: a
+// random regular edge density, lifted edges when lifted, a random cost
+// bias.
+func smallInstance(r *rand.Rand, minN int, lifted bool) *Graph {
+	n := minN + r.IntN(10-minN)
+	pReg := 0.2 + 0.6*r.Float64()
+	pLift := 0.0
+	if lifted {
+		pLift = (1 - pReg) * r.Float64()
+	}
+	bias := r.Float64()*1.5 - 0.5
+	return randomGraph(r, n, pReg, pLift, bias)
+}
+
 // randomGraph draws a graph with regular edge density pReg and lifted edge
 // density pLift among the remaining pairs; costs are Gaussian with mean bias.
 func randomGraph(r *rand.Rand, n int, pReg, pLift, bias float64) *Graph {
@@ -120,14 +134,7 @@ func TestSolversAgainstExactOptimum(t *testing.T) {
 	gaecHits, kljHits := 0, 0
 	var kindHits [2][2]int // [lifted][gaec, klj]
 	for it := 0; it < instances; it++ {
-		n := 2 + r.IntN(8) // 2..9
-		pReg := 0.2 + 0.6*r.Float64()
-		pLift := 0.0
-		if it%2 == 1 {
-			pLift = (1 - pReg) * r.Float64()
-		}
-		bias := r.Float64()*1.5 - 0.5
-		g := randomGraph(r, n, pReg, pLift, bias)
+		g := smallInstance(r, 2, it%2 == 1)
 		opt, _ := exactOptimum(t, g)
 
 		lg, err := GAEC(g)
