@@ -24,11 +24,14 @@ type SegmentOptions struct {
 	// trades a little energy for fewer spurious clusters. Clusters with no
 	// E-neighbour stay. 0 or 1 = off.
 	MinClusterSize int
+	// BackgroundSplit is the logit shift δ with which every background
+	// cluster is re-segmented (SplitBackground; 0 = off).
+	BackgroundSplit float64
 }
 
 // DefaultSegmentOptions are the defaults of `densify segment`.
 func DefaultSegmentOptions() SegmentOptions {
-	return SegmentOptions{Graph: DefaultGraphParams(), Solver: "klj", MinClusterSize: 0}
+	return SegmentOptions{Graph: DefaultGraphParams(), Solver: "klj", MinClusterSize: 0, BackgroundSplit: DefaultBackgroundSplit}
 }
 
 // SegmentResult is the outcome of Segment.
@@ -50,11 +53,16 @@ type SegmentResult struct {
 	// clusters it explains (see CameraEvidence).
 	Camera     []ClusterCamera
 	Background []int
+	// BackgroundParts are the parts of background clusters that
+	// SplitBackground made clusters of their own.
+	BackgroundParts []BackgroundPart
 }
 
 // Segment builds the motion graph of ts (see BuildGraph), solves the
-// (lifted) multicut with GAEC or KLj (Keuper, Andres, Brox ICCV'15) and
-// optionally merges small clusters. Labels follow the track order.
+// (lifted) multicut with GAEC or KLj (Keuper, Andres, Brox ICCV'15),
+// optionally merges small clusters, re-segments the background clusters
+// (SplitBackground, opt.BackgroundSplit) and decides which clusters are
+// background (CameraEvidence). Labels follow the track order.
 func Segment(ts *trajectory.TrackSet, frames []image.Image, opt SegmentOptions) (*SegmentResult, error) {
 	if opt.Solver == "" {
 		opt.Solver = "klj"
@@ -64,6 +72,9 @@ func Segment(ts *trajectory.TrackSet, frames []image.Image, opt SegmentOptions) 
 	}
 	if opt.MinClusterSize < 0 {
 		return nil, fmt.Errorf("segment: min cluster size must be ≥ 0, got %d", opt.MinClusterSize)
+	}
+	if !(opt.BackgroundSplit >= 0) || opt.BackgroundSplit > 100 {
+		return nil, fmt.Errorf("segment: background split δ must be in [0, 100], got %v", opt.BackgroundSplit)
 	}
 	if len(frames) > 0 {
 		b := frames[0].Bounds()
@@ -89,9 +100,7 @@ func Segment(ts *trajectory.TrackSet, frames []image.Image, opt SegmentOptions) 
 	if opt.MinClusterSize > 1 {
 		labels, res.MergedSmall = MergeSmallClusters(g, labels, opt.MinClusterSize)
 	}
-	res.Labels = multicut.Canonical(labels)
-	res.Energy = multicut.Energy(g, res.Labels)
-	res.Clusters = multicut.NumClusters(res.Labels)
+	labels = multicut.Canonical(labels)
 	// the background decision uses the dominant motion of the image border
 	co := st.Camera.Options
 	co.Border = BackgroundBorder
@@ -99,6 +108,12 @@ func Segment(ts *trajectory.TrackSet, frames []image.Image, opt SegmentOptions) 
 	if err != nil {
 		return nil, err
 	}
+	if labels, res.BackgroundParts, err = SplitBackground(g, ts, bcam, labels, opt.BackgroundSplit); err != nil {
+		return nil, err
+	}
+	res.Labels = multicut.Canonical(labels)
+	res.Energy = multicut.Energy(g, res.Labels)
+	res.Clusters = multicut.NumClusters(res.Labels)
 	res.Camera, res.Background = CameraEvidence(bcam, res.Labels, res.Clusters, BorderShares(ts, res.Labels, res.Clusters))
 	return res, nil
 }

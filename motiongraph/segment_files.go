@@ -70,6 +70,11 @@ type SegmentReport struct {
 	// clusters it explains (the background of the training labels).
 	Camera     []ClusterCamera `json:"camera_clusters"`
 	Background []int           `json:"background_clusters"`
+	// BackgroundSplit is the logit shift δ of the background
+	// re-segmentation (0: off) and BackgroundParts the parts of background
+	// clusters it made clusters of their own (SplitBackground).
+	BackgroundSplit float64          `json:"background_split"`
+	BackgroundParts []BackgroundPart `json:"background_parts"`
 }
 
 // ReadBackgroundClusters reads the background clusters decided by the
@@ -173,6 +178,7 @@ func SegmentFiles(opt FilesOptions) (*SegmentReport, error) {
 		GraphSeconds: res.GraphSeconds, SolveSeconds: res.SolveSeconds, TrackSeconds: trackSecs,
 		OutputTracks: outTracks, Name: name, TrackFrames: ts.Frames,
 		SmallShare: res.SmallShare(20), Camera: res.Camera, Background: res.Background,
+		BackgroundSplit: opt.Segment.BackgroundSplit, BackgroundParts: res.BackgroundParts,
 	}
 	if err := res.Write(ts, outTracks, filepath.Join(opt.Out, "graph.txt"), filepath.Join(opt.Out, "labels.txt")); err != nil {
 		return nil, err

@@ -42,6 +42,7 @@ var flagRanges = map[string]flagcheck.Range{
 	"lifted-radius":       {Lo: 0, Hi: 1e5, LoOpen: true},
 	"radius":              {Lo: 0, Hi: 1e5, LoOpen: true},
 	"min-cluster":         {Lo: 0, Hi: 1e9, Note: "0 = off"},
+	"background-split":    {Lo: 0, Hi: 100, Note: "0 = off"},
 	"min-overlap":         flagcheck.Closed(1, 1e6),
 	"lambda":              flagcheck.Closed(0, 1e6),
 	"max-iter":            flagcheck.Closed(1, 1e6),

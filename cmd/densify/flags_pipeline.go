@@ -29,6 +29,7 @@ type pipelineFlags struct {
 	sequences              []string
 	shard                  string
 	evalFrames, minCluster int
+	backgroundSplit        float64
 }
 
 func (p *pipelineFlags) bind(f *pflag.FlagSet) {
@@ -70,6 +71,7 @@ func (p *pipelineFlags) bindUpstream(f *pflag.FlagSet) {
 	f.StringVar(&o.Segment.Solver, "solver", o.Segment.Solver, "multicut solver: gaec or klj")
 	f.Float64Var(&p.beta, "beta", 0.5, "prior cut probability β of the edge costs (seed Eq. 9)")
 	f.IntVar(&p.minCluster, "min-cluster", o.Segment.MinClusterSize, "merge clusters of fewer trajectories into their best neighbour (0 = off)")
+	f.Float64Var(&p.backgroundSplit, "background-split", o.Segment.BackgroundSplit, "re-segment background clusters with costs lowered by this logit shift; parts the camera does not explain become clusters (0 = off)")
 	f.StringVar(&p.model, "cost-model", "", "cost model JSON (default: the embedded model)")
 	p.graph.bind(f)
 	f.IntVar(&o.HeatmapEvery, "heatmap-every", o.HeatmapEvery, "heat map of every N-th frame (labelled frames when there is ground truth)")
@@ -107,6 +109,7 @@ func (p *pipelineFlags) upstreamOptions(f *Factory, root string) (pipeline.Optio
 		return o, err
 	}
 	o.Segment.Graph, o.Segment.MinClusterSize = p.graph.params(p.beta), p.minCluster
+	o.Segment.BackgroundSplit = p.backgroundSplit
 	if p.model != "" {
 		if o.Segment.Model, err = motiongraph.LoadCostModel(p.model); err != nil {
 			return o, err

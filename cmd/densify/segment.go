@@ -18,6 +18,7 @@ type segmentOptions struct {
 	Name                                     string
 	Beta                                     float64
 	MinCluster, Spacing                      int
+	BackgroundSplit                          float64
 	Graph                                    graphFlags
 }
 
@@ -44,6 +45,7 @@ With --frames the colour feature is used; --frames without --tracks tracks the f
 	fl.StringVar(&o.Solver, "solver", "klj", "multicut solver: gaec or klj")
 	fl.Float64Var(&o.Beta, "beta", 0.5, "prior cut probability β of the cost (seed Eq. 9)")
 	fl.IntVar(&o.MinCluster, "min-cluster", 0, "merge clusters of fewer trajectories into their best E-adjacent cluster (0 = off)")
+	fl.Float64Var(&o.BackgroundSplit, "background-split", motiongraph.DefaultBackgroundSplit, "re-segment background clusters with costs lowered by this logit shift; parts the camera does not explain become clusters (0 = off)")
 	fl.StringVar(&o.Out, "out", "", "output folder")
 	fl.StringVar(&o.Name, "name", "", "sequence name for the output Tracks file (default: from --tracks or --frames)")
 	fl.StringVar(&o.Flow, "flow", string(video.DefaultMethod), "optical flow when tracking (farneback|dis)")
@@ -64,6 +66,7 @@ func runSegment(o *segmentOptions) error {
 		Segment: motiongraph.DefaultSegmentOptions(), ModelName: o.Model, Tracker: o.Tracker,
 		TrackerOptions: trajectory.DefaultTrackerOptions(), Progress: progress.Func(o.IO.ErrOut, "track")}
 	fo.Segment.Graph, fo.Segment.Solver, fo.Segment.MinClusterSize = o.Graph.params(o.Beta), o.Solver, o.MinCluster
+	fo.Segment.BackgroundSplit = o.BackgroundSplit
 	fo.TrackerOptions.Spacing = o.Spacing
 	if o.Model != "" {
 		m, err := motiongraph.LoadCostModel(o.Model)

@@ -1,0 +1,104 @@
+package motiongraph
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/densify/densify/camera"
+	"github.com/densify/densify/multicut"
+	"github.com/densify/densify/trajectory"
+)
+
+// splitScene is one background cluster that holds a slow object: 64
+// background trajectories on an 8×8 grid over a 100×100 image (border band
+// included) and 25 object trajectories in the middle, all labelled 0.
+// Background and object are each chained by edges of cost +3; every object
+// trajectory is joined to two background ones by +0.5, so the multicut at
+// β = 0.5 keeps them together. objRes is the object's normalised camera
+// residual (the background's is 0.5).
+func splitScene(objRes float32) (*trajectory.TrackSet, *camera.Motion, *multicut.Graph, []int) {
+	ts := &trajectory.TrackSet{Frames: 3}
+	cam := &camera.Motion{}
+	add := func(x, y float64, res float32) {
+		ts.Tracks = append(ts.Tracks, trajectory.Track{Points: []trajectory.Point{{X: x, Y: y, Frame: 0}, {X: x, Y: y, Frame: 1}, {X: x, Y: y, Frame: 2}}})
+		cam.Norm = append(cam.Norm, []float32{res, res})
+	}
+	for i := 0; i < 64; i++ {
+		add(float64(i%8)*100/7, float64(i/8)*100/7, 0.5)
+	}
+	for i := 0; i < 25; i++ {
+		add(40+float64(i%5)*5, 40+float64(i/5)*5, objRes)
+	}
+	g := &multicut.Graph{N: len(ts.Tracks)}
+	for i := 0; i+1 < 64; i++ {
+		g.Edges = append(g.Edges, multicut.Edge{U: i, V: i + 1, Cost: 3})
+	}
+	for i := 64; i+1 < 89; i++ {
+		g.Edges = append(g.Edges, multicut.Edge{U: i, V: i + 1, Cost: 3})
+	}
+	for i := 64; i < 89; i++ {
+		g.Edges = append(g.Edges, multicut.Edge{U: i, V: (i * 7) % 64, Cost: 0.5}, multicut.Edge{U: i, V: (i*13 + 5) % 64, Cost: 0.5})
+	}
+	return ts, cam, g, make([]int, len(ts.Tracks))
+}
+
+func TestSplitBackgroundPromotesUnexplainedPart(t *testing.T) {
+	ts, cam, g, labels := splitScene(10)
+	// at β = 0.5 the merged labelling is optimal: every cut would cost
+	if e := multicut.Energy(g, labels); e != 0 {
+		t.Fatalf("energy of one cluster %v", e)
+	}
+	out, parts, err := SplitBackground(g, ts, cam, labels, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := make([]int, 89)
+	for i := 64; i < 89; i++ {
+		want[i] = 1
+	}
+	if !slices.Equal(out, want) {
+		t.Fatalf("labels %v, want the object (64..88) as cluster 1", out)
+	}
+	if len(parts) != 1 || parts[0] != (BackgroundPart{Cluster: 1, Parent: 0, Trajectories: 25, Residual: 10, Explained: 0}) {
+		t.Fatalf("parts %+v", parts)
+	}
+	if err := multicut.Feasible(g, out); err != nil {
+		t.Fatal(err)
+	}
+	// the final decision: cluster 0 background, the object not
+	_, bg := CameraEvidence(cam, out, 2, BorderShares(ts, out, 2))
+	if !slices.Equal(bg, []int{0}) {
+		t.Fatalf("background clusters %v, want [0]", bg)
+	}
+}
+
+func TestSplitBackgroundKeepsExplainedParts(t *testing.T) {
+	// δ = 0 is off
+	ts, cam, g, labels := splitScene(10)
+	if out, parts, _ := SplitBackground(g, ts, cam, labels, 0); !slices.Equal(out, labels) || parts != nil {
+		t.Fatalf("δ = 0 changed the labels: %v %v", out, parts)
+	}
+	// an object that the camera explains stays background, though the
+	// shifted costs separate it
+	ts, cam, g, labels = splitScene(0.5)
+	if out, parts, _ := SplitBackground(g, ts, cam, labels, 1); !slices.Equal(out, labels) || parts != nil {
+		t.Fatalf("an explained part was promoted: %v %v", out, parts)
+	}
+	// a shift too small to cut the +0.5 joins changes nothing
+	ts, cam, g, labels = splitScene(10)
+	if out, parts, _ := SplitBackground(g, ts, cam, labels, 0.25); !slices.Equal(out, labels) || parts != nil {
+		t.Fatalf("δ = 0.25 split: %v %v", out, parts)
+	}
+}
+
+func TestSplitDisconnected(t *testing.T) {
+	// path 0–1–2–3–4 (regular) and a lifted edge 0–4: cluster 0 without
+	// node 2 falls into {0, 1} and {3, 4}
+	g := &multicut.Graph{N: 5, Edges: []multicut.Edge{{U: 0, V: 1, Cost: 1}, {U: 1, V: 2, Cost: 1}, {U: 2, V: 3, Cost: 1}, {U: 3, V: 4, Cost: 1}, {U: 0, V: 4, Cost: 1, Lifted: true}}}
+	if got := splitDisconnected(g, []int{0, 0, 1, 0, 0}); !slices.Equal(got, []int{0, 0, 1, 2, 2}) {
+		t.Fatalf("got %v", got)
+	}
+	if got := splitDisconnected(g, []int{0, 0, 0, 1, 1}); !slices.Equal(got, []int{0, 0, 0, 1, 1}) {
+		t.Fatalf("connected clusters relabelled: %v", got)
+	}
+}
