@@ -7,6 +7,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -73,6 +74,20 @@ func TestSynthEvalPrepareChain(t *testing.T) {
 		}
 		if f := readJSON(t, js)["f"].(float64); !check(f) {
 			t.Fatalf("%s: F = %v", name, f)
+		}
+	}
+	// segment records the background re-segmentation's shift and parts
+	for _, split := range []string{"0", "1"} {
+		sdir := filepath.Join(dir, "seg"+split)
+		if out, err := densify(t, "segment", "--tracks", filepath.Join(seq, "synth01Tracks12_gt.dat"), "--background-split", split, "--out", sdir); err != nil {
+			t.Fatalf("segment --background-split %s: %v\n%s", split, err, out)
+		}
+		sj := readJSON(t, filepath.Join(sdir, "segment.json"))
+		if d := sj["background_split"].(float64); fmt.Sprint(d) != split {
+			t.Fatalf("segment.json background_split %v, want %s", d, split)
+		}
+		if _, ok := sj["background_parts"]; !ok {
+			t.Fatal("segment.json has no background_parts")
 		}
 	}
 	set := filepath.Join(dir, "set")
@@ -164,8 +179,18 @@ func TestMulticutKLjFlags(t *testing.T) {
 	if m := readJSON(t, js); m["energy"].(float64) != -4 {
 		t.Fatalf("energy %v, want -4", m["energy"])
 	}
+	// the large-neighbourhood moves, by preset and one by one
+	for _, extra := range [][]string{{"--thorough"}, {"--neighbourhood", "10", "--fusions", "1", "--seed", "3"}} {
+		if out, err := densify(t, append([]string{"multicut", "--graph", graph, "--out", labels, "--json", js}, extra...)...); err != nil {
+			t.Fatalf("%v: %v\n%s", extra, err, out)
+		}
+		if m := readJSON(t, js); m["energy"].(float64) != -4 {
+			t.Fatalf("%v: energy %v, want -4", extra, m["energy"])
+		}
+	}
 	for _, bad := range [][]string{
 		{"--max-stall", "0"}, {"--full-sweep", "0"}, {"--levels", "1,4"}, {"--v-cycles", "0"}, {"--max-stall", "-2"},
+		{"--fusions", "-1"}, {"--neighbourhood", "-1"},
 	} {
 		out, err := densify(t, append([]string{"multicut", "--graph", graph, "--out", filepath.Join(dir, "bad.txt"), "--no-multilevel"}, bad...)...)
 		if err == nil || !strings.Contains(out, bad[0]) {
