@@ -56,13 +56,14 @@ type BackgroundPart struct {
 // with costs c_e − δ (KLj from GAEC, node level) gives parts; a part that is
 // not background by CameraEvidence (computed with the parts in place of C)
 // and holds at least BackgroundSplitMin trajectories becomes a new cluster.
-// The rest of C keeps its id, split into its connected components through
-// regular edges so that the labelling stays a feasible decomposition (every
-// component but the first, in node order, becomes a cluster of its own).
+// The rest of C stays one cluster, or, where the promotion disconnected it,
+// one cluster per connected component through regular edges, so that the
+// labelling stays a feasible decomposition (multicut.ConnectedParts).
 //
-// bcam is the camera motion of ts estimated on the border band
-// (BackgroundBorder). It returns the new labels (canonical only when
-// nothing was split: then labels itself) and the promoted parts.
+// labels must be canonical (multicut.Canonical); bcam is the camera motion
+// of ts estimated on the border band (BackgroundBorder). It returns the new
+// labels, canonical (labels itself when nothing was split), and the
+// promoted parts, each with its id in the new labels.
 func SplitBackground(g *multicut.Graph, ts *trajectory.TrackSet, bcam *camera.Motion, labels []int, delta float64) ([]int, []BackgroundPart, error) {
 	if delta <= 0 {
 		return labels, nil, nil
@@ -106,66 +107,32 @@ func SplitBackground(g *multicut.Graph, ts *trajectory.TrackSet, bcam *camera.Mo
 		return labels, nil, nil
 	}
 	ev, _ := CameraEvidence(bcam, parts, next, BorderShares(ts, parts, next))
-	out := slices.Clone(labels)
+	index := map[int]int{} // promoted part → its index in promoted
 	var promoted []BackgroundPart
 	for p := k; p < next; p++ {
 		if ev[p].Background || ev[p].Trajectories < BackgroundSplitMin {
 			continue
 		}
-		id := k + len(promoted)
-		for v, q := range parts {
-			if q == p {
-				out[v] = id
-			}
-		}
-		promoted = append(promoted, BackgroundPart{Cluster: id, Parent: parent[p], Trajectories: ev[p].Trajectories,
+		index[p] = len(promoted)
+		promoted = append(promoted, BackgroundPart{Parent: parent[p], Trajectories: ev[p].Trajectories,
 			Residual: ev[p].ResidualMedian, Explained: ev[p].Explained})
 	}
 	if len(promoted) == 0 {
 		return labels, nil, nil
 	}
-	return splitDisconnected(g, out), promoted, nil
-}
-
-// splitDisconnected gives every connected component (through regular edges)
-// of a cluster but its first its own id, new ids after the existing ones,
-// so that every cluster is connected; ids of connected clusters are kept.
-func splitDisconnected(g *multicut.Graph, labels []int) []int {
-	n := len(labels)
-	adj := make([][]int32, n)
-	for _, e := range g.Edges {
-		if !e.Lifted && labels[e.U] == labels[e.V] {
-			adj[e.U] = append(adj[e.U], int32(e.V))
-			adj[e.V] = append(adj[e.V], int32(e.U))
-		}
-	}
 	out := slices.Clone(labels)
-	next := multicut.NumClusters(labels)
-	seenCluster := map[int]bool{}
-	visited := make([]bool, n)
-	var queue []int32
-	for r := range labels {
-		if visited[r] {
-			continue
-		}
-		id := labels[r]
-		if seenCluster[id] {
-			id = next
-			next++
-		}
-		seenCluster[labels[r]] = true
-		visited[r] = true
-		queue = append(queue[:0], int32(r))
-		for h := 0; h < len(queue); h++ {
-			x := queue[h]
-			out[x] = id
-			for _, y := range adj[x] {
-				if !visited[y] {
-					visited[y] = true
-					queue = append(queue, y)
-				}
-			}
+	node := make([]int, len(promoted)) // a node of each promoted part
+	for v, p := range parts {
+		if i, ok := index[p]; ok {
+			out[v] = k + i
+			node[i] = v
 		}
 	}
-	return out
+	// A promoted part is connected (a cluster of the subgraph's multicut);
+	// the rest of its background cluster may not be.
+	out = multicut.ConnectedParts(g, out)
+	for i := range promoted {
+		promoted[i].Cluster = out[node[i]]
+	}
+	return out, promoted, nil
 }

@@ -91,14 +91,36 @@ func TestSplitBackgroundKeepsExplainedParts(t *testing.T) {
 	}
 }
 
-func TestSplitDisconnected(t *testing.T) {
-	// path 0–1–2–3–4 (regular) and a lifted edge 0–4: cluster 0 without
-	// node 2 falls into {0, 1} and {3, 4}
-	g := &multicut.Graph{N: 5, Edges: []multicut.Edge{{U: 0, V: 1, Cost: 1}, {U: 1, V: 2, Cost: 1}, {U: 2, V: 3, Cost: 1}, {U: 3, V: 4, Cost: 1}, {U: 0, V: 4, Cost: 1, Lifted: true}}}
-	if got := splitDisconnected(g, []int{0, 0, 1, 0, 0}); !slices.Equal(got, []int{0, 0, 1, 2, 2}) {
-		t.Fatalf("got %v", got)
+// The promoted parts' ids are those of the returned, canonical labels:
+// with the object's trajectories first, the object is cluster 0 and the
+// background, whose id before the split was 0, is cluster 1.
+func TestSplitBackgroundLabelsCanonical(t *testing.T) {
+	ts, cam, g, labels := splitScene(10)
+	// move the object (nodes 64..88) to the front: node v → perm[v]
+	perm := make([]int, 89)
+	for v := range perm {
+		perm[v] = (v + 25) % 89
 	}
-	if got := splitDisconnected(g, []int{0, 0, 0, 1, 1}); !slices.Equal(got, []int{0, 0, 0, 1, 1}) {
-		t.Fatalf("connected clusters relabelled: %v", got)
+	pts := &trajectory.TrackSet{Frames: ts.Frames, Tracks: make([]trajectory.Track, 89)}
+	pcam := &camera.Motion{Norm: make([][]float32, 89)}
+	for v := range perm {
+		pts.Tracks[perm[v]], pcam.Norm[perm[v]] = ts.Tracks[v], cam.Norm[v]
+	}
+	pg := &multicut.Graph{N: 89}
+	for _, e := range g.Edges {
+		pg.Edges = append(pg.Edges, multicut.Edge{U: perm[e.U], V: perm[e.V], Cost: e.Cost, Lifted: e.Lifted})
+	}
+	out, parts, err := SplitBackground(pg, pts, pcam, labels, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(out, multicut.Canonical(out)) {
+		t.Fatalf("labels not canonical: %v", out)
+	}
+	if out[0] != 0 || out[88] != 1 || multicut.NumClusters(out) != 2 {
+		t.Fatalf("labels %v, want the object (nodes 0..24) as 0 and the background as 1", out)
+	}
+	if len(parts) != 1 || parts[0].Cluster != 0 || parts[0].Parent != 0 || parts[0].Trajectories != 25 {
+		t.Fatalf("parts %+v, want the object as cluster 0 from background 0", parts)
 	}
 }

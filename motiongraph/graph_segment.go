@@ -108,10 +108,10 @@ func Segment(ts *trajectory.TrackSet, frames []image.Image, opt SegmentOptions) 
 	if err != nil {
 		return nil, err
 	}
-	if labels, res.BackgroundParts, err = SplitBackground(g, ts, bcam, labels, opt.BackgroundSplit); err != nil {
+	// canonical labels in, canonical labels out
+	if res.Labels, res.BackgroundParts, err = SplitBackground(g, ts, bcam, labels, opt.BackgroundSplit); err != nil {
 		return nil, err
 	}
-	res.Labels = multicut.Canonical(labels)
 	res.Energy = multicut.Energy(g, res.Labels)
 	res.Clusters = multicut.NumClusters(res.Labels)
 	res.Camera, res.Background = CameraEvidence(bcam, res.Labels, res.Clusters, BorderShares(ts, res.Labels, res.Clusters))

@@ -149,18 +149,14 @@ func fuse(g *Graph, a, b []int, fullSweep, maxIter int) []int {
 		a, b = b, a
 	}
 	ka := NumClusters(a)
-	// fragments: a's cluster and b's cluster together, then split through E
-	uf := newUnionFind(g.N)
-	for _, e := range g.Edges {
-		if !e.Lifted && a[e.U] == a[e.V] && b[e.U] == b[e.V] {
-			uf.union(int32(e.U), int32(e.V))
-		}
+	// fragments: the clusters of the meet of a and b (canonical labels, so
+	// a[v]·kb + b[v] names the pair), split through E
+	kb := NumClusters(b)
+	meet := make([]int, g.N)
+	for v := range meet {
+		meet[v] = a[v]*kb + b[v]
 	}
-	frag := make([]int, g.N)
-	for v := range frag {
-		frag[v] = int(uf.find(int32(v)))
-	}
-	frag = Canonical(frag)
+	frag := ConnectedParts(g, meet)
 	k := NumClusters(frag)
 	if k == ka {
 		return a // a's clusters are the fragments: nothing to fuse

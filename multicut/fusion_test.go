@@ -130,3 +130,15 @@ func TestKLjThoroughLowersEnergy(t *testing.T) {
 		t.Error("the moves never lowered the energy in 15 trials")
 	}
 }
+
+func TestConnectedParts(t *testing.T) {
+	// path 0–1–2–3–4 (regular) and a lifted edge 0–4: cluster 0 without
+	// node 2 falls into {0, 1} and {3, 4}
+	g := &Graph{N: 5, Edges: []Edge{{U: 0, V: 1, Cost: 1}, {U: 1, V: 2, Cost: 1}, {U: 2, V: 3, Cost: 1}, {U: 3, V: 4, Cost: 1}, {U: 0, V: 4, Cost: 1, Lifted: true}}}
+	if got := ConnectedParts(g, []int{0, 0, 1, 0, 0}); !equalInts(got, []int{0, 0, 1, 2, 2}) {
+		t.Fatalf("got %v", got)
+	}
+	if got := ConnectedParts(g, []int{0, 0, 0, 1, 1}); !equalInts(got, []int{0, 0, 0, 1, 1}) {
+		t.Fatalf("connected clusters relabelled: %v", got)
+	}
+}

@@ -155,6 +155,25 @@ func Components(g *Graph) []int {
 	return Canonical(labels)
 }
 
+// ConnectedParts returns the connected components, through regular edges,
+// of every cluster of labels, as canonical labels 0..k-1: the feasible
+// decomposition that keeps every edge inside a cluster uncut that labels
+// does and cuts the rest. It is labels itself, up to renumbering, exactly
+// when labels is feasible. The graph must be valid and labels one per node.
+func ConnectedParts(g *Graph, labels []int) []int {
+	uf := newUnionFind(g.N)
+	for _, e := range g.Edges {
+		if !e.Lifted && labels[e.U] == labels[e.V] {
+			uf.union(int32(e.U), int32(e.V))
+		}
+	}
+	parts := make([]int, g.N)
+	for i := range parts {
+		parts[i] = int(uf.find(int32(i)))
+	}
+	return Canonical(parts)
+}
+
 // unionFind is a disjoint-set forest with path halving and union by size.
 type unionFind struct {
 	parent []int32
