@@ -21,10 +21,12 @@
 #   VARIANTS   training variants, comma-separated (default "uniform"; hard, confidence)
 #   SEEDS      seeds per variant (default 1)
 #   ORACLE     1 also trains uniform on oracle labels (default 1)
-#   SCALE EPOCHS PRESET BATCH THREADS   training budget (defaults: densify train's)
+#   SCALE EPOCHS STEP_BUDGET PRESET BATCH THREADS   training budget (defaults: densify train's)
 #   PREPARE    extra densify prepare flags (e.g. "--far-background 0.1")
+#   PREDICT    extra densify predict flags (e.g. "--temporal 0" for a cheaper ablation)
 #   SEQUENCES  space-separated subset (default: all)
 #   REUSE      1 keeps models already trained under this TAG (predicts and scores again)
+#   UNREFINED  0 skips the second prediction without refinement (its column is then empty)
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 WORK=${1:-/tmp/densify-sparse-eval}
@@ -41,11 +43,14 @@ fi
 train_args=()
 [[ -n "${SCALE:-}" ]] && train_args+=(--scale "$SCALE")
 [[ -n "${EPOCHS:-}" ]] && train_args+=(--epochs "$EPOCHS")
+[[ -n "${STEP_BUDGET:-}" ]] && train_args+=(--step-budget "$STEP_BUDGET")
 [[ -n "${PRESET:-}" ]] && train_args+=(--preset "$PRESET")
 [[ -n "${BATCH:-}" ]] && train_args+=(--batch "$BATCH")
 [[ -n "${THREADS:-}" ]] && train_args+=(--threads "$THREADS")
 # shellcheck disable=SC2206
 prep_args=($PREPARE)
+# shellcheck disable=SC2206
+pred_args=(${PREDICT:-})
 seqs=${SEQUENCES:-$(cd "$DAVIS/JPEGImages/480p" && ls)}
 csv=$WORK/dense-$TAG.csv
 echo "sequence,labels,variant,seed,precision,recall,f,j_mean,train_seconds,label_iou,j_unrefined" > "$csv.tmp"
@@ -60,20 +65,27 @@ one() { # labels variant seed set out
     secs=$(echo "$(date +%s.%N) - $t0" | bc)
     echo "$secs" > "$out.secs"
   fi
-  "$DENSIFY" predict --model "$out/model/model.ckpt" --frames "$d" --out "$out/masks" > /dev/null 2>&1
+  "$DENSIFY" predict --model "$out/model/model.ckpt" --frames "$d" --out "$out/masks" "${pred_args[@]}" > /dev/null 2>&1
   "$DENSIFY" eval --gt "$DAVIS/Annotations/480p/$seq" --masks "$out/masks" --json "$out/eval.json" > /dev/null
-  "$DENSIFY" predict --refine none --model "$out/model/model.ckpt" --frames "$d" --out "$out/masks-unrefined" > /dev/null 2>&1
-  "$DENSIFY" eval --gt "$DAVIS/Annotations/480p/$seq" --masks "$out/masks-unrefined" --json "$out/eval-unrefined.json" > /dev/null
+  if [[ ${UNREFINED:-1} == 1 ]]; then
+    "$DENSIFY" predict --model "$out/model/model.ckpt" --frames "$d" --out "$out/masks-unrefined" "${pred_args[@]}" --refine none > /dev/null 2>&1
+    "$DENSIFY" eval --gt "$DAVIS/Annotations/480p/$seq" --masks "$out/masks-unrefined" --json "$out/eval-unrefined.json" > /dev/null
+  else
+    rm -f "$out/eval-unrefined.json"
+  fi
   python3 - "$out/eval.json" "$seq" "$labels" "$variant" "$seed" "$secs" "$set" "$out/eval-unrefined.json" >> "$csv.tmp" <<'PY'
 import json, sys
 ev = json.load(open(sys.argv[1])); seq, labels, variant, seed, secs, setdir = sys.argv[2:8]
-raw = json.load(open(sys.argv[8]))
+try:
+    j_raw = "%.6f" % json.load(open(sys.argv[8]))["j_mean"]
+except OSError:  # UNREFINED=0
+    j_raw = ""
 iou = ""
 try:  # written by densify prepare --gt
     iou = "%s" % json.load(open(setdir + "/label_quality.json"))["labelled"]["iou"]
 except OSError:
     pass
-print("%s,%s,%s,%s,%.6f,%.6f,%.6f,%.6f,%.1f,%s,%.6f" % (seq, labels, variant, seed, ev["precision"], ev["recall"], ev["f"], ev["j_mean"], float(secs), iou, raw["j_mean"]))
+print("%s,%s,%s,%s,%.6f,%.6f,%.6f,%.6f,%.1f,%s,%s" % (seq, labels, variant, seed, ev["precision"], ev["recall"], ev["f"], ev["j_mean"], float(secs), iou, j_raw))
 PY
 }
 
