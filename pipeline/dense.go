@@ -147,12 +147,12 @@ func (p *seqRun) dense(v Variant, k int) error {
 	if phi >= 0 {
 		tp.Phi = &phi
 	}
-	// the preview outputs, the prior-shift correction, the refinement and the
-	// temporal fusion of predict do not change the model (PriorShift and
-	// Temporal are omitted from the stamp when off, so folders trained
-	// without them keep their stamps)
+	// the preview outputs, the prior-shift correction, the refinement, the
+	// temporal fusion and the mirror averaging of predict do not change the
+	// model (PriorShift, Temporal and Mirror are omitted from the stamp when
+	// off, so folders trained without them keep their stamps)
 	tp.Options.Overlays, tp.Options.ProbMaps, tp.Options.PriorShift = false, false, false
-	tp.Options.Refine, tp.Options.Temporal = "", 0
+	tp.Options.Refine, tp.Options.Temporal, tp.Options.Mirror = "", 0, false
 	st := stage{name: "train-" + run, params: tp, inputs: []string{set}, outputs: []string{model}}
 	var tr TrainResult
 	s, err := p.runStage(st, &tr, func(why string) (any, error) {

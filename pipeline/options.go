@@ -206,17 +206,21 @@ type Options struct {
 // TrainOptions are the densification settings shared by train and predict.
 // Zero values mean the trainer's defaults.
 type TrainOptions struct {
-	Preset    string  `json:"preset"`     // U-Net preset (models/): unet-cpu, unet-paper
-	Epochs    int     `json:"epochs"`     // training epochs
-	LR        float64 `json:"lr"`         // Adam learning rate
-	BatchSize int     `json:"batch_size"` // frames per step
-	Scale     float64 `json:"scale"`      // input scale (0 = auto: 0.5 on CPU, 1 on CUDA)
-	Seed      int64   `json:"seed"`       // random seed (same seed, same masks on CPU)
-	Threads   int     `json:"threads"`    // intra-op threads (0 = all cores)
-	Device    string  `json:"device"`     // "cpu", "cuda" or "auto"
-	NoFlip    bool    `json:"no_flip"`    // no random horizontal flips
-	Overlays  bool    `json:"overlays"`   // predict also writes overlay/NNNNN.png
-	ProbMaps  bool    `json:"prob_maps"`  // predict also writes prob/NNNNN.png
+	Preset string `json:"preset"` // U-Net preset (models/): unet-cpu, unet-paper
+	Epochs int    `json:"epochs"` // training epochs
+	// StepBudget caps the epochs at the whole ones within this many steps
+	// per sequence (train.Config.StepBudget; nil = the trainer's default,
+	// 0 = no cap).
+	StepBudget *int    `json:"step_budget,omitempty"`
+	LR         float64 `json:"lr"`         // Adam learning rate
+	BatchSize  int     `json:"batch_size"` // frames per step
+	Scale      float64 `json:"scale"`      // input scale (0 = auto: 0.5 on CPU, 1 on CUDA)
+	Seed       int64   `json:"seed"`       // random seed (same seed, same masks on CPU)
+	Threads    int     `json:"threads"`    // intra-op threads (0 = all cores)
+	Device     string  `json:"device"`     // "cpu", "cuda" or "auto"
+	NoFlip     bool    `json:"no_flip"`    // no random horizontal flips
+	Overlays   bool    `json:"overlays"`   // predict also writes overlay/NNNNN.png
+	ProbMaps   bool    `json:"prob_maps"`  // predict also writes prob/NNNNN.png
 	// PriorShift: predict undoes the prior shift of class-balanced
 	// training (train.PredictOptions.PriorShift; off by default: on the
 	// DAVIS dev sequences it raised J with ground-truth labels and lowered it
@@ -233,6 +237,9 @@ type TrainOptions struct {
 	// probability maps along optical flow (package refine; 0 = off; the
 	// default of run and predict is refine.DefaultTemporalRadius).
 	Temporal int `json:"temporal,omitempty"`
+	// Mirror averages each frame's prediction with its mirror image's
+	// (train.PredictOptions.Mirror; on by default in run and predict).
+	Mirror bool `json:"mirror,omitempty"`
 }
 
 // RefineMethods are the values of TrainOptions.Refine.
@@ -261,7 +268,7 @@ func DefaultOptions() Options {
 		HeatmapEvery: 10,
 		Sparsify:     uncertainty.SparsifyOptions{Beta: 0.5, Step: 0.05, Max: 0.9, Seeds: 10},
 		Prepare:      sampling.DefaultOptions(),
-		Train:        TrainOptions{Preset: "unet-cpu", Epochs: 15, LR: 1e-3, BatchSize: 2, Seed: 1, Device: "cpu", Overlays: true, Refine: "graphcut", Temporal: refine.DefaultTemporalRadius},
+		Train:        TrainOptions{Preset: "unet-cpu", Epochs: 15, LR: 1e-3, BatchSize: 2, Seed: 1, Device: "cpu", Overlays: true, Refine: "graphcut", Temporal: refine.DefaultTemporalRadius, Mirror: true},
 	}
 }
 
@@ -318,6 +325,8 @@ func (o *Options) Validate() error {
 	switch {
 	case t.Epochs < 0 || t.Epochs > 100000:
 		return fmt.Errorf("train: epochs must be in [1, 100000] (0 = default), got %d", t.Epochs)
+	case t.StepBudget != nil && (*t.StepBudget < 0 || *t.StepBudget > 100000000):
+		return fmt.Errorf("train: step budget must be in [0, 100000000] steps per sequence (0 = no cap), got %d", *t.StepBudget)
 	case !(t.LR >= 0 && t.LR <= 1):
 		return fmt.Errorf("train: learning rate must be in (0, 1] (0 = default), got %v", t.LR)
 	case t.BatchSize < 0 || t.BatchSize > 4096:

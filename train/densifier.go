@@ -35,6 +35,9 @@ func unetTrainConfig(o pipeline.TrainOptions, variant string, resume bool) (Conf
 	if o.Epochs > 0 {
 		cfg.Epochs = o.Epochs
 	}
+	if o.StepBudget != nil {
+		cfg.StepBudget = *o.StepBudget
+	}
 	if o.LR > 0 {
 		cfg.LR = o.LR
 	}
@@ -77,7 +80,7 @@ func (d Densifier) Predict(ctx context.Context, req pipeline.PredictRequest) err
 	o := req.Options
 	po := PredictOptions{
 		Prob: o.ProbMaps, Overlay: o.Overlays, Preset: o.Preset, Device: o.Device, Threads: o.Threads, PriorShift: o.PriorShift,
-		Progress: req.Progress}
+		Mirror: o.Mirror, Progress: req.Progress}
 	if err := po.SetRefine(o.Refine, d.Cutter); err != nil {
 		return err
 	}

@@ -59,9 +59,16 @@ type PredictOptions struct {
 	// then holds the fused maps. Multi-label models are not fused.
 	Temporal        refine.Flow
 	TemporalOptions refine.TemporalOptions
-	Device          string // "cpu" (default), "cuda", "auto"
-	Threads         int    // ≤ 0: all cores
-	Progress        io.Writer
+	// Mirror averages the posteriors of the frame and of its mirror image
+	// (flipped back), test-time augmentation matching training's random
+	// horizontal flips: p(x) = ½ (f(I)(x) + f(mirror I)(mirror x)). It
+	// doubles the network's work per frame. On the ten DAVIS dev
+	// sequences (session 9's models) it raised the mean J from 63.7 to
+	// 64.0, better on 5, worse on 2 by at most 0.2.
+	Mirror   bool
+	Device   string // "cpu" (default), "cuda", "auto"
+	Threads  int    // ≤ 0: all cores
+	Progress io.Writer
 }
 
 // Validate checks the settings before any work: scale in [0, MaxScale]
@@ -251,7 +258,7 @@ func Predict(ckpt string, frames []string, out string, opt PredictOptions) (err 
 		if err != nil {
 			return err
 		}
-		labels, prob, err := predictFrame(model, img, scale, shift)
+		labels, prob, err := predictFrame(model, img, scale, shift, opt.Mirror)
 		if err != nil {
 			return fmt.Errorf("%s: %w", path, err)
 		}
@@ -291,8 +298,10 @@ func Predict(ckpt string, frames []string, out string, opt PredictOptions) (err 
 }
 
 // predictFrame returns the class of every pixel (W·H, row-major) and the
-// foreground probability.
-func predictFrame(model *unet.Model, img image.Image, scale float64, shift []float64) (labels []uint8, prob []float32, err error) {
+// foreground probability. With mirror, the network sees the frame and its
+// mirror image as one batch of two and the posteriors are averaged after the
+// mirror's are flipped back.
+func predictFrame(model *unet.Model, img image.Image, scale float64, shift []float64, mirror bool) (labels []uint8, prob []float32, err error) {
 	b := img.Bounds()
 	W, H := b.Dx(), b.Dy()
 	w, h := scaledSize(W, H, scale)
@@ -300,11 +309,16 @@ func predictFrame(model *unet.Model, img image.Image, scale float64, shift []flo
 		return nil, nil, fmt.Errorf("frame is %dx%d at scale %g, smaller than the %d px the model needs", w, h, scale, min)
 	}
 	x := unitRGB(nil, resizeRGB(img, w, h))
+	N := int64(1)
+	if mirror {
+		x = append(x, mirrorPlanes(x, w)...)
+		N = 2
+	}
 	C := model.Config.Classes
 	var probs []float32
 	err = unet.Run(func(s *unet.Scope) error {
 		return unet.NoGrad(func() error {
-			in, err := unet.Tensor(s, x, []int64{1, 3, int64(h), int64(w)}, model.Device)
+			in, err := unet.Tensor(s, x, []int64{N, 3, int64(h), int64(w)}, model.Device)
 			if err != nil {
 				return err
 			}
@@ -335,8 +349,36 @@ func predictFrame(model *unet.Model, img image.Image, scale float64, shift []flo
 	if err != nil {
 		return nil, nil, err
 	}
+	if mirror {
+		probs = averageMirrored(probs, W)
+	}
 	labels, prob = decide(probs, W*H, C, shift)
 	return labels, prob, nil
+}
+
+// mirrorPlanes returns planes (any number of row-major planes of width w)
+// with every row reversed.
+func mirrorPlanes(planes []float32, w int) []float32 {
+	out := make([]float32, len(planes))
+	for r := 0; r+w <= len(planes); r += w {
+		for i := 0; i < w; i++ {
+			out[r+i] = planes[r+w-1-i]
+		}
+	}
+	return out
+}
+
+// averageMirrored takes a batch of two (the frame's posteriors, then its
+// mirror's, each any number of planes of width w) and returns the mean of the
+// first and the second flipped back.
+func averageMirrored(probs []float32, w int) []float32 {
+	n := len(probs) / 2
+	out := make([]float32, n)
+	back := mirrorPlanes(probs[n:], w)
+	for i := range out {
+		out[i] = (probs[i] + back[i]) / 2
+	}
+	return out
 }
 
 // decide turns the network's posteriors (C = 1: σ(z) per pixel; C ≥ 2:

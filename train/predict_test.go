@@ -321,3 +321,66 @@ func TestDecidePriorShift(t *testing.T) {
 		t.Errorf("multi: label %d prob %v", labels[0], prob[0])
 	}
 }
+
+func TestMirrorAveragingHandComputed(t *testing.T) {
+	// Two planes of width 3, two rows each.
+	in := []float32{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}
+	want := []float32{3, 2, 1, 6, 5, 4, 9, 8, 7, 12, 11, 10}
+	got := mirrorPlanes(in, 3)
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("mirrorPlanes = %v, want %v", got, want)
+		}
+	}
+	// A batch of two rows of width 2: the frame's (0.2, 0.6) and its
+	// mirror's (0.4, 1.0), which flipped back is (1.0, 0.4).
+	avg := averageMirrored([]float32{0.2, 0.6, 0.4, 1.0}, 2)
+	if math.Abs(float64(avg[0])-0.6) > 1e-6 || math.Abs(float64(avg[1])-0.5) > 1e-6 {
+		t.Fatalf("averageMirrored = %v, want [0.6 0.5]", avg)
+	}
+}
+
+// With Mirror the prediction of a mirrored frame is the mirror of the frame's
+// prediction, which a single pass of the network does not guarantee.
+func TestPredictMirrorIsEquivariant(t *testing.T) {
+	dir, frames, ckpt := binaryModel(t)
+	img, err := dataset.ReadImage(frames[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := img.Bounds()
+	mir := image.NewRGBA(b)
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			mir.Set(b.Max.X-1-(x-b.Min.X), y, img.At(x, y))
+		}
+	}
+	mirPath := filepath.Join(dir, "mirror.png")
+	writePNG(t, mirPath, mir)
+	W := b.Dx()
+	gap := func(flip bool) (worst int) {
+		out := filepath.Join(dir, fmt.Sprint("flip-", flip))
+		if err := Predict(ckpt, []string{frames[0], mirPath}, out, PredictOptions{Prob: true, Mirror: flip, Threads: 2}); err != nil {
+			t.Fatal(err)
+		}
+		p, q := readGray(t, filepath.Join(out, "prob", "00000.png")), readGray(t, filepath.Join(out, "prob", "00001.png"))
+		for i := range p {
+			y, x := i/W, i%W
+			worst = max(worst, absInt(int(p[i])-int(q[y*W+W-1-x])))
+		}
+		return worst
+	}
+	if g := gap(false); g < 2 {
+		t.Fatalf("the network alone is mirror-symmetric to %d/255 on this frame: the test cannot tell", g)
+	}
+	if g := gap(true); g > 1 {
+		t.Errorf("with Mirror, prob(mirror) and mirror(prob) differ by %d/255", g)
+	}
+}
+
+func absInt(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}

@@ -384,7 +384,7 @@ func TestSpeedWorker(t *testing.T) {
 			}
 		}
 		step = func() error {
-			_, _, err := predictFrame(m, img, 1, nil)
+			_, _, err := predictFrame(m, img, 1, nil, false)
 			return err
 		}
 	default:

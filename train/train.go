@@ -59,6 +59,11 @@ type Config struct {
 	Edges *bool
 	// Epochs is the number of passes over all labelled frames.
 	Epochs int
+	// StepBudget, when > 0, caps the training at the whole epochs that fit
+	// into StepBudget optimisation steps per training set (at least one
+	// epoch; see EffectiveEpochs): a time budget per sequence that does
+	// not grow with its length. 0 = Epochs, uncapped.
+	StepBudget int
 	// LR is Adam's learning rate.
 	LR float64
 	// Batch is the number of frames per step (frames of different sizes never
@@ -93,10 +98,27 @@ type Config struct {
 	OnStep func(epoch, step int, loss float64)
 }
 
-// DefaultConfig: unet-cpu, 15 epochs (ACCV'20), Adam with lr 1e-3, batch 2,
-// automatic scale, seed 1, CPU, all cores, hard examples weighted.
+// DefaultConfig: unet-cpu, 15 epochs (ACCV'20) within DefaultStepBudget
+// steps per set, Adam with lr 1e-3, batch 2, automatic scale, seed 1, CPU,
+// all cores, hard examples weighted.
 func DefaultConfig() Config {
-	return Config{Preset: "unet-cpu", Epochs: 15, LR: 1e-3, Batch: 2, Seed: 1, Device: "cpu", Variant: VariantHard}
+	return Config{Preset: "unet-cpu", Epochs: 15, StepBudget: DefaultStepBudget, LR: 1e-3, Batch: 2, Seed: 1, Device: "cpu", Variant: VariantHard}
+}
+
+// DefaultStepBudget is 600 steps per training set: 15 epochs of an 80-frame
+// sequence at batch 2. A step of two 427×240 frames (DAVIS at scale 0.5) takes
+// about 0.45 s on 2 cores, so a sequence trains in about 5 minutes however
+// long it is; longer ones get fewer epochs (cows, 104 frames: 11).
+const DefaultStepBudget = 600
+
+// EffectiveEpochs is the number of epochs a training of sets sets with
+// perEpoch steps per epoch runs: Epochs, or with a StepBudget the whole
+// epochs within StepBudget·sets steps, at least one.
+func (c Config) EffectiveEpochs(perEpoch, sets int) int {
+	if c.StepBudget <= 0 || perEpoch <= 0 {
+		return c.Epochs
+	}
+	return max(1, min(c.Epochs, c.StepBudget*max(sets, 1)/perEpoch))
 }
 
 // Options is the part of the configuration that determines the result; it is
@@ -152,15 +174,16 @@ type Summary struct {
 // Adam is a step size in weight units: beyond 1 every step overshoots and
 // the loss diverges to NaN in a few steps.
 const (
-	MaxEpochs  = 100000
-	MaxLR      = 1.0
-	MaxBatch   = 4096
-	MaxScale   = 4.0
-	MaxThreads = 4096
+	MaxEpochs     = 100000
+	MaxStepBudget = 100000000
+	MaxLR         = 1.0
+	MaxBatch      = 4096
+	MaxScale      = 4.0
+	MaxThreads    = 4096
 )
 
 // Validate checks every setting before anything is read or written:
-// epochs in [1, MaxEpochs], learning rate in (0, MaxLR], batch in
+// epochs in [1, MaxEpochs], step budget in [0, MaxStepBudget], learning rate in (0, MaxLR], batch in
 // [1, MaxBatch], scale in [0, MaxScale] (0 = auto), threads in
 // [0, MaxThreads] (0 = all cores), a known preset (unless Model is set) and
 // device.
@@ -170,6 +193,8 @@ func (c *Config) validate() error {
 	switch {
 	case c.Epochs < 1 || c.Epochs > MaxEpochs:
 		return fmt.Errorf("train: epochs must be in [1, %d], got %d", MaxEpochs, c.Epochs)
+	case c.StepBudget < 0 || c.StepBudget > MaxStepBudget:
+		return fmt.Errorf("train: step budget must be in [0, %d] steps per set (0 = no cap), got %d", MaxStepBudget, c.StepBudget)
 	case !(c.LR > 0 && c.LR <= MaxLR):
 		return fmt.Errorf("train: learning rate must be in (0, %g], got %v", MaxLR, c.LR)
 	case c.Batch < 1 || c.Batch > MaxBatch:
@@ -267,9 +292,9 @@ func Run(ctx context.Context, cfg Config, sets []string, out string, progress io
 		top.Seconds += s.Seconds
 		top.Steps += s.Steps
 		top.Frames += s.Frames
+		top.Epochs = max(top.Epochs, s.Epochs)
 		top.Options.Sets = append(top.Options.Sets, set)
 	}
-	top.Epochs = cfg.Epochs
 	if err := writeJSON(filepath.Join(out, "train.json"), top); err != nil {
 		return nil, err
 	}
@@ -394,7 +419,8 @@ func trainOne(ctx context.Context, cfg Config, sets []string, out string, progre
 	}
 
 	perEpoch := len(epochBatches(data.Samples, cfg.Batch, cfg.Seed, 0, false))
-	bar := progress.New(progressW, perEpoch*(cfg.Epochs-start), fmt.Sprintf("epoch %d/%d", start+1, cfg.Epochs))
+	cfg.Epochs = cfg.EffectiveEpochs(perEpoch, len(sets))
+	bar := progress.New(progressW, perEpoch*max(cfg.Epochs-start, 0), fmt.Sprintf("epoch %d/%d", start+1, cfg.Epochs))
 	sum := &Summary{Out: out, Checkpoint: filepath.Join(out, "model.ckpt"), Options: opts, Params: model.NumParams(),
 		Device: deviceName(dev), Threads: unet.Threads(), Epochs: cfg.Epochs, Frames: len(data.Samples),
 		Labelled: data.Labelled, Hard: data.Hard, Width: data.Samples[0].W, Height: data.Samples[0].H, ResumedAt: start}

@@ -213,8 +213,13 @@ func TestTrainOnFBMSLayoutFolder(t *testing.T) {
 		}
 	}
 	out := filepath.Join(t.TempDir(), "models")
-	if o, err := densify(t, "train", root, "--split", "Trainingset", "--out", out, "--epochs", "1", "--min-segment", "0", "--quiet"); err != nil {
+	// --step-budget 1 leaves one whole epoch of the three asked for.
+	o, err := densify(t, "train", root, "--split", "Trainingset", "--out", out, "--epochs", "3", "--step-budget", "1", "--min-segment", "0", "--quiet")
+	if err != nil {
 		t.Fatalf("train: %v\n%s", err, o)
+	}
+	if n := strings.Count(o, ": 1 epochs,"); n != 2 {
+		t.Errorf("want two models of 1 epoch under --step-budget 1, got:\n%s", o)
 	}
 	for _, seq := range []string{"synth01", "synth02"} {
 		if _, err := os.Stat(filepath.Join(out, seq, "model.ckpt")); err != nil {

@@ -62,10 +62,10 @@ func TestRunWithUNet(t *testing.T) {
 	if len(masks) != 8 {
 		t.Fatalf("%d masks, want 8", len(masks))
 	}
-	if opt.Train.Refine != "graphcut" || opt.Train.Temporal != refine.DefaultTemporalRadius {
-		t.Fatalf("default refinement %q, temporal fusion %d", opt.Train.Refine, opt.Train.Temporal)
+	if opt.Train.Refine != "graphcut" || opt.Train.Temporal != refine.DefaultTemporalRadius || !opt.Train.Mirror {
+		t.Fatalf("default refinement %q, temporal fusion %d, mirror %v", opt.Train.Refine, opt.Train.Temporal, opt.Train.Mirror)
 	}
-	opt.Train.Overlays, opt.Train.Refine, opt.Train.Temporal, opt.Train.PriorShift = true, "none", 0, true
+	opt.Train.Overlays, opt.Train.Refine, opt.Train.Temporal, opt.Train.PriorShift, opt.Train.Mirror = true, "none", 0, true, false
 	rep, err = pipeline.Run(context.Background(), root, work, opt)
 	if err != nil {
 		t.Fatal(err)
@@ -73,7 +73,7 @@ func TestRunWithUNet(t *testing.T) {
 	for _, st := range rep.Sequences[0].Stages {
 		rerun := st.Stage == "predict-uniform" || st.Stage == "eval-dense-uniform"
 		if st.Skipped == rerun {
-			t.Errorf("stage %s: skipped = %v after changing only the overlay, prior-shift, refinement and temporal options", st.Stage, st.Skipped)
+			t.Errorf("stage %s: skipped = %v after changing only the overlay, prior-shift, refinement, temporal and mirror options", st.Stage, st.Skipped)
 		}
 	}
 	if _, err := os.Stat(filepath.Join(work, "tiny", "masks-uniform", "overlay", "00000.png")); err != nil {

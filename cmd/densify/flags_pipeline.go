@@ -13,6 +13,7 @@ import (
 
 	"github.com/densify/densify/motiongraph"
 	"github.com/densify/densify/pipeline"
+	"github.com/densify/densify/train"
 	"github.com/densify/densify/video"
 	"github.com/spf13/pflag"
 )
@@ -30,6 +31,7 @@ type pipelineFlags struct {
 	shard                  string
 	evalFrames, minCluster int
 	backgroundSplit        float64
+	stepBudget             int
 }
 
 func (p *pipelineFlags) bind(f *pflag.FlagSet) {
@@ -39,6 +41,7 @@ func (p *pipelineFlags) bind(f *pflag.FlagSet) {
 	t := &p.opt.Train
 	f.StringVar(&t.Preset, "preset", t.Preset, "U-Net preset: unet-cpu or unet-paper")
 	f.IntVar(&t.Epochs, "epochs", t.Epochs, "training epochs")
+	f.IntVar(&p.stepBudget, "step-budget", train.DefaultStepBudget, stepBudgetUsage)
 	f.Float64Var(&t.LR, "lr", t.LR, "Adam learning rate")
 	f.IntVar(&t.BatchSize, "batch", t.BatchSize, "frames per training step")
 	f.Float64Var(&t.Scale, "scale", t.Scale, "input scale of the U-Net (0 = auto: 0.5 on CPU, 1 on CUDA)")
@@ -51,6 +54,7 @@ func (p *pipelineFlags) bind(f *pflag.FlagSet) {
 	f.BoolVar(&t.PriorShift, "prior-shift", false, "predict with the prior shift of class-balanced training undone (odds of the object divided by its mean class weight)")
 	f.StringVar(&t.Refine, "refine", t.Refine, refineUsage)
 	f.IntVar(&t.Temporal, "temporal", t.Temporal, temporalUsage)
+	f.BoolVar(&t.Mirror, "mirror", t.Mirror, mirrorUsage)
 	f.BoolVar(&p.noOverlay, "no-overlay", false, "do not write per-frame overlay previews")
 }
 
@@ -90,6 +94,8 @@ func (p *pipelineFlags) options(f *Factory, root string) (pipeline.Options, erro
 	}
 	o, err := p.upstreamOptions(f, root)
 	o.Train.Overlays = !p.noOverlay
+	budget := p.stepBudget
+	o.Train.StepBudget = &budget
 	return o, err
 }
 

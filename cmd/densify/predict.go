@@ -20,6 +20,8 @@ type predictOptions struct {
 
 const temporalUsage = "temporal fusion: average each frame's probability map with those of K frames on each side, carried along DIS optical flow where it passes the forward-backward test, before thresholding and refining (0 = off)"
 
+const mirrorUsage = "test-time augmentation: average the network's posteriors on each frame and on its mirror image, flipped back (twice the network's work; --mirror=false turns it off)"
+
 const refineUsage = "refinement of the predicted masks, which removes the halo the network paints around objects (package refine): graphcut (a minimum cut of the network's probabilities, colour models and contrast, pure Go), grabcut (OpenCV's GrabCut on a trimap from the mask) or none"
 
 func NewCmdPredict(f *Factory) *cobra.Command {
@@ -31,7 +33,8 @@ func NewCmdPredict(f *Factory) *cobra.Command {
 naming) and writes <out>/00000.png, 00001.png, … (frame order): 0/255 grey masks for binary
 models, paletted label images (DAVIS palette, value = class) for multi-label models.
 --prob adds prob/NNNNN.png (foreground probability ×255), --overlay adds overlay/NNNNN.png
-(frame with the mask tinted). --temporal K (default 2) averages each binary model's
+(frame with the mask tinted). --mirror (default on) averages the network's posteriors on
+each frame and on its mirror image. --temporal K (default 2) averages each binary model's
 probability map with those of K frames on each side, carried along optical flow, before
 the mask is thresholded (prob/ then holds the fused maps). --refine graphcut (the default)
 refines each binary mask by a minimum cut of the (fused) probabilities, colour models and
@@ -52,6 +55,7 @@ trained at) and the logits are resized back to the frame's size.`,
 	fl.BoolVar(&p.PriorShift, "prior-shift", false, "undo the prior shift of class-balanced training (odds of the object divided by its mean class weight, from the checkpoint)")
 	fl.StringVar(&o.Refine, "refine", pipeline.DefaultOptions().Train.Refine, refineUsage)
 	fl.IntVar(&o.Temporal, "temporal", pipeline.DefaultOptions().Train.Temporal, temporalUsage)
+	fl.BoolVar(&p.Mirror, "mirror", pipeline.DefaultOptions().Train.Mirror, mirrorUsage)
 	fl.StringVar(&p.Device, "device", "cpu", "cpu, cuda or auto")
 	fl.IntVar(&p.Threads, "threads", 0, "libtorch CPU threads (0 = all cores)")
 	return cmd

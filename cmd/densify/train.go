@@ -19,6 +19,8 @@ type trainOptions struct {
 	Upstream       pipelineFlags
 }
 
+const stepBudgetUsage = "at most this many optimisation steps per sequence, in whole epochs (at least one): about 5 minutes on 2 cores at the default scale however long the sequence (0 = all --epochs)"
+
 func NewCmdTrain(f *Factory) *cobra.Command {
 	o := &trainOptions{IO: f.IO, Factory: f, Config: train.DefaultConfig()}
 	cmd := &cobra.Command{
@@ -60,6 +62,7 @@ the dataset's sequences is prepared and trained, one model per sequence in <out>
 	fl.BoolVar(&o.Edges, "edges", true, "Sobel edge input channel (default: as the preset says)")
 	fl.StringVar(&c.Preset, "preset", c.Preset, "U-Net preset in models/: unet-cpu or unet-paper")
 	fl.IntVar(&c.Epochs, "epochs", c.Epochs, "training epochs")
+	fl.IntVar(&c.StepBudget, "step-budget", c.StepBudget, stepBudgetUsage)
 	fl.Float64Var(&c.LR, "lr", c.LR, "Adam learning rate")
 	fl.IntVar(&c.Batch, "batch", c.Batch, "frames per optimisation step")
 	fl.Float64Var(&c.Scale, "scale", c.Scale, "input scale (0 = auto: 0.5 on CPU, 1 on CUDA); sparse labels are mapped, not resampled")

@@ -1,0 +1,46 @@
+package train
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestEffectiveEpochsHandComputed(t *testing.T) {
+	c := Config{Epochs: 15, StepBudget: 600}
+	for _, tc := range []struct{ perEpoch, sets, want int }{
+		{52, 1, 11},  // cows: 104 frames at batch 2, 600/52 = 11.5
+		{45, 1, 13},  // dance-twirl: 90 frames
+		{40, 1, 15},  // 80 frames: exactly 15 epochs, the cap does not bind
+		{20, 1, 15},  // short sequences keep --epochs
+		{700, 1, 1},  // at least one epoch
+		{156, 3, 11}, // joint over three cows-sized sets: 1800/156
+	} {
+		if got := c.EffectiveEpochs(tc.perEpoch, tc.sets); got != tc.want {
+			t.Errorf("%d steps per epoch, %d sets: %d epochs, want %d", tc.perEpoch, tc.sets, got, tc.want)
+		}
+	}
+	if got := (Config{Epochs: 15}).EffectiveEpochs(700, 1); got != 15 {
+		t.Errorf("no budget: %d epochs, want 15", got)
+	}
+	bad := DefaultConfig()
+	bad.StepBudget = -1
+	if err := bad.Validate(); err == nil || !strings.Contains(err.Error(), "step budget") {
+		t.Errorf("negative step budget: %v", err)
+	}
+}
+
+func TestStepBudgetStopsAtWholeEpochs(t *testing.T) {
+	set, _ := synthSet(t, t.TempDir(), 48, 32, 3, testOptions())
+	cfg := tinyConfig(5)
+	cfg.Batch = 1      // 3 steps per epoch
+	cfg.StepBudget = 7 // two whole epochs fit
+	s := mustRun(t, cfg, []string{set}, filepath.Join(t.TempDir(), "m"))
+	if s.Epochs != 2 || s.Steps != 6 || len(s.EpochLoss) != 2 {
+		t.Fatalf("budget 7 at 3 steps per epoch: %d epochs, %d steps, %d epoch losses; want 2, 6, 2", s.Epochs, s.Steps, len(s.EpochLoss))
+	}
+	cfg.StepBudget = 0
+	if s := mustRun(t, cfg, []string{set}, filepath.Join(t.TempDir(), "m")); s.Epochs != 5 || s.Steps != 15 {
+		t.Fatalf("no budget: %d epochs, %d steps; want 5, 15", s.Epochs, s.Steps)
+	}
+}
