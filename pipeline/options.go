@@ -268,7 +268,7 @@ func DefaultOptions() Options {
 		HeatmapEvery: 10,
 		Sparsify:     uncertainty.SparsifyOptions{Beta: 0.5, Step: 0.05, Max: 0.9, Seeds: 10},
 		Prepare:      sampling.DefaultOptions(),
-		Train:        TrainOptions{Preset: "unet-cpu", Epochs: 15, LR: 1e-3, BatchSize: 2, Seed: 1, Device: "cpu", Overlays: true, Refine: "graphcut", Temporal: refine.DefaultTemporalRadius, Mirror: true},
+		Train:        TrainOptions{Preset: "unet-cpu", Epochs: 30, LR: 1e-3, BatchSize: 2, Seed: 1, Device: "cpu", Overlays: true, Refine: "graphcut", Temporal: refine.DefaultTemporalRadius, Mirror: true},
 	}
 }
 

@@ -20,6 +20,13 @@ func TestEffectiveEpochsHandComputed(t *testing.T) {
 			t.Errorf("%d steps per epoch, %d sets: %d epochs, want %d", tc.perEpoch, tc.sets, got, tc.want)
 		}
 	}
+	// The default: 600 steps, at most 30 epochs.
+	d := DefaultConfig()
+	for perEpoch, want := range map[int]int{25: 24, 20: 30, 10: 30, 52: 11} {
+		if got := d.EffectiveEpochs(perEpoch, 1); got != want {
+			t.Errorf("default, %d steps per epoch: %d epochs, want %d", perEpoch, got, want)
+		}
+	}
 	if got := (Config{Epochs: 15}).EffectiveEpochs(700, 1); got != 15 {
 		t.Errorf("no budget: %d epochs, want 15", got)
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"github.com/densify/densify/train"
 	"github.com/densify/densify/trajectory"
 	"github.com/densify/densify/video"
+	"github.com/spf13/pflag"
 )
 
 // The pipeline's default flow method is video's.
@@ -88,5 +90,23 @@ func TestRunWithUNet(t *testing.T) {
 	opt.Densifier, opt.Train.Refine, opt.Train.Temporal = train.Densifier{}, "none", 2
 	if _, err := pipeline.Run(context.Background(), root, t.TempDir(), opt); err == nil || !strings.Contains(err.Error(), "temporal fusion needs an optical flow") {
 		t.Errorf("temporal fusion without a Flow: %v", err)
+	}
+}
+
+// The pipeline's training defaults are the trainer's (pipeline cannot import
+// train, so they are written twice).
+func TestPipelineTrainingDefaultsAreTheTrainers(t *testing.T) {
+	p, c := pipeline.DefaultOptions().Train, train.DefaultConfig()
+	if p.Epochs != c.Epochs || p.LR != c.LR || p.BatchSize != c.Batch || p.Preset != c.Preset || p.Seed != c.Seed {
+		t.Errorf("pipeline defaults %+v differ from train.DefaultConfig %+v", p, c)
+	}
+	if c.Epochs != train.DefaultEpochs || c.StepBudget != train.DefaultStepBudget {
+		t.Errorf("train.DefaultConfig: %d epochs, budget %d", c.Epochs, c.StepBudget)
+	}
+	var f pipelineFlags
+	fs := pflag.NewFlagSet("x", pflag.ContinueOnError)
+	f.bind(fs)
+	if got := fs.Lookup("step-budget").DefValue; got != fmt.Sprint(train.DefaultStepBudget) {
+		t.Errorf("--step-budget defaults to %s", got)
 	}
 }

@@ -40,7 +40,7 @@ func (p *pipelineFlags) bind(f *pflag.FlagSet) {
 	f.StringVar(&p.tracks, "tracks", "", "use this Tracks file instead of running the tracker (single sequence only)")
 	t := &p.opt.Train
 	f.StringVar(&t.Preset, "preset", t.Preset, "U-Net preset: unet-cpu or unet-paper")
-	f.IntVar(&t.Epochs, "epochs", t.Epochs, "training epochs")
+	f.IntVar(&t.Epochs, "epochs", t.Epochs, epochsUsage)
 	f.IntVar(&p.stepBudget, "step-budget", train.DefaultStepBudget, stepBudgetUsage)
 	f.Float64Var(&t.LR, "lr", t.LR, "Adam learning rate")
 	f.IntVar(&t.BatchSize, "batch", t.BatchSize, "frames per training step")

@@ -19,6 +19,8 @@ type trainOptions struct {
 	Upstream       pipelineFlags
 }
 
+const epochsUsage = "training epochs at most (fewer where --step-budget binds)"
+
 const stepBudgetUsage = "at most this many optimisation steps per sequence, in whole epochs (at least one): about 5 minutes on 2 cores at the default scale however long the sequence (0 = all --epochs)"
 
 func NewCmdTrain(f *Factory) *cobra.Command {
@@ -61,7 +63,7 @@ the dataset's sequences is prepared and trained, one model per sequence in <out>
 	fl.StringVar(&o.Out, "out", "", "output folder")
 	fl.BoolVar(&o.Edges, "edges", true, "Sobel edge input channel (default: as the preset says)")
 	fl.StringVar(&c.Preset, "preset", c.Preset, "U-Net preset in models/: unet-cpu or unet-paper")
-	fl.IntVar(&c.Epochs, "epochs", c.Epochs, "training epochs")
+	fl.IntVar(&c.Epochs, "epochs", c.Epochs, epochsUsage)
 	fl.IntVar(&c.StepBudget, "step-budget", c.StepBudget, stepBudgetUsage)
 	fl.Float64Var(&c.LR, "lr", c.LR, "Adam learning rate")
 	fl.IntVar(&c.Batch, "batch", c.Batch, "frames per optimisation step")
