@@ -370,13 +370,14 @@ func mirrorPlanes(planes []float32, w int) []float32 {
 
 // averageMirrored takes a batch of two (the frame's posteriors, then its
 // mirror's, each any number of planes of width w) and returns the mean of the
-// first and the second flipped back.
+// first and the second flipped back, reading the mirror's rows backwards.
 func averageMirrored(probs []float32, w int) []float32 {
 	n := len(probs) / 2
 	out := make([]float32, n)
-	back := mirrorPlanes(probs[n:], w)
-	for i := range out {
-		out[i] = (probs[i] + back[i]) / 2
+	for r := 0; r+w <= n; r += w {
+		for i := 0; i < w; i++ {
+			out[r+i] = (probs[r+i] + probs[n+r+w-1-i]) / 2
+		}
 	}
 	return out
 }

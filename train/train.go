@@ -191,10 +191,10 @@ const (
 )
 
 // Validate checks every setting before anything is read or written:
-// epochs in [1, MaxEpochs], step budget in [0, MaxStepBudget], learning rate in (0, MaxLR], batch in
-// [1, MaxBatch], scale in [0, MaxScale] (0 = auto), threads in
-// [0, MaxThreads] (0 = all cores), a known preset (unless Model is set) and
-// device.
+// epochs in [1, MaxEpochs], step budget in [0, MaxStepBudget], learning
+// rate in (0, MaxLR], batch in [1, MaxBatch], scale in [0, MaxScale]
+// (0 = auto), threads in [0, MaxThreads] (0 = all cores), a known preset
+// (unless Model is set) and device.
 func (c Config) Validate() error { return c.validate() }
 
 func (c *Config) validate() error {

@@ -16,6 +16,7 @@ import (
 	"github.com/densify/densify/refine"
 	"github.com/densify/densify/slurm"
 	"github.com/densify/densify/synth"
+	"github.com/densify/densify/train"
 )
 
 // flagRanges gives the range of every numeric flag by name; commandRanges
@@ -67,7 +68,7 @@ var flagRanges = map[string]flagcheck.Range{
 	"phi":                 flagcheck.Closed(0, 1),
 	"batch":               flagcheck.Closed(1, 4096),
 	"epochs":              flagcheck.Closed(1, 100000),
-	"step-budget":         flagcheck.Closed(0, 100000000),
+	"step-budget":         flagcheck.Closed(0, train.MaxStepBudget),
 	"heatmap-every":       flagcheck.Closed(1, 1e6),
 	"lr":                  {Lo: 0, Hi: 1, LoOpen: true},
 	"scale":               {Lo: 0, Hi: 4, Note: "0 = auto"},
