@@ -37,6 +37,7 @@ func Doctor(w io.Writer, o DoctorOptions) error {
 	} else {
 		fmt.Fprintf(w, "cuda:      not available (CPU-only libtorch or no GPU; LIBTORCH=/path/to/cuda-libtorch make setup for GPUs)\n")
 	}
+	defer LockThread()() // the thread count below is the calling OS thread's
 	before := Threads()
 	if err := SetThreads(o.Threads); err != nil {
 		return fmt.Errorf("%v (hint: check OMP_NUM_THREADS / MKL_NUM_THREADS)", err)

@@ -20,11 +20,17 @@ import (
 
 // SetThreads sets the number of intra-op threads libtorch uses for CPU kernels
 // (at::set_num_threads). Debian's libtorch starts with one; n ≤ 0 means all cores
-// (runtime.NumCPU). The setting is global to the process.
+// (runtime.NumCPU). With OpenMP the setting belongs to the calling OS thread
+// (omp_set_num_threads sets a per-thread value), so callers pin the goroutine
+// first, as Run, Predict and Doctor do with LockThread; SetThreads pins it
+// itself between setting and checking, so that the check reads the same
+// thread.
 func SetThreads(n int) error {
 	if n <= 0 {
 		n = runtime.NumCPU()
 	}
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	C.at_set_num_threads(C.int(n))
 	if got := Threads(); got != n {
 		return fmt.Errorf("libtorch kept %d intra-op threads after asking for %d", got, n)

@@ -3,6 +3,7 @@ package unet
 import "testing"
 
 func TestSetThreads(t *testing.T) {
+	defer LockThread()() // the count is per OS thread (see SetThreads)
 	old := Threads()
 	defer SetThreads(old)
 	for _, n := range []int{1, 2} {
