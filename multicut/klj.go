@@ -317,9 +317,8 @@ type kl struct {
 	regOther []int32
 	inited   []bool
 	moved    []bool
-	stamp    []uint32
 	touched  []int32
-	heap     maxHeap
+	heap     gainHeap
 	moves    []int32
 
 	mark    []uint32 // BFS visit marks (generation markGen)
@@ -344,7 +343,7 @@ func newKL(g *Graph, start []int, maxStall, fullSweep int) *kl {
 		pairTried: make(map[uint64]tried),
 		label:     make([]int32, n), pos: make([]int32, n),
 		gain: make([]float64, n), regOther: make([]int32, n), inited: make([]bool, n),
-		moved: make([]bool, n), stamp: make([]uint32, n),
+		moved: make([]bool, n), heap: newGainHeap(n),
 		mark: make([]uint32, n), srcMark: make([]uint32, n), comp: make([]int32, n),
 		failVer: make([]uint32, n), failCl: make([]int32, n), inQ: make([]bool, n),
 	}
@@ -549,9 +548,10 @@ func (s *kl) initNode(v, a, b int32, free bool) {
 		s.touched = append(s.touched, v)
 	}
 	s.inited[v] = true
-	s.stamp[v]++
 	if r > 0 || free {
-		s.heap.push(heapEntry{g, v, s.stamp[v]})
+		s.heap.set(v, g)
+	} else {
+		s.heap.remove(v)
 	}
 }
 
@@ -602,12 +602,8 @@ func (s *kl) bipartition(a, b int32, newSide bool) float64 {
 	}
 
 	cum, best, bestK := 0.0, 0.0, 0
-	for len(s.heap) > 0 {
-		en := s.heap.pop()
-		v := en.id
-		if s.moved[v] || s.stamp[v] != en.ver {
-			continue
-		}
+	for s.heap.len() > 0 {
+		v := s.heap.pop().id
 		if s.regOther[v] == 0 && !(newSide && len(s.moves) == 0) {
 			continue
 		}
@@ -636,10 +632,7 @@ func (s *kl) bipartition(a, b int32, newSide bool) float64 {
 					if reg {
 						s.regOther[y]++
 					}
-					s.stamp[y]++
-					if s.regOther[y] > 0 {
-						s.heap.push(heapEntry{s.gain[y], y, s.stamp[y]})
-					}
+					s.requeue(y)
 				} else if reg {
 					s.initNode(y, a, b, false)
 				}
@@ -648,10 +641,7 @@ func (s *kl) bipartition(a, b int32, newSide bool) float64 {
 				if reg {
 					s.regOther[y]--
 				}
-				s.stamp[y]++
-				if s.regOther[y] > 0 {
-					s.heap.push(heapEntry{s.gain[y], y, s.stamp[y]})
-				}
+				s.requeue(y)
 			}
 		}
 		if cum > best {
@@ -703,13 +693,23 @@ func (s *kl) bipartition(a, b int32, newSide bool) float64 {
 	return result
 }
 
+// requeue updates y's heap entry after its gain changed: a node stays a
+// candidate while it has a regular edge to the other side.
+func (s *kl) requeue(y int32) {
+	if s.regOther[y] > 0 {
+		s.heap.set(y, s.gain[y])
+	} else {
+		s.heap.remove(y)
+	}
+}
+
 func (s *kl) cleanup() {
 	for _, v := range s.touched {
 		s.inited[v] = false
 		s.moved[v] = false
 	}
 	s.touched = s.touched[:0]
-	s.heap = s.heap[:0]
+	s.heap.reset()
 	s.moves = s.moves[:0]
 }
 
