@@ -13,8 +13,8 @@ package multicut
 // contractible). Stop when no contractible pair has positive cost. Every
 // cluster stays connected in G because only regular-adjacent clusters merge.
 //
-// The priority queue uses lazy deletion (entries carry an edge version);
-// adjacency of the cluster graph is a map per cluster, merging the smaller
+// The priority queue is indexed by edge (gainHeap): a summed edge's key
+// changes in place, and a merged-away edge leaves it; adjacency of the cluster graph is a map per cluster, merging the smaller
 // map into the larger, so the run time is O((|E|+|F|) log(|E|+|F|)).
 // The result has canonical labels.
 func GAEC(g *Graph) ([]int, error) {
@@ -36,7 +36,6 @@ func gaecWithin(g *Graph, within []int, maxSize int) []int {
 	cost := make([]float64, m)
 	reg := make([]bool, m)
 	alive := make([]bool, m)
-	ver := make([]uint32, m)
 	end := make([][2]int32, m)
 	// Degree-sized maps avoid rehashing while building.
 	deg := make([]int32, n)
@@ -50,7 +49,7 @@ func gaecWithin(g *Graph, within []int, maxSize int) []int {
 			adj[v] = make(map[int32]int32, deg[v])
 		}
 	}
-	h := make(maxHeap, 0, m)
+	h := newGainHeap(m)
 	for i, e := range g.Edges {
 		if within != nil && within[e.U] != within[e.V] {
 			continue
@@ -62,7 +61,7 @@ func gaecWithin(g *Graph, within []int, maxSize int) []int {
 		adj[e.U][int32(e.V)] = int32(i)
 		adj[e.V][int32(e.U)] = int32(i)
 		if reg[i] && cost[i] > 0 {
-			h = append(h, heapEntry{cost[i], int32(i), 0})
+			h.e = append(h.e, gainEntry{cost[i], int32(i)})
 		}
 	}
 	h.heapify()
@@ -72,15 +71,8 @@ func gaecWithin(g *Graph, within []int, maxSize int) []int {
 		parent[i] = int32(i)
 		size[i] = 1
 	}
-	for len(h) > 0 {
-		top := h.pop()
-		e := top.id
-		if !alive[e] || ver[e] != top.ver {
-			continue
-		}
-		if top.key <= 0 {
-			break
-		}
+	for h.len() > 0 {
+		e := h.pop().id
 		a, b := end[e][0], end[e][1]
 		if maxSize > 0 && int(size[a]+size[b]) > maxSize {
 			continue // stays in the cluster graph, never contracted
@@ -99,11 +91,13 @@ func gaecWithin(g *Graph, within []int, maxSize int) []int {
 			delete(adj[nb], o)
 			if es, ok := adj[s][nb]; ok {
 				alive[eo] = false
+				h.remove(eo)
 				cost[es] += cost[eo]
 				reg[es] = reg[es] || reg[eo]
-				ver[es]++
 				if reg[es] && cost[es] > 0 && (maxSize == 0 || int(size[s]+size[o]+size[nb]) <= maxSize) {
-					h.push(heapEntry{cost[es], es, ver[es]})
+					h.set(es, cost[es])
+				} else {
+					h.remove(es)
 				}
 			} else {
 				adj[s][nb] = eo

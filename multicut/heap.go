@@ -1,93 +1,22 @@
 package multicut
 
-// heapEntry is a priority-queue entry of GAEC (an edge of the cluster graph
-// and its summed cost) and KLj (a node and its move gain). Deletion is lazy:
-// ver is the item's version when pushed, and an entry whose version no longer
-// matches the item's current one is stale and skipped when popped.
-type heapEntry struct {
-	key float64
-	id  int32
-	ver uint32
-}
-
-// maxHeap is a binary max-heap on key (ties: smaller id first, so runs are
-// deterministic).
-type maxHeap []heapEntry
-
-func (h maxHeap) less(i, j int) bool {
-	if h[i].key != h[j].key {
-		return h[i].key > h[j].key
-	}
-	return h[i].id < h[j].id
-}
-
-// down sifts element i down in the first n elements.
-func (h maxHeap) down(i, n int) {
-	for {
-		l := 2*i + 1
-		if l >= n {
-			break
-		}
-		b := l
-		if r := l + 1; r < n && h.less(r, l) {
-			b = r
-		}
-		if !h.less(b, i) {
-			break
-		}
-		h[i], h[b] = h[b], h[i]
-		i = b
-	}
-}
-
-// heapify establishes the heap order on arbitrary contents in O(n).
-func (h maxHeap) heapify() {
-	for i := len(h)/2 - 1; i >= 0; i-- {
-		h.down(i, len(h))
-	}
-}
-
-func (h *maxHeap) push(e heapEntry) {
-	*h = append(*h, e)
-	s := *h
-	i := len(s) - 1
-	for i > 0 {
-		p := (i - 1) / 2
-		if !s.less(i, p) {
-			break
-		}
-		s[i], s[p] = s[p], s[i]
-		i = p
-	}
-}
-
-func (h *maxHeap) pop() heapEntry {
-	s := *h
-	top := s[0]
-	n := len(s) - 1
-	s[0] = s[n]
-	s = s[:n]
-	s.down(0, n)
-	*h = s
-	return top
-}
-
-// gainEntry is an entry of gainHeap: a node and its key.
+// gainEntry is an entry of gainHeap: an item and its key.
 type gainEntry struct {
 	key float64
 	id  int32
 }
 
-// gainHeap is an indexed binary max-heap of nodes on key (ties: smaller id
-// first, as maxHeap): a node is in it at most once, and set and remove
-// change or delete its entry in place in O(log n), through pos (−1: not in
-// the heap). KLj's move gains change after every move; updating the entries
-// in place instead of pushing new ones keeps the heap at one entry per
-// candidate node (on DAVIS graphs five times fewer pops than with lazy
-// deletion).
+// gainHeap is an indexed binary max-heap of items (KLj: nodes and their move
+// gains; GAEC: edges of the cluster graph and their summed costs) on key,
+// ties to the smaller id, so runs are deterministic. An item is in it at
+// most once, and set and remove change or delete its entry in place in
+// O(log n), through pos (−1: not in the heap). Keys change after every move
+// or contraction; updating the entries in place instead of pushing new ones
+// and skipping stale ones later keeps the heap at one entry per item (on a
+// DAVIS graph KLj pops five times fewer entries than with lazy deletion).
 type gainHeap struct {
 	e   []gainEntry
-	pos []int32 // per node: index in e, −1 when absent
+	pos []int32 // per item: index in e, −1 when absent
 }
 
 func newGainHeap(n int) gainHeap {
@@ -143,7 +72,18 @@ func (h *gainHeap) down(i int) {
 	}
 }
 
-// set inserts node v with key, or changes its key.
+// heapify establishes the heap order on the entries appended to e (each
+// item once, pos not yet set) in O(n).
+func (h *gainHeap) heapify() {
+	for i, x := range h.e {
+		h.pos[x.id] = int32(i)
+	}
+	for i := len(h.e)/2 - 1; i >= 0; i-- {
+		h.down(i)
+	}
+}
+
+// set inserts item v with key, or changes its key.
 func (h *gainHeap) set(v int32, key float64) {
 	if p := h.pos[v]; p >= 0 {
 		old := h.e[p].key
@@ -160,7 +100,7 @@ func (h *gainHeap) set(v int32, key float64) {
 	h.up(len(h.e) - 1)
 }
 
-// remove deletes node v's entry, if any.
+// remove deletes item v's entry, if any.
 func (h *gainHeap) remove(v int32) {
 	p := int(h.pos[v])
 	if p < 0 {
@@ -179,7 +119,7 @@ func (h *gainHeap) remove(v int32) {
 	}
 }
 
-// pop removes and returns the node of largest key (len() > 0).
+// pop removes and returns the item of largest key (len() > 0).
 func (h *gainHeap) pop() gainEntry {
 	top := h.e[0]
 	h.remove(top.id)

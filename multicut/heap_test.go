@@ -5,7 +5,8 @@ import (
 	"testing"
 )
 
-// TestGainHeapAgainstScan drives the indexed heap with random inserts, key
+// TestGainHeapAgainstScan builds the indexed heap from random entries
+// (heapify), drives it with random inserts, key
 // changes (up and down, with ties), removals and pops, and checks every pop
 // against a linear scan for the largest key (ties: smallest id) over the
 // nodes that should be in it, and that reset empties it.
@@ -14,6 +15,12 @@ func TestGainHeapAgainstScan(t *testing.T) {
 	const n = 60
 	h := newGainHeap(n)
 	in := map[int32]float64{}
+	for v := range int32(n / 2) { // a heapified start, as GAEC's
+		k := float64(rng.Intn(7) - 3)
+		h.e = append(h.e, gainEntry{k, 2 * v})
+		in[2*v] = k
+	}
+	h.heapify()
 	pops := 0
 	for step := 0; step < 20000; step++ {
 		v := int32(rng.Intn(n))
