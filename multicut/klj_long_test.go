@@ -197,3 +197,69 @@ func TestKLjRelabel(t *testing.T) {
 		}
 	}
 }
+
+// cliques builds cliques of 6 nodes each (internal edges +1) and joins
+// every node of clique i to every node of clique j with cost c[{i,j}]
+// (regular edges).
+func cliques(k int, c map[[2]int]float64) *Graph {
+	g := &Graph{N: 6 * k}
+	for q := 0; q < k; q++ {
+		for u := 0; u < 6; u++ {
+			for v := u + 1; v < 6; v++ {
+				g.Edges = append(g.Edges, Edge{U: 6*q + u, V: 6*q + v, Cost: 1})
+			}
+		}
+	}
+	for p, w := range c {
+		for u := 0; u < 6; u++ {
+			for v := 0; v < 6; v++ {
+				g.Edges = append(g.Edges, Edge{U: 6*p[0] + u, V: 6*p[1] + v, Cost: w})
+			}
+		}
+	}
+	return g
+}
+
+// Phase 2 sweeps every split, and every pair of two clusters of at least
+// MaxStall nodes each, to its end, whatever their size against FullSweep.
+// Both instances need a valley of several moves that the limited sequences
+// (MaxStall 2) stop in, with FullSweep 4 below the sizes and the multilevel
+// refinement off; a single-node move never helps.
+func TestKLjPhase2SweepsSplitsAndLargePairs(t *testing.T) {
+	opts := KLjOptions{MaxStall: 2, FullSweep: 4, Levels: []int{}}
+	solve := func(g *Graph, start []int) float64 {
+		t.Helper()
+		o := opts
+		o.Start = start
+		l, err := KLj(g, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := Feasible(g, l); err != nil {
+			t.Fatal(err)
+		}
+		return Energy(g, l)
+	}
+	// Split: cliques A and B with −0.5 between them, merged into one
+	// cluster (energy 0). Moving k nodes of A out costs k(6−k) − 3k: +2,
+	// +2, 0, −4, −10, −18, so only the whole sequence finds A | B (−18).
+	split := cliques(2, map[[2]int]float64{{0, 1}: -0.5})
+	if e := solve(split, make([]int, 12)); math.Abs(e+18) > 1e-9 {
+		t.Fatalf("split: energy %v, want −18", e)
+	}
+	// Pair: X = A ∪ B and Y = D (energy 3.6 − 6 = −2.4), with A–B +0.05,
+	// B–D +0.1 and A–D −1/6 per edge. Moving B into Y, one node at a time,
+	// raises the energy by 4.7, 7.4, 8.1, 6.8, 3.5 before it ends at −4.2,
+	// the optimum; no split of X and no join helps.
+	pair := cliques(3, map[[2]int]float64{{0, 1}: 0.05, {1, 2}: 0.1, {0, 2}: -1.0 / 6})
+	start := make([]int, 18)
+	for v := 12; v < 18; v++ {
+		start[v] = 1
+	}
+	if e0 := Energy(pair, start); math.Abs(e0+2.4) > 1e-9 {
+		t.Fatalf("pair: start energy %v, want −2.4", e0)
+	}
+	if e := solve(pair, start); math.Abs(e+4.2) > 1e-9 {
+		t.Fatalf("pair: energy %v, want −4.2", e)
+	}
+}

@@ -42,7 +42,7 @@ timing and instance size.`,
 	fl.StringVar(&m.Start, "start", "", "klj: start from this labels file instead of GAEC")
 	fl.IntVar(&m.Solve.MaxIter, "max-iter", 100, "klj: maximum outer iterations")
 	fl.IntVar(&m.Solve.MaxStall, "max-stall", 200, "klj: end a move sequence after this many moves without a new best (-1: never, as Kernighan–Lin)")
-	fl.IntVar(&m.Solve.FullSweep, "full-sweep", 1000, "klj: pairs of clusters with at most this many nodes run their sequence to the end (-1: none)")
+	fl.IntVar(&m.Solve.FullSweep, "full-sweep", 1000, "klj: second phase: pairs of clusters with at most this many nodes together run their sequence to the end, as do every split and every pair of two clusters of at least --max-stall nodes each (-1: no second phase)")
 	fl.IntSliceVar(&o.Levels, "levels", slices.Clone(multicut.DefaultLevels), "klj: coarsening factors of the multilevel refinement, finest first (each ≥ 2)")
 	fl.BoolVar(&o.NoMultilevel, "no-multilevel", false, "klj: node-level search only (no multilevel refinement)")
 	fl.IntVar(&m.Solve.VCycles, "v-cycles", 1, "klj: multilevel V-cycles (each after the first roughly doubles KLj's time)")
