@@ -14,8 +14,9 @@ package multicut
 // cluster stays connected in G because only regular-adjacent clusters merge.
 //
 // The priority queue is indexed by edge (gainHeap): a summed edge's key
-// changes in place, and a merged-away edge leaves it; adjacency of the cluster graph is a map per cluster, merging the smaller
-// map into the larger, so the run time is O((|E|+|F|) log(|E|+|F|)).
+// changes in place, and a merged-away edge leaves it. Adjacency of the
+// cluster graph is a map per cluster, merging the smaller map into the
+// larger, so the run time is O((|E|+|F|) log(|E|+|F|)).
 // The result has canonical labels.
 func GAEC(g *Graph) ([]int, error) {
 	if err := g.Validate(); err != nil {
@@ -35,7 +36,6 @@ func gaecWithin(g *Graph, within []int, maxSize int) []int {
 	m := len(g.Edges)
 	cost := make([]float64, m)
 	reg := make([]bool, m)
-	alive := make([]bool, m)
 	end := make([][2]int32, m)
 	// Degree-sized maps avoid rehashing while building.
 	deg := make([]int32, n)
@@ -56,7 +56,6 @@ func gaecWithin(g *Graph, within []int, maxSize int) []int {
 		}
 		cost[i] = e.Cost
 		reg[i] = !e.Lifted
-		alive[i] = true
 		end[i] = [2]int32{int32(e.U), int32(e.V)}
 		adj[e.U][int32(e.V)] = int32(i)
 		adj[e.V][int32(e.U)] = int32(i)
@@ -77,7 +76,6 @@ func gaecWithin(g *Graph, within []int, maxSize int) []int {
 		if maxSize > 0 && int(size[a]+size[b]) > maxSize {
 			continue // stays in the cluster graph, never contracted
 		}
-		alive[e] = false
 		// Survivor s keeps the larger adjacency map.
 		s, o := a, b
 		if len(adj[s]) < len(adj[o]) {
@@ -90,7 +88,6 @@ func gaecWithin(g *Graph, within []int, maxSize int) []int {
 			}
 			delete(adj[nb], o)
 			if es, ok := adj[s][nb]; ok {
-				alive[eo] = false
 				h.remove(eo)
 				cost[es] += cost[eo]
 				reg[es] = reg[es] || reg[eo]

@@ -580,18 +580,13 @@ func (s *kl) initNode(v, a, b int32, free bool) {
 	}
 }
 
-// bipartition runs one KL sequence between clusters a and b (b a new, empty
-// cluster when newSide) and applies the best prefix or the join. It returns
+// bipartition runs one KL sequence between clusters a and b (newSide, with
+// b = −1: a new, empty cluster) and applies the best prefix or the join. It returns
 // the decrease of the objective (0 when nothing changed).
 func (s *kl) bipartition(a, b int32, newSide bool) float64 {
 	ad := &s.adj
 	joinGain, joinAbs := 0.0, 0.0
-	var stall int
-	if newSide {
-		stall = s.stall(a, -1)
-	} else {
-		stall = s.stall(a, b)
-	}
+	stall := s.stall(a, b) // b is −1 for a split until the new cluster is allocated
 	if newSide {
 		b = s.allocID()
 		for _, v := range s.members[a] {
