@@ -213,6 +213,27 @@ func Estimate(ts *trajectory.TrackSet, opt Options) (*Motion, error) {
 	return m, nil
 }
 
+// TrackMedians returns, for every trajectory i, the median of its
+// normalised residuals Norm[i] (the upper median for an even count), or NaN
+// when it has none (a single point). A trajectory whose median exceeds a few
+// units is not carried by the camera motion over most of its life: it moves
+// on its own (or with parallax far beyond the background's typical
+// departure s_t).
+func (m *Motion) TrackMedians() []float64 {
+	out := make([]float64, len(m.Norm))
+	buf := []float32{}
+	for i, r := range m.Norm {
+		if len(r) == 0 {
+			out[i] = math.NaN()
+			continue
+		}
+		buf = append(buf[:0], r...)
+		slices.Sort(buf)
+		out[i] = float64(buf[len(buf)/2])
+	}
+	return out
+}
+
 // BorderBand returns the test for the image-border band of Options.Border:
 // a point lies in it when it is within border × min(width, height) of the
 // border of the extent of all of ts's points (the frame, as far as the

@@ -231,3 +231,18 @@ func TestBorderBandFollowsTheBackground(t *testing.T) {
 		t.Error("border 0.7 accepted")
 	}
 }
+
+func TestTrackMedians(t *testing.T) {
+	m := &Motion{Norm: [][]float32{{3, 1, 2}, {4, 1}, {}, {7}}}
+	got := m.TrackMedians()
+	// odd count: the middle value; even: the upper of the two middle ones
+	want := []float64{2, 4, math.NaN(), 7}
+	for i := range want {
+		if got[i] != want[i] && !(math.IsNaN(got[i]) && math.IsNaN(want[i])) {
+			t.Errorf("track %d: median %v, want %v", i, got[i], want[i])
+		}
+	}
+	if m.Norm[0][0] != 3 {
+		t.Error("TrackMedians reordered the residuals")
+	}
+}

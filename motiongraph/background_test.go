@@ -4,6 +4,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/densify/densify/camera"
@@ -78,15 +79,25 @@ func TestBorderShares(t *testing.T) {
 	}
 }
 
-func TestReadBackgroundClusters(t *testing.T) {
+func TestReadSegmentReport(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "segment.json")
-	os.WriteFile(p, []byte(`{"clusters": 3, "background_clusters": [0, 2]}`), 0o644)
-	bg, err := ReadBackgroundClusters(p)
-	if err != nil || len(bg) != 2 || bg[0] != 0 || bg[1] != 2 {
-		t.Fatalf("%v %v", bg, err)
+	os.WriteFile(p, []byte(`{"clusters": 3, "background_clusters": [0, 2], "camera_residuals": "camera.csv",
+		"camera_clusters": [{"cluster": 0, "camera_explained": 0.9, "background": true},
+			{"cluster": 1, "camera_explained": 0.1, "background": false},
+			{"cluster": 2, "camera_explained": 0.2, "border_share": 0.8, "background": true}]}`), 0o644)
+	r, err := ReadSegmentReport(p)
+	if err != nil || !slices.Equal(r.Background, []int{0, 2}) {
+		t.Fatalf("%+v %v", r, err)
+	}
+	// cluster 2 is background by its border share only
+	if got := r.CameraBackground(); !slices.Equal(got, []int{0}) {
+		t.Errorf("camera background %v, want [0]", got)
+	}
+	if got, want := r.CameraResidualsPath(p), filepath.Join(filepath.Dir(p), "camera.csv"); got != want {
+		t.Errorf("residual path %q, want %q", got, want)
 	}
 	os.WriteFile(p, []byte(`{"clusters": 3}`), 0o644)
-	if _, err := ReadBackgroundClusters(p); err == nil {
+	if _, err := ReadSegmentReport(p); err == nil {
 		t.Error("segment.json without background_clusters accepted")
 	}
 }

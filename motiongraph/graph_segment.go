@@ -56,6 +56,13 @@ type SegmentResult struct {
 	// BackgroundParts are the parts of background clusters that
 	// SplitBackground made clusters of their own.
 	BackgroundParts []BackgroundPart
+	// CameraResidual is, per trajectory, the median of its normalised
+	// residuals against the border band's camera motion (the motion the
+	// background decision uses; camera.Motion.TrackMedians), NaN for a
+	// single-point trajectory: the per-trajectory evidence with which
+	// `densify prepare` leaves unexplained trajectories of camera-explained
+	// background clusters unlabelled (sampling.Options.BackgroundResidual).
+	CameraResidual []float64
 }
 
 // Segment builds the motion graph of ts (see BuildGraph), solves the
@@ -115,6 +122,7 @@ func Segment(ts *trajectory.TrackSet, frames []image.Image, opt SegmentOptions) 
 	res.Energy = multicut.Energy(g, res.Labels)
 	res.Clusters = multicut.NumClusters(res.Labels)
 	res.Camera, res.Background = CameraEvidence(bcam, res.Labels, res.Clusters, BorderShares(ts, res.Labels, res.Clusters))
+	res.CameraResidual = bcam.TrackMedians()
 	return res, nil
 }
 

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"image"
 	"io"
-	"os"
 	"path/filepath"
 	"time"
 
@@ -75,24 +74,9 @@ type SegmentReport struct {
 	// clusters it made clusters of their own (SplitBackground).
 	BackgroundSplit float64          `json:"background_split"`
 	BackgroundParts []BackgroundPart `json:"background_parts"`
-}
-
-// ReadBackgroundClusters reads the background clusters decided by the
-// segmentation (SegmentReport.Background) from a segment.json written by
-// SegmentFiles.
-func ReadBackgroundClusters(path string) ([]int, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	var r SegmentReport
-	if err := json.Unmarshal(data, &r); err != nil {
-		return nil, fmt.Errorf("%s: %v", path, err)
-	}
-	if len(r.Background) == 0 {
-		return nil, fmt.Errorf("%s: no background_clusters (written by densify segment since the camera-motion decision)", path)
-	}
-	return r.Background, nil
+	// CameraResiduals names the file (in the same folder) that holds every
+	// trajectory's median camera residual (CameraResidualsFile).
+	CameraResiduals string `json:"camera_residuals,omitempty"`
 }
 
 // SegmentFiles is the segmentation stage of `densify segment` and of the
@@ -102,6 +86,7 @@ func ReadBackgroundClusters(path string) ([]int, error) {
 //	<name>Tracks<frames>.dat   the trajectories labelled with their cluster ids
 //	graph.txt                  the multicut instance (node i = i-th track)
 //	labels.txt                 one cluster id per line, node order
+//	camera.csv                 every trajectory's median camera residual
 //	segment.json               the SegmentReport
 //
 // each atomically, after everything was computed.
@@ -179,8 +164,12 @@ func SegmentFiles(opt FilesOptions) (*SegmentReport, error) {
 		OutputTracks: outTracks, Name: name, TrackFrames: ts.Frames,
 		SmallShare: res.SmallShare(20), Camera: res.Camera, Background: res.Background,
 		BackgroundSplit: opt.Segment.BackgroundSplit, BackgroundParts: res.BackgroundParts,
+		CameraResiduals: CameraResidualsFile,
 	}
 	if err := res.Write(ts, outTracks, filepath.Join(opt.Out, "graph.txt"), filepath.Join(opt.Out, "labels.txt")); err != nil {
+		return nil, err
+	}
+	if err := WriteCameraResiduals(filepath.Join(opt.Out, CameraResidualsFile), res.CameraResidual); err != nil {
 		return nil, err
 	}
 	rep.TotalSeconds = time.Since(t0).Seconds()

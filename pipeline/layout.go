@@ -3,6 +3,7 @@ package pipeline
 import (
 	"path/filepath"
 
+	"github.com/densify/densify/motiongraph"
 	"github.com/densify/densify/trajectory"
 )
 
@@ -11,6 +12,7 @@ import (
 //	tracks.dat                         trajectories (tracker output, unlabelled)
 //	segment/graph.txt                  multicut instance (node i = track i)
 //	segment/labels.txt                 cluster id per node
+//	segment/camera.csv                 median camera residual per trajectory
 //	segment/<seq>Tracks<N>.dat         labelled trajectories (FBMS format)
 //	segment/segment.json               energy, clusters, graph statistics
 //	uncertainty/uncertainty.csv        per-trajectory γ, u, likelihood baseline
@@ -40,6 +42,9 @@ func (l Layout) SegmentDir() string  { return l.path("segment") }
 func (l Layout) Graph() string       { return l.path("segment", "graph.txt") }
 func (l Layout) Labels() string      { return l.path("segment", "labels.txt") }
 func (l Layout) SegmentJSON() string { return l.path("segment", "segment.json") }
+
+// CameraResiduals is the segment stage's per-trajectory camera residuals.
+func (l Layout) CameraResiduals() string { return l.path("segment", motiongraph.CameraResidualsFile) }
 
 // LabelledTracks is the FBMS-named labelled Tracks file (frames = the track
 // set's length).

@@ -113,7 +113,7 @@ func TestRunStagesSkipAndRerun(t *testing.T) {
 		t.Errorf("sparse F = %.3f on ground-truth trajectories, want ≥ 0.6", s.Sparse.F)
 	}
 	lay := Layout{Dir: filepath.Join(work, "tiny"), Name: "tiny"}
-	for _, p := range []string{lay.Tracks(), lay.Graph(), lay.Labels(), lay.LabelledTracks(8), lay.SegmentJSON(),
+	for _, p := range []string{lay.Tracks(), lay.Graph(), lay.Labels(), lay.LabelledTracks(8), lay.SegmentJSON(), lay.CameraResiduals(),
 		lay.UncertaintyCSV(), lay.ClustersCSV(), filepath.Join(lay.Heatmaps(), "heat_00000.png"),
 		filepath.Join(lay.SparsifyDir(), "vi.png"), filepath.Join(lay.Prepared(), "manifest.json"),
 		filepath.Join(lay.Masks(string(DefaultVariant)), "00007.png"), lay.SparseEval(), lay.DenseEval(string(DefaultVariant)),

@@ -35,6 +35,8 @@ type seqRun struct {
 	res    *SequenceResult
 	// background clusters decided by the segment stage (camera motion)
 	background []int
+	// the background clusters the camera motion explains (segment report)
+	cameraBackground []int
 }
 
 func newSeqRun(ctx context.Context, seq dataset.SequenceInfo, work string, opt *Options) (*seqRun, error) {
@@ -157,7 +159,7 @@ func (p *seqRun) segment() error {
 	out := p.lay.LabelledTracks(p.res.TrackFrames)
 	st := stage{name: "segment", params: p.opt.Segment,
 		inputs:  append([]string{p.lay.Tracks()}, p.frames...),
-		outputs: []string{p.lay.Graph(), p.lay.Labels(), out, p.lay.SegmentJSON()}}
+		outputs: []string{p.lay.Graph(), p.lay.Labels(), out, p.lay.CameraResiduals(), p.lay.SegmentJSON()}}
 	var info motiongraph.SegmentReport
 	_, err := p.runStage(st, &info, func(string) (any, error) {
 		return motiongraph.SegmentFiles(motiongraph.FilesOptions{Tracks: p.lay.Tracks(), Frames: p.frames,
@@ -165,6 +167,7 @@ func (p *seqRun) segment() error {
 	})
 	p.res.Clusters = info.Clusters
 	p.background = info.Background
+	p.cameraBackground = info.CameraBackground()
 	p.res.Energy = info.Energy
 	p.res.Edges = info.Edges
 	p.res.LiftedEdges = info.LiftedEdges
@@ -307,7 +310,7 @@ type PrepareInfo struct {
 
 func (p *seqRun) prepare() error {
 	po := p.opt.Prepare
-	po.BackgroundClusters = p.background
+	po.BackgroundClusters, po.CameraBackground = p.background, p.cameraBackground
 	tracks := p.lay.LabelledTracks(p.res.TrackFrames)
 	// the format version is a parameter: a set of an older layout is redone
 	type params struct {
@@ -315,11 +318,18 @@ func (p *seqRun) prepare() error {
 		Format  int              `json:"format"`
 	}
 	st := stage{name: "prepare", params: params{po, sampling.FormatVersion},
-		inputs:  append([]string{tracks, p.lay.UncertaintyCSV()}, p.frames...),
+		inputs:  append([]string{tracks, p.lay.UncertaintyCSV(), p.lay.CameraResiduals()}, p.frames...),
 		outputs: []string{filepath.Join(p.lay.Prepared(), "manifest.json")}}
 	var info PrepareInfo
 	_, err := p.runStage(st, &info, func(string) (any, error) {
-		set, err := sampling.PrepareFiles(p.seq.FramesDir, tracks, p.lay.UncertaintyCSV(), p.lay.Prepared(), po)
+		var residual []float64
+		if po.BackgroundResidual > 0 {
+			var err error
+			if residual, err = motiongraph.ReadCameraResiduals(p.lay.CameraResiduals()); err != nil {
+				return nil, err
+			}
+		}
+		set, err := sampling.PrepareFiles(p.seq.FramesDir, tracks, p.lay.UncertaintyCSV(), residual, p.lay.Prepared(), po)
 		if err != nil {
 			return nil, err
 		}

@@ -12,9 +12,10 @@ import (
 // PrepareFiles is Prepare on files: the frames folder of a sequence (FBMS or
 // DAVIS naming), a labelled Tracks*.dat and the uncertainty CSV of `densify
 // uncertainty` (empty path: no uncertainty, so no hard examples). The set is
-// written to outDir (replacing an older one only once complete).
-func PrepareFiles(framesDir, tracksPath, uncertaintyPath, outDir string, opt Options) (*Set, error) {
-	return prepareFiles(framesDir, tracksPath, uncertaintyPath, nil, outDir, opt)
+// written to outDir (replacing an older one only once complete). residual
+// is Input.CameraResidual (nil: none; see Options.BackgroundResidual).
+func PrepareFiles(framesDir, tracksPath, uncertaintyPath string, residual []float64, outDir string, opt Options) (*Set, error) {
+	return prepareFiles(framesDir, tracksPath, uncertaintyPath, residual, nil, outDir, opt)
 }
 
 // PrepareOracleFiles is PrepareFiles with the trajectories labelled by the
@@ -25,11 +26,11 @@ func PrepareOracleFiles(framesDir, tracksPath string, gt *dataset.GroundTruth, o
 	if gt == nil {
 		return nil, fmt.Errorf("%s: oracle labels need the ground truth", tracksPath)
 	}
-	opt.Oracle, opt.Background, opt.BackgroundClusters = true, -1, []int{0}
-	return prepareFiles(framesDir, tracksPath, "", gt, outDir, opt)
+	opt.Oracle, opt.Background, opt.BackgroundClusters, opt.CameraBackground = true, -1, []int{0}, nil
+	return prepareFiles(framesDir, tracksPath, "", nil, gt, outDir, opt)
 }
 
-func prepareFiles(framesDir, tracksPath, uncertaintyPath string, oracle *dataset.GroundTruth, outDir string, opt Options) (*Set, error) {
+func prepareFiles(framesDir, tracksPath, uncertaintyPath string, residual []float64, oracle *dataset.GroundTruth, outDir string, opt Options) (*Set, error) {
 	frames, err := dataset.ListFrames(framesDir)
 	if err != nil {
 		return nil, err
@@ -59,7 +60,7 @@ func prepareFiles(framesDir, tracksPath, uncertaintyPath string, oracle *dataset
 			return nil, fmt.Errorf("%s: oracle labels: no trajectory lies on the ground truth's background", tracksPath)
 		}
 	}
-	set, err := Prepare(Input{Tracks: ts, Uncertainty: u, Width: w, Height: h}, opt)
+	set, err := Prepare(Input{Tracks: ts, Uncertainty: u, CameraResidual: residual, Width: w, Height: h}, opt)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", tracksPath, err)
 	}
@@ -103,6 +104,7 @@ type Summary struct {
 	HardTracks   int   `json:"hard_trajectories"`
 	BorderPoints int   `json:"border_points"`
 	FarPoints    int   `json:"far_background_points"`
+	Unexplained  int   `json:"unexplained_background_trajectories"`
 }
 
 // Summary counts the labelled, hard-example and border pixels of s and its
@@ -121,6 +123,7 @@ func (s *Set) Summary() Summary {
 		}
 	}
 	for _, seg := range s.Segments {
+		sum.Unexplained += seg.Unexplained
 		sum.HardTracks += seg.HardTracks
 	}
 	return sum

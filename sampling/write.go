@@ -37,6 +37,7 @@ type Manifest struct {
 	BorderPoints    int               `json:"border_points"`
 	FarPoints       int               `json:"far_background_points"`
 	DroppedIsolated int               `json:"dropped_isolated_points"`
+	Unexplained     int               `json:"unexplained_background_trajectories"`
 	Segments        []Segment         `json:"segments"`
 	Frames          []ManifestFrame   `json:"frames"`
 }
@@ -82,7 +83,7 @@ func (s *Set) Write(dir string, framePath func(frame int) string, readImage func
 	}
 	m := Manifest{Version: FormatVersion, Mode: mode, Width: s.Width, Height: s.Height, Classes: s.Classes,
 		Background: s.Background, Options: s.Options, Source: source, ClassCounts: make([]int, s.Classes),
-		DroppedIsolated: s.DroppedIsolated, Segments: s.Segments}
+		DroppedIsolated: s.DroppedIsolated, Unexplained: s.Unexplained, Segments: s.Segments}
 	for _, seg := range s.Segments {
 		m.HardTracks += seg.HardTracks
 	}

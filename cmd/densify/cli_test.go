@@ -89,6 +89,32 @@ func TestSynthEvalPrepareChain(t *testing.T) {
 		if _, ok := sj["background_parts"]; !ok {
 			t.Fatal("segment.json has no background_parts")
 		}
+		if sj["camera_residuals"] != "camera.csv" {
+			t.Fatalf("segment.json camera_residuals %v", sj["camera_residuals"])
+		}
+	}
+	// prepare --segment takes the background clusters and the camera
+	// residuals from segment's output; a damaged camera.csv is refused,
+	// naming file and line, and no set is written.
+	sdir := filepath.Join(dir, "seg1")
+	labelled, _ := filepath.Glob(filepath.Join(sdir, "*Tracks*.dat"))
+	if len(labelled) != 1 {
+		t.Fatalf("labelled tracks in %s: %v", sdir, labelled)
+	}
+	segSet := filepath.Join(dir, "set-seg")
+	if out, err := densify(t, "prepare", "--frames", seq, "--tracks", labelled[0], "--segment", filepath.Join(sdir, "segment.json"), "--out", segSet); err != nil || !strings.Contains(out, "background trajectories left unlabelled") {
+		t.Fatalf("prepare --segment: %v\n%s", err, out)
+	}
+	if _, ok := readJSON(t, filepath.Join(segSet, "manifest.json"))["unexplained_background_trajectories"]; !ok {
+		t.Fatal("manifest has no unexplained_background_trajectories")
+	}
+	os.WriteFile(filepath.Join(sdir, "camera.csv"), []byte("trajectory,camera_residual_median\n0,1\n1,x\n"), 0o644)
+	out, err := densify(t, "prepare", "--frames", seq, "--tracks", labelled[0], "--segment", filepath.Join(sdir, "segment.json"), "--out", filepath.Join(dir, "set-seg2"))
+	if err == nil || !strings.Contains(out, "camera.csv:3") {
+		t.Fatalf("damaged camera.csv accepted: %v\n%s", err, out)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "set-seg2")); err == nil {
+		t.Fatal("partial training set left behind")
 	}
 	set := filepath.Join(dir, "set")
 	if out, err := densify(t, "prepare", "--frames", seq, "--tracks", filepath.Join(seq, "synth01Tracks12_gt.dat"), "--out", set, "--min-segment", "0"); err != nil {
@@ -111,7 +137,7 @@ func TestSynthEvalPrepareChain(t *testing.T) {
 	// An uncertainty file for another track set is rejected, naming file and line; no set is written.
 	bad := filepath.Join(dir, "u.csv")
 	os.WriteFile(bad, []byte("node,uncertainty\n0,0.5\n999999,0.1\n"), 0o644)
-	out, err := densify(t, "prepare", "--frames", seq, "--tracks", filepath.Join(seq, "synth01Tracks12_gt.dat"), "--uncertainty", bad, "--out", filepath.Join(dir, "set2"))
+	out, err = densify(t, "prepare", "--frames", seq, "--tracks", filepath.Join(seq, "synth01Tracks12_gt.dat"), "--uncertainty", bad, "--out", filepath.Join(dir, "set2"))
 	if err == nil || !strings.Contains(out, "u.csv:3") {
 		t.Fatalf("bad uncertainty accepted: %v\n%s", err, out)
 	}

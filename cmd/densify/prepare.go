@@ -52,12 +52,15 @@ func runPrepare(o *prepareOptions) error {
 	if o.Frames == "" || o.Tracks == "" || o.Out == "" {
 		return fmt.Errorf("prepare needs --frames, --tracks and --out")
 	}
+	var residual []float64
 	if o.Segment != "" {
-		bg, err := motiongraph.ReadBackgroundClusters(o.Segment)
-		if err != nil {
+		var err error
+		if residual, err = segmentEvidence(o.Segment, &o.Prepare, o.Oracle); err != nil {
 			return err
 		}
-		o.Prepare.BackgroundClusters = bg
+		if residual == nil && o.Prepare.BackgroundResidual > 0 && !o.Oracle {
+			fmt.Fprintf(o.IO.ErrOut, "note: %s lists no camera residuals (written by an older densify segment): background trajectories are not checked against the camera motion\n", o.Segment)
+		}
 	}
 	var gt *dataset.GroundTruth
 	if o.GT != "" {
@@ -74,7 +77,7 @@ func runPrepare(o *prepareOptions) error {
 	if o.Oracle {
 		set, err = sampling.PrepareOracleFiles(o.Frames, o.Tracks, gt, o.Out, o.Prepare)
 	} else {
-		set, err = sampling.PrepareFiles(o.Frames, o.Tracks, o.Uncertainty, o.Out, o.Prepare)
+		set, err = sampling.PrepareFiles(o.Frames, o.Tracks, o.Uncertainty, residual, o.Out, o.Prepare)
 	}
 	if err != nil {
 		return err
@@ -88,7 +91,25 @@ func runPrepare(o *prepareOptions) error {
 			q.Labelled.Precision, q.Labelled.Recall, q.Labelled.IoU, q.Labelled.Pixels, q.Hard.Precision, q.Hard.Recall, q.Hard.IoU, q.Hard.Accuracy, q.Hard.Pixels)
 	}
 	s := set.Summary()
-	fmt.Fprintf(o.IO.Out, "prepared %d frames (%dx%d, %d classes): %d labelled pixels, %d hard examples → %s\n",
-		s.Frames, s.Width, s.Height, s.Classes, s.Labelled, s.HardPixels, o.Out)
+	fmt.Fprintf(o.IO.Out, "prepared %d frames (%dx%d, %d classes): %d labelled pixels, %d hard examples, %d background trajectories left unlabelled (camera residual > %g) → %s\n",
+		s.Frames, s.Width, s.Height, s.Classes, s.Labelled, s.HardPixels, s.Unexplained, o.Prepare.BackgroundResidual, o.Out)
 	return nil
+}
+
+// segmentEvidence reads a segment.json: its background clusters and
+// camera-explained background clusters go into opt, and it returns the
+// per-trajectory camera residuals (nil when the report lists none or for
+// oracle labels, which do not use the segmentation).
+func segmentEvidence(path string, opt *sampling.Options, oracle bool) ([]float64, error) {
+	r, err := motiongraph.ReadSegmentReport(path)
+	if err != nil {
+		return nil, err
+	}
+	opt.BackgroundClusters = r.Background
+	opt.CameraBackground = r.CameraBackground()
+	rp := r.CameraResidualsPath(path)
+	if rp == "" || oracle || opt.BackgroundResidual == 0 {
+		return nil, nil
+	}
+	return motiongraph.ReadCameraResiduals(rp)
 }
