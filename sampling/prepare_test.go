@@ -336,37 +336,40 @@ func TestOracleTracksFromGroundTruth(t *testing.T) {
 
 // Background cluster 0 (camera-explained) holds trajectories with median
 // camera residuals 0.5, 0.8, 5 and none (NaN): m_0 = 0.8, θ_0 = 3. Cluster 3
-// (camera-explained, non-rigid) has 4, 4, 5, 20: m_3 = 5 (upper median),
-// θ_3 = 15. Background cluster 2 (background by its border share only) has
-// 10; the moving cluster 1 has 10. Only the trajectories with 5 in cluster
-// 0 and 20 in cluster 3 are left unlabelled.
+// (camera-explained, moving somewhat itself) has 2, 2, 2.5, 20: m_3 = 2.5
+// (upper median), θ_3 = 7.5. Cluster 4 (camera-explained, but its typical
+// trajectory is not: m_4 = 9 > 3) has 8, 8, 9, 30 and is left alone.
+// Background cluster 2 (background by its border share only) has 10; the
+// moving cluster 1 has 10. Only the trajectories with 5 in cluster 0 and
+// 20 in cluster 3 are left unlabelled.
 func TestUnexplainedBackgroundTrajectoriesLeftUnlabelled(t *testing.T) {
 	ts := &trajectory.TrackSet{Frames: 1}
 	ts.Tracks = []trajectory.Track{
 		track(0, 2, 2, 0), track(0, 4, 2, 0), track(0, 6, 2, 0), track(0, 10, 2, 0),
 		track(2, 30, 2, 0), track(1, 20, 15, 0),
 		track(3, 2, 25, 0), track(3, 4, 25, 0), track(3, 6, 25, 0), track(3, 8, 25, 0),
+		track(4, 30, 25, 0), track(4, 32, 25, 0), track(4, 34, 25, 0), track(4, 36, 25, 0),
 	}
-	in := Input{Tracks: ts, CameraResidual: []float64{0.5, 0.8, 5, math.NaN(), 10, 10, 4, 4, 5, 20}, Width: 40, Height: 30}
+	in := Input{Tracks: ts, CameraResidual: []float64{0.5, 0.8, 5, math.NaN(), 10, 10, 2, 2, 2.5, 20, 8, 8, 9, 30}, Width: 40, Height: 30}
 	opt := bare()
-	opt.BackgroundClusters, opt.CameraBackground, opt.BackgroundResidual = []int{0, 2, 3}, []int{0, 3}, 3
+	opt.BackgroundClusters, opt.CameraBackground, opt.BackgroundResidual = []int{0, 2, 3, 4}, []int{0, 3, 4}, 3
 	set, err := Prepare(in, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
 	f := set.Frames[0]
 	want := map[[2]int]int16{{2, 2}: 0, {4, 2}: 0, {6, 2}: Unlabelled, {10, 2}: 0, {30, 2}: 0, {20, 15}: 1,
-		{2, 25}: 0, {4, 25}: 0, {6, 25}: 0, {8, 25}: Unlabelled}
+		{2, 25}: 0, {4, 25}: 0, {6, 25}: 0, {8, 25}: Unlabelled, {36, 25}: 0}
 	for p, l := range want {
 		if got := f.Labels[p[1]*40+p[0]]; got != l {
 			t.Errorf("label at %v = %d, want %d", p, got, l)
 		}
 	}
-	if set.Unexplained != 2 || set.Segments[0].Unexplained != 1 || set.Segments[2].Unexplained != 0 || set.Segments[3].Unexplained != 1 {
+	if set.Unexplained != 2 || set.Segments[0].Unexplained != 1 || set.Segments[2].Unexplained != 0 || set.Segments[3].Unexplained != 1 || set.Segments[4].Unexplained != 0 {
 		t.Errorf("unexplained: set %d, segments %+v", set.Unexplained, set.Segments)
 	}
-	if !reflect.DeepEqual(f.Counts, []int{7, 1}) {
-		t.Errorf("counts %v, want [7 1]", f.Counts)
+	if !reflect.DeepEqual(f.Counts, []int{11, 1}) {
+		t.Errorf("counts %v, want [11 1]", f.Counts)
 	}
 	// Off: a threshold of 0, or no residuals.
 	for _, c := range []struct {
@@ -382,9 +385,9 @@ func TestUnexplainedBackgroundTrajectoriesLeftUnlabelled(t *testing.T) {
 	}
 	// Errors: a residual per trajectory, a finite threshold ≥ 0.
 	bad := in
-	bad.CameraResidual = bad.CameraResidual[:9]
+	bad.CameraResidual = bad.CameraResidual[:13]
 	if _, err := Prepare(bad, opt); err == nil {
-		t.Error("9 residuals for 10 trajectories accepted")
+		t.Error("13 residuals for 14 trajectories accepted")
 	}
 	for _, th := range []float64{-1, math.Inf(1), math.NaN()} {
 		o := opt
