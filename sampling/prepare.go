@@ -190,9 +190,6 @@ type Set struct {
 	Frames          []Frame
 	Options         Options
 	DroppedIsolated int
-	// Unexplained counts the background trajectories left unlabelled
-	// (unexplainedBackground).
-	Unexplained int
 }
 
 // Validate checks the ranges: background ≥ −1, border margin, minimum
@@ -360,7 +357,6 @@ func Prepare(in Input, opt Options) (*Set, error) {
 	for i, t := range ts.Tracks {
 		if skip[i] {
 			segs[segIdx[t.Label]].Unexplained++
-			set.Unexplained++
 		}
 	}
 

@@ -365,8 +365,8 @@ func TestUnexplainedBackgroundTrajectoriesLeftUnlabelled(t *testing.T) {
 			t.Errorf("label at %v = %d, want %d", p, got, l)
 		}
 	}
-	if set.Unexplained != 2 || set.Segments[0].Unexplained != 1 || set.Segments[2].Unexplained != 0 || set.Segments[3].Unexplained != 1 || set.Segments[4].Unexplained != 0 {
-		t.Errorf("unexplained: set %d, segments %+v", set.Unexplained, set.Segments)
+	if set.Summary().Unexplained != 2 || set.Segments[0].Unexplained != 1 || set.Segments[2].Unexplained != 0 || set.Segments[3].Unexplained != 1 || set.Segments[4].Unexplained != 0 {
+		t.Errorf("unexplained: set %d, segments %+v", set.Summary().Unexplained, set.Segments)
 	}
 	if !reflect.DeepEqual(f.Counts, []int{11, 1}) {
 		t.Errorf("counts %v, want [11 1]", f.Counts)
@@ -379,8 +379,8 @@ func TestUnexplainedBackgroundTrajectoriesLeftUnlabelled(t *testing.T) {
 		o, i := opt, in
 		o.BackgroundResidual, i.CameraResidual = c.th, c.r
 		s, err := Prepare(i, o)
-		if err != nil || s.Unexplained != 0 || s.Frames[0].Labels[2*40+6] != 0 {
-			t.Errorf("threshold %v, residuals %v: unexplained %d, err %v", c.th, c.r != nil, s.Unexplained, err)
+		if err != nil || s.Summary().Unexplained != 0 || s.Frames[0].Labels[2*40+6] != 0 {
+			t.Errorf("threshold %v, residuals %v: unexplained %d, err %v", c.th, c.r != nil, s.Summary().Unexplained, err)
 		}
 	}
 	// Errors: a residual per trajectory, a finite threshold ≥ 0.

@@ -83,9 +83,10 @@ func (s *Set) Write(dir string, framePath func(frame int) string, readImage func
 	}
 	m := Manifest{Version: FormatVersion, Mode: mode, Width: s.Width, Height: s.Height, Classes: s.Classes,
 		Background: s.Background, Options: s.Options, Source: source, ClassCounts: make([]int, s.Classes),
-		DroppedIsolated: s.DroppedIsolated, Unexplained: s.Unexplained, Segments: s.Segments}
+		DroppedIsolated: s.DroppedIsolated, Segments: s.Segments}
 	for _, seg := range s.Segments {
 		m.HardTracks += seg.HardTracks
+		m.Unexplained += seg.Unexplained
 	}
 	for _, fr := range s.Frames {
 		name := fmt.Sprintf("%05d", fr.Frame)

@@ -1,0 +1,18 @@
+package main
+
+import (
+	"testing"
+
+	"github.com/densify/densify/motiongraph"
+	"github.com/densify/densify/sampling"
+)
+
+// prepare's default threshold on a trajectory's camera residual is the
+// segmentation's threshold on a point's (the packages do not import each
+// other; this keeps the two constants one number).
+func TestBackgroundResidualDefaultIsTheSegmentationsThreshold(t *testing.T) {
+	if sampling.DefaultBackgroundResidual != motiongraph.BackgroundResidual {
+		t.Errorf("sampling.DefaultBackgroundResidual = %v, motiongraph.BackgroundResidual = %v",
+			sampling.DefaultBackgroundResidual, motiongraph.BackgroundResidual)
+	}
+}
