@@ -81,12 +81,13 @@ func gaecWithin(g *Graph, within []int, maxSize int) []int {
 		if len(adj[s]) < len(adj[o]) {
 			s, o = o, s
 		}
-		delete(adj[s], o)
+		// Entries for merged-away clusters are left in the maps (deleting
+		// from Go maps dominated GAEC's time) and skipped here: a cluster
+		// id that was merged away never comes back.
 		for nb, eo := range adj[o] {
-			if nb == s {
+			if nb == s || parent[nb] != nb {
 				continue
 			}
-			delete(adj[nb], o)
 			if es, ok := adj[s][nb]; ok {
 				h.remove(eo)
 				cost[es] += cost[eo]

@@ -400,6 +400,8 @@ func TestSolvePassesKLjOptions(t *testing.T) {
 			{},
 			{MaxStall: 2, FullSweep: -1, Levels: []int{}},
 			{Levels: []int{4, 4}, VCycles: 2},
+			{GroupMoves: -1},
+			{GroupMoves: 3},
 		} {
 			sol, err := Solve(g, o)
 			if err != nil {
@@ -409,7 +411,7 @@ func TestSolvePassesKLjOptions(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want, err := KLj(g, KLjOptions{Start: start, MaxIter: o.MaxIter, MaxStall: o.MaxStall, FullSweep: o.FullSweep, Levels: o.Levels, VCycles: o.VCycles})
+			want, err := KLj(g, KLjOptions{Start: start, MaxIter: o.MaxIter, MaxStall: o.MaxStall, FullSweep: o.FullSweep, Levels: o.Levels, VCycles: o.VCycles, GroupMoves: o.GroupMoves})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -206,7 +206,7 @@ func TestMulticutKLjFlags(t *testing.T) {
 		t.Fatalf("energy %v, want -4", m["energy"])
 	}
 	// the large-neighbourhood moves, by preset and one by one
-	for _, extra := range [][]string{{"--thorough"}, {"--neighbourhood", "10", "--fusions", "1", "--seed", "3"}} {
+	for _, extra := range [][]string{{"--thorough"}, {"--neighbourhood", "10", "--fusions", "1", "--seed", "3"}, {"--group-moves", "-1"}, {"--group-moves", "3"}} {
 		if out, err := densify(t, append([]string{"multicut", "--graph", graph, "--out", labels, "--json", js}, extra...)...); err != nil {
 			t.Fatalf("%v: %v\n%s", extra, err, out)
 		}
@@ -216,7 +216,7 @@ func TestMulticutKLjFlags(t *testing.T) {
 	}
 	for _, bad := range [][]string{
 		{"--max-stall", "0"}, {"--full-sweep", "0"}, {"--levels", "1,4"}, {"--v-cycles", "0"}, {"--max-stall", "-2"},
-		{"--fusions", "-1"}, {"--neighbourhood", "-1"},
+		{"--fusions", "-1"}, {"--neighbourhood", "-1"}, {"--group-moves", "0"}, {"--group-moves", "-2"},
 	} {
 		out, err := densify(t, append([]string{"multicut", "--graph", graph, "--out", filepath.Join(dir, "bad.txt"), "--no-multilevel"}, bad...)...)
 		if err == nil || !strings.Contains(out, bad[0]) {

@@ -46,6 +46,7 @@ timing and instance size.`,
 	fl.IntSliceVar(&o.Levels, "levels", slices.Clone(multicut.DefaultLevels), "klj: coarsening factors of the multilevel refinement, finest first (each ≥ 2)")
 	fl.BoolVar(&o.NoMultilevel, "no-multilevel", false, "klj: node-level search only (no multilevel refinement)")
 	fl.IntVar(&m.Solve.VCycles, "v-cycles", 1, "klj: multilevel V-cycles (each after the first roughly doubles KLj's time)")
+	fl.IntVar(&m.Solve.GroupMoves, "group-moves", multicut.DefaultGroupMoves, "klj: after the multilevel refinement, move connected groups of at most this many nodes, grown from each node on a cluster boundary into the neighbouring cluster (-1: none)")
 	fl.IntVar(&m.Solve.Neighbourhood, "neighbourhood", 0, "klj: re-solve each cluster with its neighbouring clusters when they hold at most this many nodes (0: off)")
 	fl.IntVar(&m.Solve.Fusions, "fusions", 0, "klj: fusion moves with local optima of perturbed costs at the end (0: none)")
 	fl.Int64Var(&o.Seed, "seed", 1, "klj: seed of the fusion proposals")
@@ -57,7 +58,7 @@ func runMulticut(o *multicutOptions) error {
 	if o.Files.Graph == "" || o.Files.Out == "" {
 		return fmt.Errorf("multicut: --graph and --out are required")
 	}
-	for name, v := range map[string]int{"max-stall": o.Files.Solve.MaxStall, "full-sweep": o.Files.Solve.FullSweep} {
+	for name, v := range map[string]int{"max-stall": o.Files.Solve.MaxStall, "full-sweep": o.Files.Solve.FullSweep, "group-moves": o.Files.Solve.GroupMoves} {
 		if v == 0 {
 			return fmt.Errorf("multicut: --%s 0: want -1 (unlimited / none) or a count ≥ 1", name)
 		}
