@@ -95,6 +95,16 @@ func (s *kl) groupMove(x, a, d int32, maxLen int) float64 {
 	if len(s.members[a]) == 1 {
 		return 0 // moving the whole of a is a join, which bipartition tries
 	}
+	// d ∪ S stays connected through E because x has a regular edge into d
+	// (an earlier sequence of the pass may have moved x's neighbours) and
+	// every later move has one to a node moved before it.
+	touchesD := false
+	for k := ad.off[x]; k < ad.off[x+1] && !touchesD; k++ {
+		touchesD = ad.reg[k] && s.label[ad.nbr[k]] == d
+	}
+	if !touchesD {
+		return 0
+	}
 	s.groupRuns++
 	s.groupGain(x, a, d)
 	cum, best, bestK, absCum := 0.0, 0.0, 0, 0.0
