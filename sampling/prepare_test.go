@@ -265,7 +265,7 @@ func TestFarBackgroundHandCounted(t *testing.T) {
 	}
 	labels[5*40+5] = 1
 	labels[25*40+35] = 0 // a labelled background pixel is not overwritten: 7 added
-	if n := addFarBackground(labels, 40, 30, 10, 15); n != 7 {
+	if n := addFarBackground(labels, 40, 30, 10, 15, nil, 0); n != 7 {
 		t.Fatalf("added %d, want 7", n)
 	}
 	for _, p := range [][2]int{{15, 5}, {5, 15}, {15, 15}} {
@@ -276,12 +276,27 @@ func TestFarBackgroundHandCounted(t *testing.T) {
 	if labels[5*40+25] != 0 || labels[25*40+5] != 0 || labels[5*40+5] != 1 {
 		t.Error("far pixels not background, or the foreground point overwritten")
 	}
+	// Points of unlabelled (unexplained) trajectories at (33,24) and
+	// (24,14) with gap 3: the candidates (35,25) (d = 2.2) and (25,15)
+	// (d = 1.4) stay unlabelled; (25,5), (25,25) and (35,15) are 8 px or
+	// more away and get labels. Of the 8 far candidates, 6 are added.
+	gapped := make([]int16, 40*30)
+	for i := range gapped {
+		gapped[i] = Unlabelled
+	}
+	gapped[5*40+5] = 1
+	if n := addFarBackground(gapped, 40, 30, 10, 15, [][2]int{{33, 24}, {24, 14}}, 3); n != 6 {
+		t.Fatalf("with far gap: added %d, want 6", n)
+	}
+	if gapped[25*40+35] != Unlabelled || gapped[15*40+25] != Unlabelled || gapped[5*40+25] != 0 || gapped[15*40+35] != 0 {
+		t.Error("far gap: wrong candidates kept unlabelled")
+	}
 	// no foreground in the frame: nothing is added
 	empty := make([]int16, 40*30)
 	for i := range empty {
 		empty[i] = Unlabelled
 	}
-	if n := addFarBackground(empty, 40, 30, 10, 15); n != 0 {
+	if n := addFarBackground(empty, 40, 30, 10, 15, nil, 0); n != 0 {
 		t.Errorf("frame without foreground: added %d", n)
 	}
 	// through Prepare: the fixture's object at (20..22, 14..16) in a 40x30
@@ -371,6 +386,28 @@ func TestUnexplainedBackgroundTrajectoriesLeftUnlabelled(t *testing.T) {
 	if !reflect.DeepEqual(f.Counts, []int{11, 1}) {
 		t.Errorf("counts %v, want [11 1]", f.Counts)
 	}
+	// Far-background points (grid step 10, r = 0.05·50 = 2.5 px: all 12
+	// candidates are far from the object at (20,15)) keep FarGap = 4 px
+	// from the unlabelled trajectories' points (6,2) and (8,25): (5,5) at
+	// 3.2 px and (5,25) at 3 px stay unlabelled, the other 10 are added.
+	for _, c := range []struct {
+		gap  float64
+		want int
+	}{{0, 12}, {4, 10}} {
+		o := opt
+		o.FarBackground, o.BorderStep, o.FarGap = 0.05, 10, c.gap
+		s, err := Prepare(in, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fr := s.Frames[0]
+		if fr.NFar != c.want {
+			t.Errorf("far gap %v: %d far points, want %d", c.gap, fr.NFar, c.want)
+		}
+		if blocked := fr.Labels[5*40+5] == Unlabelled && fr.Labels[25*40+5] == Unlabelled; blocked != (c.gap > 0) {
+			t.Errorf("far gap %v: (5,5) label %d, (5,25) label %d", c.gap, fr.Labels[5*40+5], fr.Labels[25*40+5])
+		}
+	}
 	// Off: a threshold of 0, or no residuals.
 	for _, c := range []struct {
 		th float64
@@ -394,6 +431,11 @@ func TestUnexplainedBackgroundTrajectoriesLeftUnlabelled(t *testing.T) {
 		o.BackgroundResidual = th
 		if _, err := Prepare(in, o); err == nil {
 			t.Errorf("threshold %v accepted", th)
+		}
+		o = opt
+		o.FarGap = th
+		if _, err := Prepare(in, o); err == nil {
+			t.Errorf("far gap %v accepted", th)
 		}
 	}
 }
