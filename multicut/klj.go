@@ -354,11 +354,13 @@ type kl struct {
 	groupRuns  int      // sequences run by groupMove (for tests)
 	coverGen   []uint32 // per node: pass in which a sequence covered it
 	coverTo    []int32  // per node: the target cluster of that sequence
-	internal   []float64
-	extOff     []int32
-	extCl      []int32
-	extSum     []float64
-	dirty      []uint32 // per node: pass in which its table entry went stale
+	// internal, extOff/extCl/extSum: groupMoves' per-pass tables of each
+	// node's summed cost to its own and to each other cluster (groupTables).
+	internal []float64
+	extOff   []int32
+	extCl    []int32
+	extSum   []float64
+	dirty    []uint32 // per node: pass in which its table entry went stale
 
 	gain     []float64
 	regOther []int32
