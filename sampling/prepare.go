@@ -564,40 +564,20 @@ func classWeights(counts []int, balance bool) []float64 {
 }
 
 // isolatedPoints returns the indices of points with no other point of the
-// same class within radius r, using a bucket grid of cell size r.
+// same class within radius r (pointBuckets).
 func isolatedPoints[P any](pts []P, at func(P) (x, y, c int), r float64) map[int]bool {
 	out := map[int]bool{}
 	if r <= 0 {
 		return out
 	}
-	cell := int(math.Ceil(r))
-	type key struct{ cx, cy int }
-	grid := map[key][]int{}
+	xy := make([][2]int, len(pts))
+	class := make([]int, len(pts))
 	for i, p := range pts {
-		x, y, _ := at(p)
-		k := key{x / cell, y / cell}
-		grid[k] = append(grid[k], i)
+		xy[i][0], xy[i][1], class[i] = at(p)
 	}
-	r2 := r * r
-	for i, p := range pts {
-		x, y, c := at(p)
-		found := false
-		for dy := -1; dy <= 1 && !found; dy++ {
-			for dx := -1; dx <= 1 && !found; dx++ {
-				for _, j := range grid[key{x/cell + dx, y/cell + dy}] {
-					if j == i {
-						continue
-					}
-					qx, qy, qc := at(pts[j])
-					ddx, ddy := float64(qx-x), float64(qy-y)
-					if qc == c && ddx*ddx+ddy*ddy <= r2 {
-						found = true
-						break
-					}
-				}
-			}
-		}
-		if !found {
+	b := newPointBuckets(xy, r)
+	for i, p := range xy {
+		if !b.nearWhere(p[0], p[1], func(j int) bool { return j != i && class[j] == class[i] }) {
 			out[i] = true
 		}
 	}
@@ -677,35 +657,41 @@ func addFarBackground(labels []int16, W, H, step int, r float64, avoid [][2]int,
 // grid of cell size r: such a point lies in one of the 3×3 cells around
 // the query's cell. With r ≤ 0 or no points it answers no.
 type pointBuckets struct {
-	r, r2 float64
-	cell  int
-	grid  map[[2]int][][2]int
+	pts  [][2]int
+	r2   float64
+	cell int
+	grid map[[2]int][]int // cell → indices into pts
 }
 
 func newPointBuckets(pts [][2]int, r float64) *pointBuckets {
-	b := &pointBuckets{r: r, r2: r * r}
+	b := &pointBuckets{pts: pts, r2: r * r}
 	if !(r > 0) || len(pts) == 0 {
 		return b
 	}
 	b.cell = max(1, int(math.Ceil(r)))
-	b.grid = map[[2]int][][2]int{}
-	for _, p := range pts {
+	b.grid = map[[2]int][]int{}
+	for i, p := range pts {
 		k := [2]int{p[0] / b.cell, p[1] / b.cell}
-		b.grid[k] = append(b.grid[k], p)
+		b.grid[k] = append(b.grid[k], i)
 	}
 	return b
 }
 
-func (b *pointBuckets) near(x, y int) bool {
+func (b *pointBuckets) near(x, y int) bool { return b.nearWhere(x, y, nil) }
+
+// nearWhere reports whether some point j with ok(j) (nil: any) lies within
+// r of (x, y).
+func (b *pointBuckets) nearWhere(x, y int, ok func(j int) bool) bool {
 	if b.grid == nil {
 		return false
 	}
 	cx, cy := x/b.cell, y/b.cell
 	for dy := -1; dy <= 1; dy++ {
 		for dx := -1; dx <= 1; dx++ {
-			for _, q := range b.grid[[2]int{cx + dx, cy + dy}] {
+			for _, j := range b.grid[[2]int{cx + dx, cy + dy}] {
+				q := b.pts[j]
 				ddx, ddy := float64(q[0]-x), float64(q[1]-y)
-				if ddx*ddx+ddy*ddy <= b.r2 {
+				if ddx*ddx+ddy*ddy <= b.r2 && (ok == nil || ok(j)) {
 					return true
 				}
 			}
