@@ -253,8 +253,8 @@ func (r *Report) Markdown(w io.Writer) error {
 			b.WriteString("\n")
 		}
 		if pr := s.Prepared; pr != nil {
-			fmt.Fprintf(&b, "Training set: %d frames %d×%d, %d classes, labelled pixels per class %v, %d hard-example pixels (%d trajectories), %d background trajectories left unlabelled (the camera motion does not explain them).\n",
-				pr.Frames, pr.Width, pr.Height, pr.Classes, pr.ClassCounts, pr.HardPixels, pr.HardTracks, pr.Unexplained)
+			fmt.Fprintf(&b, "Training set: %d frames %d×%d, %d classes, labelled pixels per class %v, %d hard-example pixels (%d trajectories), %d background trajectories left unlabelled (the camera motion does not explain them), %d foreground points of short trajectories dropped (no long trajectory of their segment nearby).\n",
+				pr.Frames, pr.Width, pr.Height, pr.Classes, pr.ClassCounts, pr.HardPixels, pr.HardTracks, pr.Unexplained, pr.Unsupported)
 			if q := pr.LabelQuality; q != nil {
 				fmt.Fprintf(&b, "Training labels against the ground truth: foreground precision %.3f, recall %.3f, IoU %.3f over %d labelled pixels; hard-example pixels %.3f / %.3f / %.3f, correct %.1f %% of %d.\n",
 					q.Labelled.Precision, q.Labelled.Recall, q.Labelled.IoU, q.Labelled.Pixels,

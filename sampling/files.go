@@ -105,12 +105,16 @@ type Summary struct {
 	BorderPoints int   `json:"border_points"`
 	FarPoints    int   `json:"far_background_points"`
 	Unexplained  int   `json:"unexplained_background_trajectories"`
+	// Unsupported: foreground points of short trajectories dropped for want
+	// of a long trajectory of their segment nearby (Options.SupportRadius).
+	Unsupported int `json:"dropped_unsupported_points"`
 }
 
 // Summary counts the labelled, hard-example and border pixels of s and its
 // hard trajectories.
 func (s *Set) Summary() Summary {
-	sum := Summary{Frames: len(s.Frames), Width: s.Width, Height: s.Height, Classes: s.Classes, ClassCounts: make([]int, s.Classes)}
+	sum := Summary{Frames: len(s.Frames), Width: s.Width, Height: s.Height, Classes: s.Classes, ClassCounts: make([]int, s.Classes),
+		Unsupported: s.DroppedUnsupported}
 	for _, fr := range s.Frames {
 		sum.HardPixels += fr.NHard
 		sum.BorderPoints += fr.NBorder

@@ -439,3 +439,68 @@ func TestUnexplainedBackgroundTrajectoriesLeftUnlabelled(t *testing.T) {
 		}
 	}
 }
+
+// Segment 7 has trajectories of 4, 1 and 1 points (point-weighted median
+// length 4: only the first is long), segment 9 of 2 and 1 (median 2).
+// With r = 5, the short point 3 px from segment 7's long trajectory keeps
+// its label; the one 10 px away and the one 4 px from segment 7's long
+// trajectory but in segment 9 are dropped. Background trajectories are
+// never dropped, short or not.
+func TestShortTrajectoriesNeedALongNeighbourOfTheirSegment(t *testing.T) {
+	ts := &trajectory.TrackSet{Frames: 4, Tracks: []trajectory.Track{
+		track(0, 2, 1, 0, 1, 2, 3), track(0, 30, 1, 0),
+		track(7, 20, 15, 0, 1, 2, 3), track(7, 23, 15, 0), track(7, 30, 15, 0),
+		track(9, 20, 25, 0, 1), track(9, 24, 15, 0),
+	}}
+	long := longTrajectories(ts, func(label int) bool { return label != 0 })
+	if want := []bool{false, false, true, false, false, true, false}; !reflect.DeepEqual(long, want) {
+		t.Fatalf("long %v, want %v", long, want)
+	}
+	in := Input{Tracks: ts, Width: 40, Height: 30}
+	opt := bare()
+	opt.BackgroundClusters, opt.SupportRadius = []int{0}, 5
+	set, err := Prepare(in, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := set.Frames[0]
+	want := map[[2]int]int16{{2, 1}: 0, {30, 1}: 0, {20, 15}: 1, {23, 15}: 1, {30, 15}: Unlabelled, {20, 25}: 1, {24, 15}: Unlabelled}
+	for p, l := range want {
+		if got := f.Labels[p[1]*40+p[0]]; got != l {
+			t.Errorf("label at %v = %d, want %d", p, got, l)
+		}
+	}
+	if set.DroppedUnsupported != 2 {
+		t.Errorf("%d points dropped, want 2", set.DroppedUnsupported)
+	}
+	// Off: every point keeps its label.
+	off := opt
+	off.SupportRadius = 0
+	if s, err := Prepare(in, off); err != nil || s.DroppedUnsupported != 0 || s.Frames[0].Labels[15*40+30] != 1 || s.Frames[0].Labels[15*40+24] != 1 {
+		t.Errorf("support off: dropped %d, err %v", s.DroppedUnsupported, err)
+	}
+	// The far gap keeps far-background points away from dropped points:
+	// the grid point (35,15) lies 5 px from the dropped (30,15) and 15 px
+	// from the nearest foreground point (r = 0.05·50 = 2.5 px).
+	for _, c := range []struct {
+		gap  float64
+		want int16
+	}{{0, 0}, {6, Unlabelled}} {
+		o := opt
+		o.FarBackground, o.BorderStep, o.FarGap = 0.05, 10, c.gap
+		s, err := Prepare(in, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := s.Frames[0].Labels[15*40+35]; got != c.want {
+			t.Errorf("far gap %v: label at (35,15) = %d, want %d", c.gap, got, c.want)
+		}
+	}
+	for _, r := range []float64{-1, math.Inf(1), math.NaN()} {
+		o := opt
+		o.SupportRadius = r
+		if _, err := Prepare(in, o); err == nil {
+			t.Errorf("support radius %v accepted", r)
+		}
+	}
+}

@@ -23,23 +23,24 @@ const FormatVersion = 3
 // Manifest describes a prepared training set (manifest.json). Paths are
 // relative to the set's folder except Image, which is where the frame was read.
 type Manifest struct {
-	Version         int               `json:"version"`
-	Mode            string            `json:"mode"` // "binary" or "multi"
-	Width           int               `json:"width"`
-	Height          int               `json:"height"`
-	Classes         int               `json:"classes"`
-	Background      int               `json:"background_cluster"`
-	Options         Options           `json:"parameters"`
-	Source          map[string]string `json:"source,omitempty"`
-	ClassCounts     []int             `json:"class_counts"`
-	HardPixels      int               `json:"hard_pixels"`
-	HardTracks      int               `json:"hard_trajectories"`
-	BorderPoints    int               `json:"border_points"`
-	FarPoints       int               `json:"far_background_points"`
-	DroppedIsolated int               `json:"dropped_isolated_points"`
-	Unexplained     int               `json:"unexplained_background_trajectories"`
-	Segments        []Segment         `json:"segments"`
-	Frames          []ManifestFrame   `json:"frames"`
+	Version            int               `json:"version"`
+	Mode               string            `json:"mode"` // "binary" or "multi"
+	Width              int               `json:"width"`
+	Height             int               `json:"height"`
+	Classes            int               `json:"classes"`
+	Background         int               `json:"background_cluster"`
+	Options            Options           `json:"parameters"`
+	Source             map[string]string `json:"source,omitempty"`
+	ClassCounts        []int             `json:"class_counts"`
+	HardPixels         int               `json:"hard_pixels"`
+	HardTracks         int               `json:"hard_trajectories"`
+	BorderPoints       int               `json:"border_points"`
+	FarPoints          int               `json:"far_background_points"`
+	DroppedIsolated    int               `json:"dropped_isolated_points"`
+	DroppedUnsupported int               `json:"dropped_unsupported_points"`
+	Unexplained        int               `json:"unexplained_background_trajectories"`
+	Segments           []Segment         `json:"segments"`
+	Frames             []ManifestFrame   `json:"frames"`
 }
 
 // ManifestFrame lists the files of one frame.
@@ -83,7 +84,7 @@ func (s *Set) Write(dir string, framePath func(frame int) string, readImage func
 	}
 	m := Manifest{Version: FormatVersion, Mode: mode, Width: s.Width, Height: s.Height, Classes: s.Classes,
 		Background: s.Background, Options: s.Options, Source: source, ClassCounts: make([]int, s.Classes),
-		DroppedIsolated: s.DroppedIsolated, Segments: s.Segments}
+		DroppedIsolated: s.DroppedIsolated, DroppedUnsupported: s.DroppedUnsupported, Segments: s.Segments}
 	for _, seg := range s.Segments {
 		m.HardTracks += seg.HardTracks
 		m.Unexplained += seg.Unexplained

@@ -108,8 +108,21 @@ func TestSynthEvalPrepareChain(t *testing.T) {
 	if _, ok := readJSON(t, filepath.Join(segSet, "manifest.json"))["unexplained_background_trajectories"]; !ok {
 		t.Fatal("manifest has no unexplained_background_trajectories")
 	}
+	// --support-radius reaches Prepare, and its count is printed and
+	// recorded (it is 0 on this short synthetic sequence; the rule itself
+	// is tested in sampling).
+	supSet := filepath.Join(dir, "set-sup")
+	out, err := densify(t, "prepare", "--frames", seq, "--tracks", labelled[0], "--segment", filepath.Join(sdir, "segment.json"), "--out", supSet, "--support-radius", "4")
+	if err != nil {
+		t.Fatalf("prepare --support-radius: %v\n%s", err, out)
+	}
+	sup := readJSON(t, filepath.Join(supSet, "manifest.json"))
+	if sup["parameters"].(map[string]any)["SupportRadius"] != 4.0 ||
+		!strings.Contains(out, fmt.Sprintf(", %v foreground points of short trajectories dropped (no long trajectory of their segment within 4 px)", sup["dropped_unsupported_points"])) {
+		t.Fatalf("prepare --support-radius 4: manifest %v\n%s", sup["parameters"], out)
+	}
 	os.WriteFile(filepath.Join(sdir, "camera.csv"), []byte("trajectory,camera_residual_median\n0,1\n1,x\n"), 0o644)
-	out, err := densify(t, "prepare", "--frames", seq, "--tracks", labelled[0], "--segment", filepath.Join(sdir, "segment.json"), "--out", filepath.Join(dir, "set-seg2"))
+	out, err = densify(t, "prepare", "--frames", seq, "--tracks", labelled[0], "--segment", filepath.Join(sdir, "segment.json"), "--out", filepath.Join(dir, "set-seg2"))
 	if err == nil || !strings.Contains(out, "camera.csv:3") {
 		t.Fatalf("damaged camera.csv accepted: %v\n%s", err, out)
 	}
