@@ -197,7 +197,11 @@ type Frame struct {
 	// Mu is the mean uncertainty μ_A of the segment of that trajectory (0
 	// where U is), so that a trainer can redraw the hard examples for
 	// another φ: hard ⇔ U > Mu ∧ Mu > φ.
-	Mu      []float32
+	Mu []float32
+	// Length is the number of points of the trajectory labelling the pixel
+	// (capped at 65535; 0 at unlabelled pixels and at added points): the
+	// label quality is broken down by it (ScoreLabels). Not written.
+	Length  []uint16
 	Counts  []int // labelled pixels per class
 	NHard   int   // hard-example pixels
 	NBorder int   // added border points
@@ -462,7 +466,7 @@ func Prepare(in Input, opt Options) (*Set, error) {
 		pts = kept
 
 		fr := Frame{Frame: f, Labels: make([]int16, W*H), Weights: make([]float32, W*H), Hard: make([]uint8, W*H),
-			U: make([]float32, W*H), Mu: make([]float32, W*H), Counts: make([]int, classes)}
+			U: make([]float32, W*H), Mu: make([]float32, W*H), Length: make([]uint16, W*H), Counts: make([]int, classes)}
 		for i := range fr.Labels {
 			fr.Labels[i] = Unlabelled
 		}
@@ -498,6 +502,7 @@ func Prepare(in Input, opt Options) (*Set, error) {
 			}
 			fr.Labels[p.pix] = p.class
 			fr.U[p.pix] = float32(unc(p.track))
+			fr.Length[p.pix] = uint16(min(len(ts.Tracks[p.track].Points), math.MaxUint16))
 			fr.Mu[p.pix] = float32(segs[segIdx[ts.Tracks[p.track].Label]].MeanUncertainty)
 			if hard[p.track] {
 				fr.Hard[p.pix] = 1

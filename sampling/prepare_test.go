@@ -470,6 +470,10 @@ func TestShortTrajectoriesNeedALongNeighbourOfTheirSegment(t *testing.T) {
 			t.Errorf("label at %v = %d, want %d", p, got, l)
 		}
 	}
+	if f.Length[15*40+20] != 4 || f.Length[15*40+23] != 1 || f.Length[25*40+20] != 2 || f.Length[15*40+30] != 0 {
+		t.Errorf("trajectory lengths at the labelled pixels: %d %d %d, at the dropped one %d",
+			f.Length[15*40+20], f.Length[15*40+23], f.Length[25*40+20], f.Length[15*40+30])
+	}
 	if set.DroppedUnsupported != 2 {
 		t.Errorf("%d points dropped, want 2", set.DroppedUnsupported)
 	}

@@ -36,7 +36,35 @@ type LabelQuality struct {
 	Labelled LabelScores `json:"labelled"`
 	Hard     LabelScores `json:"hard"`
 	Frames   int         `json:"frames"` // ground-truth frames that had training labels
+	// ByLength scores the pixels labelled by trajectories, by the length
+	// of the trajectory (non-empty bins only; added border and
+	// far-background points are in none).
+	ByLength []LengthScores `json:"by_trajectory_length,omitempty"`
 }
+
+// LengthScores are the LabelScores of the pixels labelled by trajectories
+// of MinPoints to MaxPoints points (MaxPoints 0: no upper bound). The bins
+// are 1, 2–3, 4–7, …, 16–31 and ≥ 32 points: the foreground precision of
+// the short bins tells how far the labels of short trajectories can be
+// trusted (Options.SupportRadius).
+type LengthScores struct {
+	MinPoints int `json:"min_points"`
+	MaxPoints int `json:"max_points,omitempty"`
+	LabelScores
+}
+
+// lengthBin is the bin of a trajectory of n ≥ 1 points: ⌊log₂ n⌋, at most
+// lengthBins − 1.
+func lengthBin(n int) int {
+	b := 0
+	for n > 1 && b < lengthBins-1 {
+		n >>= 1
+		b++
+	}
+	return b
+}
+
+const lengthBins = 6
 
 type confusion struct{ tp, fp, fn, tn int }
 
@@ -76,6 +104,7 @@ func ScoreLabels(set *Set, gt *dataset.GroundTruth) LabelQuality {
 		byFrame[gt.Frames[i].Frame] = &gt.Frames[i]
 	}
 	var all, hard confusion
+	var byLen [lengthBins]confusion
 	q := LabelQuality{}
 	for _, f := range set.Frames {
 		lf := byFrame[f.Frame]
@@ -93,12 +122,25 @@ func ScoreLabels(set *Set, gt *dataset.GroundTruth) LabelQuality {
 			if f.Hard != nil && f.Hard[pix] != 0 {
 				hard.add(fg, gtFG)
 			}
+			if f.Length != nil && f.Length[pix] > 0 {
+				byLen[lengthBin(int(f.Length[pix]))].add(fg, gtFG)
+			}
 		}
 		if used {
 			q.Frames++
 		}
 	}
 	q.Labelled, q.Hard = all.scores(), hard.scores()
+	for b, c := range byLen {
+		if c.tp+c.fp+c.fn+c.tn == 0 {
+			continue
+		}
+		ls := LengthScores{MinPoints: 1 << b, LabelScores: c.scores()}
+		if b < lengthBins-1 {
+			ls.MaxPoints = 1<<(b+1) - 1
+		}
+		q.ByLength = append(q.ByLength, ls)
+	}
 	return q
 }
 

@@ -2,6 +2,7 @@ package sampling
 
 import (
 	"math"
+	"reflect"
 	"testing"
 
 	"github.com/densify/densify/dataset"
@@ -13,7 +14,7 @@ func TestScoreLabelsHandComputed(t *testing.T) {
 	// hard:                      1  0  1  0
 	U := Unlabelled
 	set := &Set{Width: 4, Height: 1, Frames: []Frame{
-		{Frame: 2, Labels: []int16{1, 1, 0, 1}, Hard: []uint8{1, 0, 1, 0}},
+		{Frame: 2, Labels: []int16{1, 1, 0, 1}, Hard: []uint8{1, 0, 1, 0}, Length: []uint16{3, 40, 0, 2}},
 		{Frame: 3, Labels: []int16{U, U, U, U}}, // no labels: not counted
 		{Frame: 7, Labels: []int16{1, 1, 1, 1}}, // no ground truth for frame 7
 	}}
@@ -35,12 +36,32 @@ func TestScoreLabelsHandComputed(t *testing.T) {
 	if q.Frames != 1 {
 		t.Errorf("frames %d, want 1", q.Frames)
 	}
+	// by trajectory length: pixel 0 (FP) on a trajectory of 3 points,
+	// pixel 1 (TP) of 40; pixel 2 is an added point (length 0), pixel 3
+	// has no ground truth.
+	wantL := []LengthScores{
+		{MinPoints: 2, MaxPoints: 3, LabelScores: LabelScores{Pixels: 1, Precision: 0, Recall: 1, IoU: 0, Accuracy: 0}},
+		{MinPoints: 32, LabelScores: LabelScores{Pixels: 1, Precision: 1, Recall: 1, IoU: 1, Accuracy: 1}},
+	}
+	if len(q.ByLength) != len(wantL) {
+		t.Fatalf("by length %+v, want %+v", q.ByLength, wantL)
+	}
+	for i, l := range q.ByLength {
+		if l.MinPoints != wantL[i].MinPoints || l.MaxPoints != wantL[i].MaxPoints || !near(l.LabelScores, wantL[i].LabelScores) {
+			t.Errorf("by length %d: %+v, want %+v", i, l, wantL[i])
+		}
+	}
+	for n, want := range map[int]int{1: 0, 2: 1, 3: 1, 4: 2, 31: 4, 32: 5, 1000: 5} {
+		if got := lengthBin(n); got != want {
+			t.Errorf("lengthBin(%d) = %d, want %d", n, got, want)
+		}
+	}
 	// the file round trip
 	dir := t.TempDir()
 	if err := WriteLabelQuality(dir, q); err != nil {
 		t.Fatal(err)
 	}
-	if back, err := ReadLabelQuality(dir); err != nil || back != q {
+	if back, err := ReadLabelQuality(dir); err != nil || !reflect.DeepEqual(back, q) {
 		t.Errorf("label quality file: %+v, %v; want %+v", back, err, q)
 	}
 	// no pixels at all: every ratio is 1 by definition

@@ -140,12 +140,28 @@ func TestSynthEvalPrepareChain(t *testing.T) {
 	// With --gt the labels' scores go into the set's label_quality.json; the
 	// ground-truth tracks label the ground truth's regions.
 	scored := filepath.Join(dir, "set-gt")
-	if out, err := densify(t, "prepare", "--frames", seq, "--tracks", filepath.Join(seq, "synth01Tracks12_gt.dat"), "--out", scored, "--min-segment", "0", "--gt", gt); err != nil || !strings.Contains(out, "label quality") {
+	if out, err := densify(t, "prepare", "--frames", seq, "--tracks", filepath.Join(seq, "synth01Tracks12_gt.dat"), "--out", scored, "--min-segment", "0", "--gt", gt); err != nil ||
+		!strings.Contains(out, "label quality") || !strings.Contains(out, "foreground precision by trajectory length (points):") {
 		t.Fatalf("prepare --gt: %v\n%s", err, out)
 	}
-	q := readJSON(t, filepath.Join(scored, "label_quality.json"))["labelled"].(map[string]any)
+	lq := readJSON(t, filepath.Join(scored, "label_quality.json"))
+	q := lq["labelled"].(map[string]any)
 	if q["pixels"].(float64) == 0 || q["iou"].(float64) < 0.9 {
 		t.Fatalf("label quality of ground-truth tracks: %v", q)
+	}
+	// The breakdown by trajectory length covers the trajectories' pixels
+	// (not the added border points), each bin labelled from the ground truth.
+	bins, _ := lq["by_trajectory_length"].([]any)
+	inBins := 0.0
+	for _, b := range bins {
+		m := b.(map[string]any)
+		inBins += m["pixels"].(float64)
+		if m["pixels"].(float64) > 100 && m["precision"].(float64) < 0.9 {
+			t.Errorf("ground-truth tracks of %v points: foreground precision %v", m["min_points"], m["precision"])
+		}
+	}
+	if len(bins) == 0 || inBins == 0 || inBins >= q["pixels"].(float64) {
+		t.Fatalf("by trajectory length: %v (%v of %v labelled pixels)", bins, inBins, q["pixels"])
 	}
 	// An uncertainty file for another track set is rejected, naming file and line; no set is written.
 	bad := filepath.Join(dir, "u.csv")

@@ -89,6 +89,17 @@ func runPrepare(o *prepareOptions) error {
 		}
 		fmt.Fprintf(o.IO.Out, "label quality: foreground P/R/IoU %.3f/%.3f/%.3f over %d labelled pixels; hard examples %.3f/%.3f/%.3f, accuracy %.3f over %d pixels\n",
 			q.Labelled.Precision, q.Labelled.Recall, q.Labelled.IoU, q.Labelled.Pixels, q.Hard.Precision, q.Hard.Recall, q.Hard.IoU, q.Hard.Accuracy, q.Hard.Pixels)
+		if len(q.ByLength) > 0 {
+			fmt.Fprint(o.IO.Out, "foreground precision by trajectory length (points):")
+			for _, l := range q.ByLength {
+				span := fmt.Sprintf("≥%d", l.MinPoints)
+				if l.MaxPoints > 0 {
+					span = fmt.Sprintf("%d–%d", l.MinPoints, l.MaxPoints)
+				}
+				fmt.Fprintf(o.IO.Out, " %s %.3f (%d labelled px)", span, l.Precision, l.Pixels)
+			}
+			fmt.Fprintln(o.IO.Out)
+		}
 	}
 	s := set.Summary()
 	fmt.Fprintf(o.IO.Out, "prepared %d frames (%dx%d, %d classes): %d labelled pixels, %d hard examples, %d background trajectories left unlabelled (camera residual > %g), %d foreground points of short trajectories dropped (no long trajectory of their segment within %g px) → %s\n",
