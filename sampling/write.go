@@ -82,13 +82,11 @@ func (s *Set) Write(dir string, framePath func(frame int) string, readImage func
 	if s.Options.Multi {
 		mode = "multi"
 	}
+	sum := s.Summary()
 	m := Manifest{Version: FormatVersion, Mode: mode, Width: s.Width, Height: s.Height, Classes: s.Classes,
-		Background: s.Background, Options: s.Options, Source: source, ClassCounts: make([]int, s.Classes),
-		DroppedIsolated: s.DroppedIsolated, DroppedUnsupported: s.DroppedUnsupported, Segments: s.Segments}
-	for _, seg := range s.Segments {
-		m.HardTracks += seg.HardTracks
-		m.Unexplained += seg.Unexplained
-	}
+		Background: s.Background, Options: s.Options, Source: source, ClassCounts: sum.ClassCounts,
+		HardPixels: sum.HardPixels, HardTracks: sum.HardTracks, BorderPoints: sum.BorderPoints, FarPoints: sum.FarPoints,
+		DroppedIsolated: s.DroppedIsolated, DroppedUnsupported: sum.Unsupported, Unexplained: sum.Unexplained, Segments: s.Segments}
 	for _, fr := range s.Frames {
 		name := fmt.Sprintf("%05d", fr.Frame)
 		mf := ManifestFrame{Frame: fr.Frame, Image: framePath(fr.Frame),
@@ -131,12 +129,6 @@ func (s *Set) Write(dir string, framePath func(frame int) string, readImage func
 		if err := atomicfile.WritePNG(filepath.Join(tmp, mf.Preview), prev); err != nil {
 			return err
 		}
-		for c, n := range fr.Counts {
-			m.ClassCounts[c] += n
-		}
-		m.HardPixels += fr.NHard
-		m.BorderPoints += fr.NBorder
-		m.FarPoints += fr.NFar
 		m.Frames = append(m.Frames, mf)
 	}
 	js, err := json.MarshalIndent(m, "", "  ")
