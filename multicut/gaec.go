@@ -14,9 +14,15 @@ package multicut
 // cluster stays connected in G because only regular-adjacent clusters merge.
 //
 // The priority queue is indexed by edge (gainHeap): a summed edge's key
-// changes in place, and a merged-away edge leaves it. Adjacency of the
-// cluster graph is a map per cluster, merging the smaller map into the
-// larger, so the run time is O((|E|+|F|) log(|E|+|F|)).
+// changes in place, and a merged-away edge leaves it. The cluster graph is
+// an adjacency list per cluster (neighbour, edge) and one hash table of
+// cluster pairs (pairTable); a contraction walks the smaller list and looks
+// each neighbour up in the table, so the run time is
+// O((|E|+|F|) log(|E|+|F|)). Lists and table keep the entries of clusters
+// that were merged away: a cluster id that was merged away never comes
+// back, so they are skipped when met. (Go maps per cluster, the first
+// version, spent most of GAEC's time inserting; the table is one flat
+// array.)
 // The result has canonical labels.
 func GAEC(g *Graph) ([]int, error) {
 	if err := g.Validate(); err != nil {
@@ -37,28 +43,39 @@ func gaecWithin(g *Graph, within []int, maxSize int) []int {
 	cost := make([]float64, m)
 	reg := make([]bool, m)
 	end := make([][2]int32, m)
-	// Degree-sized maps avoid rehashing while building.
-	deg := make([]int32, n)
+	// Initial lists in one flat array; each list's capacity ends at its
+	// own part, so an append moves it out instead of overwriting the next.
+	deg := make([]int32, n+1)
+	kept := 0
 	for _, e := range g.Edges {
-		deg[e.U]++
-		deg[e.V]++
-	}
-	adj := make([]map[int32]int32, n)
-	for v := range adj {
-		if deg[v] > 0 {
-			adj[v] = make(map[int32]int32, deg[v])
+		if within != nil && within[e.U] != within[e.V] {
+			continue
 		}
+		deg[e.U+1]++
+		deg[e.V+1]++
+		kept++
 	}
+	for v := 0; v < n; v++ {
+		deg[v+1] += deg[v]
+	}
+	flat := make([]nbrEdge, deg[n])
+	adj := make([][]nbrEdge, n)
+	for v := range adj {
+		adj[v] = flat[deg[v]:deg[v]:deg[v+1]]
+	}
+	pairs := newPairTable(kept)
 	h := newGainHeap(m)
 	for i, e := range g.Edges {
 		if within != nil && within[e.U] != within[e.V] {
 			continue
 		}
+		u, v := int32(e.U), int32(e.V)
 		cost[i] = e.Cost
 		reg[i] = !e.Lifted
-		end[i] = [2]int32{int32(e.U), int32(e.V)}
-		adj[e.U][int32(e.V)] = int32(i)
-		adj[e.V][int32(e.U)] = int32(i)
+		end[i] = [2]int32{u, v}
+		adj[u] = append(adj[u], nbrEdge{v, int32(i)})
+		adj[v] = append(adj[v], nbrEdge{u, int32(i)})
+		pairs.put(u, v, int32(i))
 		if reg[i] && cost[i] > 0 {
 			h.e = append(h.e, gainEntry{cost[i], int32(i)})
 		}
@@ -76,19 +93,18 @@ func gaecWithin(g *Graph, within []int, maxSize int) []int {
 		if maxSize > 0 && int(size[a]+size[b]) > maxSize {
 			continue // stays in the cluster graph, never contracted
 		}
-		// Survivor s keeps the larger adjacency map.
+		// Survivor s keeps the longer list.
 		s, o := a, b
 		if len(adj[s]) < len(adj[o]) {
 			s, o = o, s
 		}
-		// Entries for merged-away clusters are left in the maps (deleting
-		// from Go maps dominated GAEC's time) and skipped here: a cluster
-		// id that was merged away never comes back.
-		for nb, eo := range adj[o] {
+		parent[o] = s
+		for _, x := range adj[o] {
+			nb, eo := x.nbr, x.edge
 			if nb == s || parent[nb] != nb {
 				continue
 			}
-			if es, ok := adj[s][nb]; ok {
+			if es, ok := pairs.get(s, nb); ok {
 				h.remove(eo)
 				cost[es] += cost[eo]
 				reg[es] = reg[es] || reg[eo]
@@ -98,13 +114,13 @@ func gaecWithin(g *Graph, within []int, maxSize int) []int {
 					h.remove(es)
 				}
 			} else {
-				adj[s][nb] = eo
-				adj[nb][s] = eo
+				adj[s] = append(adj[s], nbrEdge{nb, eo})
+				adj[nb] = append(adj[nb], nbrEdge{s, eo})
+				pairs.put(s, nb, eo)
 				end[eo] = [2]int32{s, nb}
 			}
 		}
 		adj[o] = nil
-		parent[o] = s
 		size[s] += size[o]
 	}
 	labels := make([]int, n)
@@ -121,4 +137,93 @@ func gaecWithin(g *Graph, within []int, maxSize int) []int {
 		labels[v] = int(r)
 	}
 	return Canonical(labels)
+}
+
+// nbrEdge is an entry of GAEC's adjacency lists: a neighbouring cluster and
+// the edge of the cluster graph that joins them.
+type nbrEdge struct{ nbr, edge int32 }
+
+// pairTable maps an unordered pair of node ids to an edge id: open
+// addressing with linear probing in one flat array, sized to at most half
+// full. Entries are never deleted (GAEC skips pairs of merged-away
+// clusters, which are never looked up again).
+type pairTable struct {
+	keys  []uint64 // packed pair, emptyPair when free
+	vals  []int32
+	count int
+	shift uint
+}
+
+const emptyPair = ^uint64(0)
+
+func newPairTable(n int) *pairTable {
+	t := &pairTable{}
+	t.alloc(max(16, 2*n))
+	return t
+}
+
+// alloc makes the table empty with a power-of-two capacity ≥ want.
+func (t *pairTable) alloc(want int) {
+	bits := uint(4)
+	for 1<<bits < want {
+		bits++
+	}
+	t.keys = make([]uint64, 1<<bits)
+	for i := range t.keys {
+		t.keys[i] = emptyPair
+	}
+	t.vals = make([]int32, 1<<bits)
+	t.count = 0
+	t.shift = 64 - bits
+}
+
+func pairKey(u, v int32) uint64 {
+	if u > v {
+		u, v = v, u
+	}
+	return uint64(uint32(u))<<32 | uint64(uint32(v))
+}
+
+// slot is the first probe position of key (Fibonacci hashing).
+func (t *pairTable) slot(key uint64) int {
+	return int((key * 0x9E3779B97F4A7C15) >> t.shift)
+}
+
+// get returns the edge of pair {u, v}, if present.
+func (t *pairTable) get(u, v int32) (int32, bool) {
+	key := pairKey(u, v)
+	mask := len(t.keys) - 1
+	for i := t.slot(key); ; i = (i + 1) & mask {
+		switch t.keys[i] {
+		case key:
+			return t.vals[i], true
+		case emptyPair:
+			return 0, false
+		}
+	}
+}
+
+// put sets the edge of pair {u, v}, which is not in the table.
+func (t *pairTable) put(u, v int32, e int32) {
+	if 2*(t.count+1) > len(t.keys) {
+		keys, vals := t.keys, t.vals
+		t.alloc(2 * len(keys))
+		for i, k := range keys {
+			if k != emptyPair {
+				t.insert(k, vals[i])
+			}
+		}
+	}
+	t.insert(pairKey(u, v), e)
+}
+
+func (t *pairTable) insert(key uint64, e int32) {
+	mask := len(t.keys) - 1
+	i := t.slot(key)
+	for t.keys[i] != emptyPair {
+		i = (i + 1) & mask
+	}
+	t.keys[i] = key
+	t.vals[i] = e
+	t.count++
 }
