@@ -106,7 +106,11 @@ func Decompose(img image.Image, opt Options) (*Result, error) {
 	}
 	r.EnergyGAEC = multicut.Energy(g, start)
 	r.Timing.GAEC = tick()
-	kopt := multicut.KLjOptions{Start: start, MaxIter: opt.KLjMaxIter}
+	// No join-and-evict moves: a pixel graph ends KLj with ~30,000 small
+	// clusters, and trying each of them took KLj from 3.1 to 5.5 s on val
+	// 101085 for an energy 1.1 lower (of −489,829), which absorbing small
+	// segments gives back.
+	kopt := multicut.KLjOptions{Start: start, MaxIter: opt.KLjMaxIter, JoinEvict: -1}
 	if !opt.KLjMultilevel {
 		kopt.Levels = []int{}
 	}

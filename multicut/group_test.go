@@ -119,11 +119,11 @@ func TestKLjGroupMovesNeverWorse(t *testing.T) {
 	lower := 0
 	for trial := 0; trial < 40; trial++ {
 		g := randomGraph(r, 150, 0.06, 0.03, -0.3)
-		with, err := KLj(g, KLjOptions{MaxStall: 3, FullSweep: -1})
+		with, err := KLj(g, KLjOptions{MaxStall: 3, FullSweep: -1, JoinEvict: -1})
 		if err != nil {
 			t.Fatal(err)
 		}
-		without, err := KLj(g, KLjOptions{MaxStall: 3, FullSweep: -1, GroupMoves: -1})
+		without, err := KLj(g, KLjOptions{MaxStall: 3, FullSweep: -1, GroupMoves: -1, JoinEvict: -1})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -17,13 +17,14 @@ type SolveOptions struct {
 	Start []int
 	// MaxIter bounds KLj's outer iterations (0: 100).
 	MaxIter int
-	// MaxStall, FullSweep, Levels, VCycles and GroupMoves are KLj's
-	// (KLjOptions; zero values: its defaults).
+	// MaxStall, FullSweep, Levels, VCycles, GroupMoves and JoinEvict are
+	// KLj's (KLjOptions; zero values: its defaults).
 	MaxStall   int
 	FullSweep  int
 	Levels     []int
 	VCycles    int
 	GroupMoves int
+	JoinEvict  int
 	// Neighbourhood, Fusions and Seed are KLj's large-neighbourhood moves
 	// (KLjOptions; zero: off).
 	Neighbourhood int
@@ -76,7 +77,7 @@ func Solve(g *Graph, opt SolveOptions) (*Solution, error) {
 	if opt.Solver == "klj" {
 		sol.StartEnergy = Energy(g, start)
 		kopt := KLjOptions{Start: start, MaxIter: opt.MaxIter, MaxStall: opt.MaxStall, FullSweep: opt.FullSweep,
-			Levels: opt.Levels, VCycles: opt.VCycles, GroupMoves: opt.GroupMoves, Neighbourhood: opt.Neighbourhood, Fusions: opt.Fusions, Seed: opt.Seed, Progress: func(p KLjProgress) {
+			Levels: opt.Levels, VCycles: opt.VCycles, GroupMoves: opt.GroupMoves, JoinEvict: opt.JoinEvict, Neighbourhood: opt.Neighbourhood, Fusions: opt.Fusions, Seed: opt.Seed, Progress: func(p KLjProgress) {
 				sol.Iterations = p.Iter
 				logf("multicut: KLj iteration %d: energy %.6g (improved by %.4g), %d clusters (%.2fs)", p.Iter, p.Energy, p.Improvement, p.Clusters, time.Since(t0).Seconds())
 			}}

@@ -393,7 +393,7 @@ func equalInts(a, b []int) bool {
 // are seen to change it on some instance.
 func TestSolvePassesKLjOptions(t *testing.T) {
 	r := rand.New(rand.NewPCG(11, 12))
-	differs := false
+	differs := map[bool]bool{} // by "JoinEvict off"
 	for trial := 0; trial < 20; trial++ {
 		g := randomGraph(r, 120, 0.08, 0.03, -0.2)
 		for _, o := range []SolveOptions{
@@ -402,6 +402,8 @@ func TestSolvePassesKLjOptions(t *testing.T) {
 			{Levels: []int{4, 4}, VCycles: 2},
 			{GroupMoves: -1},
 			{GroupMoves: 3},
+			{JoinEvict: -1},
+			{GroupMoves: -1, JoinEvict: 2},
 		} {
 			sol, err := Solve(g, o)
 			if err != nil {
@@ -411,20 +413,25 @@ func TestSolvePassesKLjOptions(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want, err := KLj(g, KLjOptions{Start: start, MaxIter: o.MaxIter, MaxStall: o.MaxStall, FullSweep: o.FullSweep, Levels: o.Levels, VCycles: o.VCycles, GroupMoves: o.GroupMoves})
+			want, err := KLj(g, KLjOptions{Start: start, MaxIter: o.MaxIter, MaxStall: o.MaxStall, FullSweep: o.FullSweep, Levels: o.Levels, VCycles: o.VCycles, GroupMoves: o.GroupMoves, JoinEvict: o.JoinEvict})
 			if err != nil {
 				t.Fatal(err)
 			}
 			if e := Energy(g, want); e != sol.Energy {
 				t.Fatalf("trial %d, %+v: Solve energy %v, KLj with the same options %v", trial, o, sol.Energy, e)
 			}
-			if o.MaxStall == 2 {
+			if o.MaxStall == 2 || o.JoinEvict == -1 {
 				def, _ := Solve(g, SolveOptions{})
-				differs = differs || def.Energy != sol.Energy
+				if def.Energy != sol.Energy {
+					differs[o.JoinEvict == -1] = true
+				}
 			}
 		}
 	}
-	if !differs {
+	if !differs[false] {
 		t.Error("MaxStall 2 without multilevel gave the default's energy on all 20 instances: the options are not reaching KLj")
+	}
+	if !differs[true] {
+		t.Error("JoinEvict -1 gave the default's energy on all 20 instances: the option is not reaching KLj")
 	}
 }

@@ -51,6 +51,7 @@ var flagRanges = map[string]flagcheck.Range{
 	"full-sweep":          {Lo: -1, Hi: 1e9, Note: "-1 = no second phase; 0 is refused"},
 	"v-cycles":            flagcheck.Closed(1, 100),
 	"group-moves":         {Lo: -1, Hi: 1e6, Note: "-1 = none; 0 is refused"},
+	"join-evict":          {Lo: -1, Hi: 1e6, Note: "-1 = none; 0 is refused"},
 	"neighbourhood":       {Lo: 0, Hi: 1e9, Note: "0 = off"},
 	"fusions":             flagcheck.Closed(0, 1000),
 	"every":               flagcheck.Closed(1, 1e6),

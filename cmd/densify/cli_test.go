@@ -235,7 +235,7 @@ func TestMulticutKLjFlags(t *testing.T) {
 		t.Fatalf("energy %v, want -4", m["energy"])
 	}
 	// the large-neighbourhood moves, by preset and one by one
-	for _, extra := range [][]string{{"--thorough"}, {"--neighbourhood", "10", "--fusions", "1", "--seed", "3"}, {"--group-moves", "-1"}, {"--group-moves", "3"}} {
+	for _, extra := range [][]string{{"--thorough"}, {"--neighbourhood", "10", "--fusions", "1", "--seed", "3"}, {"--group-moves", "-1"}, {"--group-moves", "3"}, {"--join-evict", "-1"}, {"--join-evict", "2"}} {
 		if out, err := densify(t, append([]string{"multicut", "--graph", graph, "--out", labels, "--json", js}, extra...)...); err != nil {
 			t.Fatalf("%v: %v\n%s", extra, err, out)
 		}
@@ -246,6 +246,7 @@ func TestMulticutKLjFlags(t *testing.T) {
 	for _, bad := range [][]string{
 		{"--max-stall", "0"}, {"--full-sweep", "0"}, {"--levels", "1,4"}, {"--v-cycles", "0"}, {"--max-stall", "-2"},
 		{"--fusions", "-1"}, {"--neighbourhood", "-1"}, {"--group-moves", "0"}, {"--group-moves", "-2"},
+		{"--join-evict", "0"}, {"--join-evict", "-2"},
 	} {
 		out, err := densify(t, append([]string{"multicut", "--graph", graph, "--out", filepath.Join(dir, "bad.txt"), "--no-multilevel"}, bad...)...)
 		if err == nil || !strings.Contains(out, bad[0]) {
@@ -253,6 +254,28 @@ func TestMulticutKLjFlags(t *testing.T) {
 		}
 		if _, err := os.Stat(filepath.Join(dir, "bad.txt")); err == nil {
 			t.Errorf("%v: labels written", bad)
+		}
+	}
+}
+
+// --join-evict reaches KLj: on the five-node instance of multicut's
+// join-and-evict test (start {0,1,2} {3} {4}, energy −2) only the
+// join-and-evict move reaches the optimum −3.5.
+func TestMulticutJoinEvictFlag(t *testing.T) {
+	dir := t.TempDir()
+	graph, start := filepath.Join(dir, "g.txt"), filepath.Join(dir, "start.txt")
+	os.WriteFile(graph, []byte("5 8\n0 1 10 0\n0 2 2 0\n1 2 2 0\n3 0 1.25 0\n3 1 1.25 0\n3 2 -3.5 0\n2 4 3 0\n4 0 -4 0\n"), 0o644)
+	os.WriteFile(start, []byte("0\n0\n0\n1\n2\n"), 0o644)
+	for _, c := range []struct {
+		flag string
+		want float64
+	}{{"-1", -2}, {"16", -3.5}} {
+		labels, js := filepath.Join(dir, "l.txt"), filepath.Join(dir, "s.json")
+		if out, err := densify(t, "multicut", "--graph", graph, "--start", start, "--out", labels, "--json", js, "--join-evict", c.flag); err != nil {
+			t.Fatalf("--join-evict %s: %v\n%s", c.flag, err, out)
+		}
+		if m := readJSON(t, js); m["energy"].(float64) != c.want {
+			t.Fatalf("--join-evict %s: energy %v, want %v", c.flag, m["energy"], c.want)
 		}
 	}
 }

@@ -47,6 +47,7 @@ timing and instance size.`,
 	fl.BoolVar(&o.NoMultilevel, "no-multilevel", false, "klj: node-level search only (no multilevel refinement)")
 	fl.IntVar(&m.Solve.VCycles, "v-cycles", 1, "klj: multilevel V-cycles (each after the first roughly doubles KLj's time)")
 	fl.IntVar(&m.Solve.GroupMoves, "group-moves", multicut.DefaultGroupMoves, "klj: after the multilevel refinement, move connected groups of at most this many nodes, grown from each node on a cluster boundary into the neighbouring cluster (-1: none)")
+	fl.IntVar(&m.Solve.JoinEvict, "join-evict", multicut.DefaultJoinEvict, "klj: when the group moves find nothing, join every cluster of at most this many nodes into a neighbouring cluster and evict up to 4 nodes of the union to other clusters, where that lowers the energy (-1: none)")
 	fl.IntVar(&m.Solve.Neighbourhood, "neighbourhood", 0, "klj: re-solve each cluster with its neighbouring clusters when they hold at most this many nodes (0: off)")
 	fl.IntVar(&m.Solve.Fusions, "fusions", 0, "klj: fusion moves with local optima of perturbed costs at the end (0: none)")
 	fl.Int64Var(&o.Seed, "seed", 1, "klj: seed of the fusion proposals")
@@ -58,7 +59,7 @@ func runMulticut(o *multicutOptions) error {
 	if o.Files.Graph == "" || o.Files.Out == "" {
 		return fmt.Errorf("multicut: --graph and --out are required")
 	}
-	for name, v := range map[string]int{"max-stall": o.Files.Solve.MaxStall, "full-sweep": o.Files.Solve.FullSweep, "group-moves": o.Files.Solve.GroupMoves} {
+	for name, v := range map[string]int{"max-stall": o.Files.Solve.MaxStall, "full-sweep": o.Files.Solve.FullSweep, "group-moves": o.Files.Solve.GroupMoves, "join-evict": o.Files.Solve.JoinEvict} {
 		if v == 0 {
 			return fmt.Errorf("multicut: --%s 0: want -1 (unlimited / none) or a count ≥ 1", name)
 		}
