@@ -119,6 +119,11 @@ func TestFragmentGraph(t *testing.T) {
 		if err := cg.Validate(); err != nil {
 			t.Fatal(err)
 		}
+		for i, e := range cg.Edges {
+			if e.U >= e.V || (i > 0 && (cg.Edges[i-1].U > e.U || (cg.Edges[i-1].U == e.U && cg.Edges[i-1].V >= e.V))) {
+				t.Fatalf("instance %d: fragment edge %d (%d, %d) out of (U, V) order", it, i, e.U, e.V)
+			}
+		}
 		// Random coarse labellings: same energy, same feasibility.
 		for trial := 0; trial < 20; trial++ {
 			coarse := make([]int, k)
