@@ -452,9 +452,18 @@ func TestShortTrajectoriesNeedALongNeighbourOfTheirSegment(t *testing.T) {
 		track(7, 20, 15, 0, 1, 2, 3), track(7, 23, 15, 0), track(7, 30, 15, 0),
 		track(9, 20, 25, 0, 1), track(9, 24, 15, 0),
 	}}
-	long := longTrajectories(ts, func(label int) bool { return label != 0 })
+	long := longTrajectories(ts, func(label int) bool { return label != 0 }, 0)
 	if want := []bool{false, false, true, false, false, true, false}; !reflect.DeepEqual(long, want) {
 		t.Fatalf("long %v, want %v", long, want)
+	}
+	// A cap of 2 points changes nothing (segment 7's short trajectories
+	// have 1 point, segment 9's 2-point one is long already); a cap of 1
+	// makes every foreground trajectory long.
+	if got, want := longTrajectories(ts, func(label int) bool { return label != 0 }, 2), long; !reflect.DeepEqual(got, want) {
+		t.Fatalf("cap 2: long %v, want %v", got, want)
+	}
+	if got, want := longTrajectories(ts, func(label int) bool { return label != 0 }, 1), []bool{false, false, true, true, true, true, true}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("cap 1: long %v, want %v", got, want)
 	}
 	in := Input{Tracks: ts, Width: 40, Height: 30}
 	opt := bare()
@@ -477,11 +486,22 @@ func TestShortTrajectoriesNeedALongNeighbourOfTheirSegment(t *testing.T) {
 	if set.DroppedUnsupported != 2 {
 		t.Errorf("%d points dropped, want 2", set.DroppedUnsupported)
 	}
-	// Off: every point keeps its label.
+	// Off, or every trajectory long: every point keeps its label.
 	off := opt
 	off.SupportRadius = 0
-	if s, err := Prepare(in, off); err != nil || s.DroppedUnsupported != 0 || s.Frames[0].Labels[15*40+30] != 1 || s.Frames[0].Labels[15*40+24] != 1 {
-		t.Errorf("support off: dropped %d, err %v", s.DroppedUnsupported, err)
+	capped := opt
+	capped.SupportLength = 1
+	for name, o := range map[string]Options{"support off": off, "support length 1": capped} {
+		if s, err := Prepare(in, o); err != nil || s.DroppedUnsupported != 0 || s.Frames[0].Labels[15*40+30] != 1 || s.Frames[0].Labels[15*40+24] != 1 {
+			t.Errorf("%s: dropped %d, err %v", name, s.DroppedUnsupported, err)
+		}
+	}
+	for _, bad := range []int{-1, 2_000_000} {
+		o := opt
+		o.SupportLength = bad
+		if _, err := Prepare(in, o); err == nil {
+			t.Errorf("support length %d accepted", bad)
+		}
 	}
 	// The far gap keeps far-background points away from dropped points:
 	// the grid point (35,15) lies 5 px from the dropped (30,15) and 15 px

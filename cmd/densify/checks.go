@@ -68,6 +68,7 @@ var flagRanges = map[string]flagcheck.Range{
 	"background-residual": {Lo: 0, Hi: 1e6, Note: "0 = off"},
 	"far-gap":             {Lo: 0, Hi: 1e4, Note: "0 = off"},
 	"support-radius":      {Lo: 0, Hi: 1e4, Note: "0 = off"},
+	"support-length":      {Lo: 0, Hi: 1e6, Note: "0 = no cap"},
 	"isolated-radius":     flagcheck.Closed(0, 1e4),
 	"min-segment":         {Lo: 0, Hi: 1e9, Note: "0 keeps all"},
 	"phi":                 flagcheck.Closed(0, 1),

@@ -46,6 +46,7 @@ func bindPrepareFlags(f *pflag.FlagSet, o *sampling.Options) {
 	f.BoolVar(&o.BorderPoints, "border-points", o.BorderPoints, "add background points along the image borders (every 10 px, 5 and 15 px in)")
 	f.Float64Var(&o.FarBackground, "far-background", o.FarBackground, "background points (every 10 px) farther than this fraction of the image diagonal from every foreground point of the frame (0 = none)")
 	f.Float64Var(&o.SupportRadius, "support-radius", o.SupportRadius, "keep a foreground point of a short trajectory (shorter than its segment's point-weighted median length) only within this many pixels of a long trajectory of the same segment in the same frame (0 = off)")
+	f.IntVar(&o.SupportLength, "support-length", o.SupportLength, "--support-radius: a trajectory of at least this many points is long whatever its segment's median (0 = no cap)")
 	f.Float64Var(&o.FarGap, "far-gap", o.FarGap, "far-background points keep this many pixels away from the points of trajectories left unlabelled by --background-residual (0 = off)")
 	f.Float64Var(&o.BackgroundResidual, "background-residual", o.BackgroundResidual, "R: leave unlabelled the trajectories of a camera-explained background cluster whose median normalised camera residual (segment's camera.csv) exceeds R·max(1, m), m the cluster's median, when m ≤ R")
 	f.BoolVar(&o.Balance, "balance", o.Balance, "class balance weights ⌊n_major/n_minor/10⌋+1 (ACCV'20)")
