@@ -57,7 +57,7 @@ func (s *kl) joinEvictMoves(maxSize int) float64 {
 		targets = targets[:0]
 		for _, u := range s.members[c] {
 			for k := ad.off[u]; k < ad.off[u+1]; k++ {
-				if l := s.label[ad.nbr[k]]; ad.reg[k] && l != c && !containsID(targets, l) {
+				if l := s.label[ad.nbr[k]]; ad.reg[k] && l != c && !slices.Contains(targets, l) {
 					targets = append(targets, l)
 				}
 			}
@@ -73,15 +73,6 @@ func (s *kl) joinEvictMoves(maxSize int) float64 {
 		}
 	}
 	return total
-}
-
-func containsID(xs []int32, x int32) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
 }
 
 // evictMove is one eviction of a join-and-evict sequence: node v to cluster
@@ -281,11 +272,16 @@ func (s *kl) applyJoinEvict(c, d int32, moves []evictMove) float64 {
 	}
 	// Nodes that join d move first: d must not run empty on the way (an
 	// empty cluster's id is freed for reuse).
-	slices.SortStableFunc(changed, func(x, y int32) int {
-		return b2i(newLabel[y] == d) - b2i(newLabel[x] == d)
-	})
+	order := make([]int32, 0, len(changed))
+	for _, toD := range []bool{true, false} {
+		for _, v := range changed {
+			if (newLabel[v] == d) == toD {
+				order = append(order, v)
+			}
+		}
+	}
 	fresh := map[int32]int32{}
-	for _, v := range changed {
+	for _, v := range order {
 		nl := newLabel[v]
 		if nl == s.label[v] {
 			continue
@@ -302,11 +298,4 @@ func (s *kl) applyJoinEvict(c, d int32, moves []evictMove) float64 {
 		s.addMember(v, nl)
 	}
 	return -delta
-}
-
-func b2i(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }
