@@ -183,10 +183,10 @@ func (s *kl) joinEvict(c, d int32) float64 {
 	return s.applyJoinEvict(c, d, moves[:bestK])
 }
 
-// applyJoinEvict applies a join-and-evict prefix after checking it exactly: the union M of c and d, less the evicted
-// nodes, is split into its connected components through E, and the change
-// of the energy is computed over the edges of every node whose label
-// changes. It returns the decrease of the objective (0 when none: nothing
+// applyJoinEvict applies a join-and-evict prefix after checking it
+// exactly: the union M of c and d, less the evicted nodes, is split into
+// its connected components through E, and the change of the energy is
+// computed over the edges of every node whose label changes. It returns the decrease of the objective (0 when none: nothing
 // is applied).
 func (s *kl) applyJoinEvict(c, d int32, moves []evictMove) float64 {
 	ad := &s.adj
