@@ -7,6 +7,7 @@ import (
 
 	"github.com/densify/densify/bsds"
 	"github.com/densify/densify/internal/logistic"
+	"github.com/densify/densify/internal/morph"
 )
 
 // SoftLabels returns, for every pixel, the fraction of annotators with a
@@ -18,7 +19,7 @@ func SoftLabels(anns []bsds.Annotation, r int) []float32 {
 	w, h := anns[0].W, anns[0].H
 	y := make([]float32, w*h)
 	for _, a := range anns {
-		d := dilate(a.Boundary, w, h, r)
+		d := morph.Dilate(a.Boundary, w, h, r)
 		for i, b := range d {
 			if b {
 				y[i] += 1 / float32(len(anns))
@@ -26,34 +27,6 @@ func SoftLabels(anns []bsds.Annotation, r int) []float32 {
 		}
 	}
 	return y
-}
-
-// dilate marks every pixel within Chebyshev distance r of a set pixel
-// (separable max filter).
-func dilate(in []bool, w, h, r int) []bool {
-	tmp := make([]bool, len(in))
-	for y := 0; y < h; y++ {
-		for x := 0; x < w; x++ {
-			for i := max(x-r, 0); i <= min(x+r, w-1); i++ {
-				if in[y*w+i] {
-					tmp[y*w+x] = true
-					break
-				}
-			}
-		}
-	}
-	out := make([]bool, len(in))
-	for y := 0; y < h; y++ {
-		for x := 0; x < w; x++ {
-			for i := max(y-r, 0); i <= min(y+r, h-1); i++ {
-				if tmp[i*w+x] {
-					out[y*w+x] = true
-					break
-				}
-			}
-		}
-	}
-	return out
 }
 
 // Sample is the training data drawn from a split: row-major features X

@@ -8,6 +8,7 @@ import (
 
 	"github.com/densify/densify/dataset"
 	"github.com/densify/densify/internal/atomicfile"
+	"github.com/densify/densify/internal/morph"
 )
 
 // LabelScores compares the foreground of sparse training labels with the
@@ -40,6 +41,36 @@ type LabelQuality struct {
 	// of the trajectory (non-empty bins only; added border and
 	// far-background points are in none).
 	ByLength []LengthScores `json:"by_trajectory_length,omitempty"`
+	// AwayFromThin scores the labelled pixels outside the band around the
+	// thin parts of the ground-truth object (ThinBand): lines, cords and
+	// spokes a few pixels wide, where a correct label of the scene behind
+	// the part counts as an error and a trajectory on the part is within
+	// the optical flow's resolution of the background.
+	AwayFromThin LabelScores `json:"away_from_thin_parts"`
+}
+
+// Thin parts of the ground-truth object: with F the object's pixels and
+// γ_r the opening by the (2r+1)² square (internal/morph), the thin parts
+// are T = F ∖ γ_ThinRadius(F), the parts of F narrower than 2·ThinRadius+1
+// = 5 px, and their band is δ_ThinBand(T) ∖ γ_ThinRadius(F): T and the
+// pixels within ThinBand px (Chebyshev) of it, off the thick object.
+const (
+	ThinRadius = 2
+	ThinBand   = 3
+)
+
+// thinBand marks the band around the thin parts of the object fg (w×h).
+func thinBand(fg []bool, w, h int) []bool {
+	thick := morph.Open(fg, w, h, ThinRadius)
+	thin := make([]bool, len(fg))
+	for i := range fg {
+		thin[i] = fg[i] && !thick[i]
+	}
+	band := morph.Dilate(thin, w, h, ThinBand)
+	for i := range band {
+		band[i] = band[i] && !thick[i]
+	}
+	return band
 }
 
 // LengthScores are the LabelScores of the pixels labelled by trajectories
@@ -103,7 +134,7 @@ func ScoreLabels(set *Set, gt *dataset.GroundTruth) LabelQuality {
 	for i := range gt.Frames {
 		byFrame[gt.Frames[i].Frame] = &gt.Frames[i]
 	}
-	var all, hard confusion
+	var all, hard, away confusion
 	var byLen [lengthBins]confusion
 	q := LabelQuality{}
 	for _, f := range set.Frames {
@@ -112,13 +143,24 @@ func ScoreLabels(set *Set, gt *dataset.GroundTruth) LabelQuality {
 			continue
 		}
 		used := false
+		var band []bool
 		for pix, l := range f.Labels {
 			if l == Unlabelled || lf.Region[pix] < 0 {
 				continue
 			}
+			if band == nil {
+				gtFG := make([]bool, len(lf.Region))
+				for i, r := range lf.Region {
+					gtFG[i] = r > 0
+				}
+				band = thinBand(gtFG, lf.Width, lf.Height)
+			}
 			used = true
 			fg, gtFG := l >= 1, lf.Region[pix] != 0
 			all.add(fg, gtFG)
+			if !band[pix] {
+				away.add(fg, gtFG)
+			}
 			if f.Hard != nil && f.Hard[pix] != 0 {
 				hard.add(fg, gtFG)
 			}
@@ -130,7 +172,7 @@ func ScoreLabels(set *Set, gt *dataset.GroundTruth) LabelQuality {
 			q.Frames++
 		}
 	}
-	q.Labelled, q.Hard = all.scores(), hard.scores()
+	q.Labelled, q.Hard, q.AwayFromThin = all.scores(), hard.scores(), away.scores()
 	for b, c := range byLen {
 		if c.tp+c.fp+c.fn+c.tn == 0 {
 			continue

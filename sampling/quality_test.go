@@ -70,6 +70,62 @@ func TestScoreLabelsHandComputed(t *testing.T) {
 	}
 }
 
+func TestScoresAwayFromThinParts(t *testing.T) {
+	// 20×12 frame: the object is a 6×6 block (x 2–7, y 2–7) with a line one
+	// pixel wide leaving it to the right (x 8–19, y 4). The opening by the
+	// 5×5 square keeps the block (its erosion is x 4–5, y 4–5; (6,4) sees
+	// (8,3)) and drops the line. The band is the line and every pixel
+	// within 3 px of it off the block: x 8–19 × y 1–7 (84) and x 5–7 at
+	// y 1 (3).
+	const W, H = 20, 12
+	region := make([]int, W*H)
+	fg := make([]bool, W*H)
+	for y := 2; y <= 7; y++ {
+		for x := 2; x <= 7; x++ {
+			region[y*W+x], fg[y*W+x] = 1, true
+		}
+	}
+	for x := 8; x < W; x++ {
+		region[4*W+x], fg[4*W+x] = 1, true
+	}
+	band := thinBand(fg, W, H)
+	n := 0
+	for i, b := range band {
+		x, y := i%W, i/W
+		in := (x >= 8 && y >= 1 && y <= 7) || (x >= 5 && x <= 7 && y == 1)
+		if b != in {
+			t.Errorf("band at (%d,%d) = %v, want %v", x, y, b, in)
+		}
+		if b {
+			n++
+		}
+	}
+	if n != 87 {
+		t.Errorf("band of %d pixels, want 87", n)
+	}
+	// Labels: TP (4,4) on the block, FN (3,6) on the block, FN (12,4) on
+	// the line, FP (12,6) beside the line, FP (15,10) far from it, TN (0,0).
+	labels := make([]int16, W*H)
+	for i := range labels {
+		labels[i] = Unlabelled
+	}
+	for _, l := range []struct {
+		x, y int
+		c    int16
+	}{{4, 4, 1}, {3, 6, 0}, {12, 4, 0}, {12, 6, 1}, {15, 10, 1}, {0, 0, 0}} {
+		labels[l.y*W+l.x] = l.c
+	}
+	q := ScoreLabels(&Set{Width: W, Height: H, Frames: []Frame{{Frame: 0, Labels: labels}}},
+		&dataset.GroundTruth{Frames: []dataset.LabelledFrame{{Frame: 0, Width: W, Height: H, Region: region}}})
+	// all: TP 1, FP 2, FN 2, TN 1; away from the line: TP 1, FP 1, FN 1, TN 1
+	if want := (LabelScores{Pixels: 6, Precision: 1.0 / 3, Recall: 1.0 / 3, IoU: 0.2, Accuracy: 2.0 / 6}); !near(q.Labelled, want) {
+		t.Errorf("labelled %+v, want %+v", q.Labelled, want)
+	}
+	if want := (LabelScores{Pixels: 4, Precision: 0.5, Recall: 0.5, IoU: 1.0 / 3, Accuracy: 0.5}); !near(q.AwayFromThin, want) {
+		t.Errorf("away from thin parts %+v, want %+v", q.AwayFromThin, want)
+	}
+}
+
 func near(a, b LabelScores) bool {
 	return a.Pixels == b.Pixels && math.Abs(a.Precision-b.Precision) < 1e-12 && math.Abs(a.Recall-b.Recall) < 1e-12 &&
 		math.Abs(a.IoU-b.IoU) < 1e-12 && math.Abs(a.Accuracy-b.Accuracy) < 1e-12

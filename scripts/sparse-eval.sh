@@ -16,8 +16,9 @@
 # Prints, per sequence: trajectories, clusters, sparse P / R / F (FBMS protocol),
 # the share of trajectories in clusters of fewer than 20, the clusters the
 # camera motion calls background, and the foreground IoU of the training
-# labels (all labelled pixels, and the hard-example pixels) against the ground
-# truth; then the means. Everything is also in WORK/table.md.
+# labels against the ground truth (all labelled pixels; those away from object
+# parts thinner than 5 px, lines and cords where a right background label
+# counts as an error; the hard-example pixels); then the means. Everything is also in WORK/table.md.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 WORK=${1:-/tmp/densify-sparse-eval}
@@ -42,8 +43,8 @@ if [[ ! -s $WORK/folds/.done ]]; then
 fi
 
 {
-  echo "| sequence | trajectories | clusters | P | R | F | in clusters < 20 | background clusters | label IoU | label IoU (hard) | hard correct |"
-  echo "|---|---|---|---|---|---|---|---|---|---|---|"
+  echo "| sequence | trajectories | clusters | P | R | F | in clusters < 20 | background clusters | label IoU | label IoU away from thin parts | label IoU (hard) | hard correct |"
+  echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
 } > "$WORK/table.md"
 for d in "$DAVIS"/JPEGImages/480p/*/; do
   seq=$(basename "$d")
@@ -64,11 +65,12 @@ ev = json.load(open(out + "/eval.json"))
 try:  # written by densify prepare --gt
     q = json.load(open(out + "/set/label_quality.json"))
     iou, hiou, hacc, hn = q["labelled"]["iou"], q["hard"]["iou"], q["hard"]["accuracy"], q["hard"]["pixels"]
+    thick = q["away_from_thin_parts"]["iou"]
 except OSError:
-    iou, hiou, hacc, hn = (float("nan"),) * 3 + (0,)
-print("| %s | %d | %d | %.1f | %.1f | %.1f | %.2f %% | %d | %.3f | %s | %s |" % (
+    iou, thick, hiou, hacc, hn = (float("nan"),) * 4 + (0,)
+print("| %s | %d | %d | %.1f | %.1f | %.1f | %.2f %% | %d | %.3f | %.3f | %s | %s |" % (
     seq, seg["nodes"], seg["clusters"], 100 * ev["precision"], 100 * ev["recall"], 100 * ev["f"],
-    100 * seg["small_cluster_share"], len(seg["background_clusters"]), iou,
+    100 * seg["small_cluster_share"], len(seg["background_clusters"]), iou, thick,
     "%.3f" % hiou if hn else "–", "%.1f %% of %d" % (100 * hacc, hn) if hn else "no hard pixels"))
 EOF
   echo "sparse-eval: $seq done" >&2
@@ -77,9 +79,9 @@ python3 - "$WORK/table.md" <<'EOF'
 import sys
 rows = [l.split("|")[1:-1] for l in open(sys.argv[1]) if l.startswith("| ") and not l.startswith("| sequence")]
 num = lambda i: [float(r[i].strip().split()[0]) for r in rows]
-P, R, F, S, IoU = num(3), num(4), num(5), num(6), num(8)
+P, R, F, S, IoU, Thick = num(3), num(4), num(5), num(6), num(8), num(9)
 m = lambda v: sum(v) / len(v)
 with open(sys.argv[1], "a") as f:
-    f.write("| **mean** | | | %.1f | %.1f | %.1f | %.2f %% | | %.3f (min %.3f) | | |\n" % (m(P), m(R), m(F), m(S), m(IoU), min(IoU)))
+    f.write("| **mean** | | | %.1f | %.1f | %.1f | %.2f %% | | %.3f (min %.3f) | %.3f (min %.3f) | | |\n" % (m(P), m(R), m(F), m(S), m(IoU), min(IoU), m(Thick), min(Thick)))
 EOF
 cat "$WORK/table.md"

@@ -140,14 +140,21 @@ func TestSynthEvalPrepareChain(t *testing.T) {
 	// With --gt the labels' scores go into the set's label_quality.json; the
 	// ground-truth tracks label the ground truth's regions.
 	scored := filepath.Join(dir, "set-gt")
-	if out, err := densify(t, "prepare", "--frames", seq, "--tracks", filepath.Join(seq, "synth01Tracks12_gt.dat"), "--out", scored, "--min-segment", "0", "--gt", gt); err != nil ||
-		!strings.Contains(out, "label quality") || !strings.Contains(out, "foreground precision by trajectory length (points):") {
-		t.Fatalf("prepare --gt: %v\n%s", err, out)
+	scoredOut, err := densify(t, "prepare", "--frames", seq, "--tracks", filepath.Join(seq, "synth01Tracks12_gt.dat"), "--out", scored, "--min-segment", "0", "--gt", gt)
+	if err != nil || !strings.Contains(scoredOut, "label quality") || !strings.Contains(scoredOut, "foreground precision by trajectory length (points):") {
+		t.Fatalf("prepare --gt: %v\n%s", err, scoredOut)
 	}
 	lq := readJSON(t, filepath.Join(scored, "label_quality.json"))
 	q := lq["labelled"].(map[string]any)
 	if q["pixels"].(float64) == 0 || q["iou"].(float64) < 0.9 {
 		t.Fatalf("label quality of ground-truth tracks: %v", q)
+	}
+	// The scores away from thin object parts count fewer pixels, and the
+	// printed line gives the file's IoU.
+	away := lq["away_from_thin_parts"].(map[string]any)
+	if away["pixels"].(float64) == 0 || away["pixels"].(float64) > q["pixels"].(float64) ||
+		!strings.Contains(scoredOut, fmt.Sprintf("away from object parts thinner than 5 px: foreground P/R/IoU %.3f/%.3f/%.3f", away["precision"], away["recall"], away["iou"])) {
+		t.Fatalf("away from thin parts: %v\n%s", away, scoredOut)
 	}
 	// The breakdown by trajectory length covers the trajectories' pixels
 	// (not the added border points), each bin labelled from the ground truth.
