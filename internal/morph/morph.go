@@ -5,28 +5,26 @@
 package morph
 
 // Dilate returns δ_r(in): every pixel within Chebyshev distance r of a set
-// pixel. Separable: a max filter over rows, then over columns, O(w·h·r).
+// pixel. Separable: a max filter along the rows, then along the columns,
+// O(w·h·r).
 func Dilate(in []bool, w, h, r int) []bool {
 	if r <= 0 {
 		return append([]bool(nil), in...)
 	}
-	tmp := make([]bool, len(in))
-	for y := 0; y < h; y++ {
-		for x := 0; x < w; x++ {
-			for i := max(x-r, 0); i <= min(x+r, w-1); i++ {
-				if in[y*w+i] {
-					tmp[y*w+x] = true
-					break
-				}
-			}
-		}
-	}
+	return maxPass(maxPass(in, w, h, r, 1, w), h, w, r, w, 1)
+}
+
+// maxPass is the 1-D max filter of radius r along lines of n pixels with
+// stride step; m lines start stride apart (rows: n = w, step 1, stride w;
+// columns: n = h, step w, stride 1).
+func maxPass(in []bool, n, m, r, step, stride int) []bool {
 	out := make([]bool, len(in))
-	for y := 0; y < h; y++ {
-		for x := 0; x < w; x++ {
-			for i := max(y-r, 0); i <= min(y+r, h-1); i++ {
-				if tmp[i*w+x] {
-					out[y*w+x] = true
+	for j := 0; j < m; j++ {
+		base := j * stride
+		for i := 0; i < n; i++ {
+			for k := max(i-r, 0); k <= min(i+r, n-1); k++ {
+				if in[base+k*step] {
+					out[base+i*step] = true
 					break
 				}
 			}
