@@ -131,6 +131,12 @@ type Result struct {
 	// JMean is the same Jaccard index computed per evaluated labelled frame
 	// and averaged (DAVIS J mean; a frame with both unions empty scores 1).
 	JMean float64 `json:"j_mean"`
+	// JMeanAwayFromThin (dense masks only) is JMean over the pixels outside
+	// the band around the thin parts of each frame's ground-truth object
+	// (morph.ThinPartsBand: lines, cords, spokes narrower than 5 px, and
+	// 3 px around them): how well the masks draw the object where the
+	// annotation is not a 1-px line. The same cluster assignment.
+	JMeanAwayFromThin *float64 `json:"j_mean_away_from_thin_parts,omitempty"`
 
 	Threshold      float64 `json:"threshold"`
 	EvalFrames     int     `json:"eval_frames"`     // E (0: all)
@@ -191,6 +197,9 @@ type accum struct {
 	usedFrames  int
 	firstPixels int
 	frames      []frameAcc // per used frame, for JMean
+	// thick holds, for dense masks, each used frame's overlaps over the
+	// pixels outside the thin-part band (JMeanAwayFromThin); nil otherwise.
+	thick []frameAcc
 }
 
 type frameAcc struct {
@@ -237,6 +246,19 @@ func (fa *frameAcc) add(nR, r, c int, p float64) {
 // table and adds everything to the sequence sums. (MoSegEval adds each point
 // to all three sums at once; summing per frame first only changes the float
 // rounding, and both the track and the mask path use this same order.)
+// sizes derives a frame's cluster and region sizes from its overlap table
+// without adding them to the sequence sums (the thin-part-free frames).
+func (fa *frameAcc) sizes(nR int) {
+	fa.clusterSize = make([]float64, len(fa.overlap))
+	fa.regionSize = make([]float64, nR)
+	for c, row := range fa.overlap {
+		for r, o := range row {
+			fa.clusterSize[c] += o
+			fa.regionSize[r] += o
+		}
+	}
+}
+
 func (a *accum) endFrame(fa *frameAcc) {
 	a.grow(len(fa.overlap))
 	fa.clusterSize = make([]float64, len(fa.overlap))
@@ -666,15 +688,22 @@ func (a *accum) result(gt *dataset.GroundTruth, num numbering, e int, thr float6
 	} else {
 		res.IoU = 1
 	}
-	sumJ := 0.0
-	for i := range a.frames {
-		fa := &a.frames[i]
-		if num, den := jac(fa.overlap, fa.clusterSize, fa.regionSize); den > 0 {
-			sumJ += num / den
-		} else {
-			sumJ++
+	meanJ := func(frames []frameAcc) float64 {
+		sumJ := 0.0
+		for i := range frames {
+			fa := &frames[i]
+			if num, den := jac(fa.overlap, fa.clusterSize, fa.regionSize); den > 0 {
+				sumJ += num / den
+			} else {
+				sumJ++
+			}
 		}
+		return sumJ / float64(len(frames))
 	}
-	res.JMean = sumJ / float64(len(a.frames))
+	res.JMean = meanJ(a.frames)
+	if len(a.thick) > 0 {
+		j := meanJ(a.thick)
+		res.JMeanAwayFromThin = &j
+	}
 	return res, nil
 }

@@ -1,9 +1,11 @@
 package eval
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -325,7 +327,13 @@ func TestMasksEqualTracks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(rt, rm) {
+	// Masks also score J away from thin object parts; tracks do not.
+	if rm.JMeanAwayFromThin == nil || rt.JMeanAwayFromThin != nil {
+		t.Fatalf("J away from thin parts: tracks %v, masks %v", rt.JMeanAwayFromThin, rm.JMeanAwayFromThin)
+	}
+	same := *rm
+	same.JMeanAwayFromThin = nil
+	if !reflect.DeepEqual(rt, &same) {
 		t.Errorf("tracks %+v\nmasks  %+v", rt, rm)
 	}
 	if rm.F <= 0.3 || rm.F >= 1 || !reflect.DeepEqual(rm.ClusterLabels, []int{0, 3, 17, 255}) {
@@ -447,5 +455,71 @@ func TestLargeLabelsBoundedMemory(t *testing.T) {
 	}
 	if _, err := Masks(big, map[int]*LabelImage{0: m}, Options{}); err == nil || !strings.Contains(err.Error(), "more than 65536 distinct label values") {
 		t.Errorf("90000 colours: %v", err)
+	}
+}
+
+// TestMasksJAwayFromThinParts: a 20×12 frame whose object is a 6×6 block
+// (x 2–7, y 2–7, 36 px) with a 1-px line leaving it (x 8–19, y 4, 12 px).
+// The band (morph.ThinPartsBand) is the line and the pixels within 3 px of
+// it off the block: x 8–19 × y 1–7 and x 5–7 at y 1 (87 px).
+//   - A mask of the block alone: J = 36/48 = 0.75; away from the band the
+//     object is the block, J = 1.
+//   - A mask of the block and a 4×3 patch beside the line (x 12–15,
+//     y 5–7, in the band) and a 2×2 patch far from it (x 0–1, y 10–11):
+//     J = 36/(48 + 12 + 4) = 0.5625; away from the band 36/(36 + 4) = 0.9.
+//
+// Second frame: no object, an empty mask: J = 1 in both.
+func TestMasksJAwayFromThinParts(t *testing.T) {
+	const w, h = 20, 12
+	reg := make([]int, w*h)
+	for y := 2; y <= 7; y++ {
+		for x := 2; x <= 7; x++ {
+			reg[y*w+x] = 1
+		}
+	}
+	for x := 8; x < w; x++ {
+		reg[4*w+x] = 1
+	}
+	block := &LabelImage{Width: w, Height: h, Labels: make([]int, w*h)}
+	for y := 2; y <= 7; y++ {
+		for x := 2; x <= 7; x++ {
+			block.Labels[y*w+x] = 255
+		}
+	}
+	patched := &LabelImage{Width: w, Height: h, Labels: slices.Clone(block.Labels)}
+	for y := 5; y <= 7; y++ {
+		for x := 12; x <= 15; x++ {
+			patched.Labels[y*w+x] = 255
+		}
+	}
+	for y := 10; y <= 11; y++ {
+		for x := 0; x <= 1; x++ {
+			patched.Labels[y*w+x] = 255
+		}
+	}
+	empty := &LabelImage{Width: w, Height: h, Labels: make([]int, w*h)}
+	gt := gtOf([]int{0, 255}, frame(0, w, h, reg, nil), frame(1, w, h, make([]int, w*h), nil))
+	opt := Options{EvalFrames: -1, CompactLabels: true}
+	for _, c := range []struct {
+		name     string
+		mask     *LabelImage
+		j, jAway float64
+	}{{"block", block, 0.75, 1}, {"block and patches", patched, 0.5625, 0.9}} {
+		r, err := Masks(gt, map[int]*LabelImage{0: c.mask, 1: empty}, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		near(t, c.name+": J", r.JMean, (c.j+1)/2)
+		if r.JMeanAwayFromThin == nil {
+			t.Fatalf("%s: no J away from thin parts", c.name)
+		}
+		near(t, c.name+": J away from thin parts", *r.JMeanAwayFromThin, (c.jAway+1)/2)
+		var b strings.Builder
+		if err := WriteReport(&b, "test", r); err != nil {
+			t.Fatal(err)
+		}
+		if want := fmt.Sprintf("J mean away from object parts thinner than 5 px: %.2f %%", 50*(c.jAway+1)); !strings.Contains(b.String(), want) {
+			t.Errorf("%s: report lacks %q:\n%s", c.name, want, b.String())
+		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/densify/densify/dataset"
 	"github.com/densify/densify/internal/fileerr"
 	"github.com/densify/densify/internal/listfile"
+	"github.com/densify/densify/internal/morph"
 	"github.com/densify/densify/trajectory"
 )
 
@@ -189,6 +190,9 @@ func WriteReport(w io.Writer, title string, r *Result) error {
 	fmt.Fprintf(bw, "Precision, Recall, F:    %s  %s  %s %%\n", pct(r.Precision), pct(r.Recall), pct(r.F))
 	fmt.Fprintf(bw, "Extracted objects (F > %.2f, excluding background): %d of %d visible objects\n", r.Threshold, r.Objects, r.Visible)
 	fmt.Fprintf(bw, "Foreground IoU (pooled): %s %%; J mean over frames: %s %%\n", pct(r.IoU), pct(r.JMean))
+	if r.JMeanAwayFromThin != nil {
+		fmt.Fprintf(bw, "J mean away from object parts thinner than %d px: %s %%\n", 2*morph.ThinRadius+1, pct(*r.JMeanAwayFromThin))
+	}
 	return bw.Flush()
 }
 

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/densify/densify/dataset"
+	"github.com/densify/densify/internal/morph"
 )
 
 // LabelImage is a dense segmentation of one frame: Labels[y*Width+x] is the
@@ -52,15 +53,22 @@ func MasksFunc(gt *dataset.GroundTruth, src MaskSource, opt Options) (*Result, e
 			return nil, err
 		}
 		fa := a.beginFrame(lf)
+		a.thick = append(a.thick, frameAcc{})
 		if m == nil {
 			missing = append(missing, lf.Frame)
 			continue
 		}
+		fg := make([]bool, len(lf.Region))
+		for k, r := range lf.Region {
+			fg[k] = r > 0
+		}
+		band := morph.ThinPartsBand(fg, lf.Width, lf.Height)
+		ta := &a.thick[len(a.thick)-1]
 		if m.Width != lf.Width || m.Height != lf.Height || len(m.Labels) != m.Width*m.Height {
 			return nil, fmt.Errorf("eval: mask of frame %d is %dx%d (%d labels), ground truth %s is %dx%d",
 				lf.Frame, m.Width, m.Height, len(m.Labels), lf.File, lf.Width, lf.Height)
 		}
-		last, row := 0, []float64(nil)
+		last, row, cid := 0, []float64(nil), 0
 		for k, v := range m.Labels {
 			if row == nil || v != last {
 				id, ok := first[v]
@@ -75,9 +83,12 @@ func MasksFunc(gt *dataset.GroundTruth, src MaskSource, opt Options) (*Result, e
 				for len(fa.overlap) <= id {
 					fa.overlap = append(fa.overlap, make([]float64, a.nR))
 				}
-				last, row = v, fa.overlap[id]
+				last, row, cid = v, fa.overlap[id], id
 			}
 			row[max(lf.Region[k], 0)] += lf.Prob[k]
+			if !band[k] {
+				ta.add(a.nR, max(lf.Region[k], 0), cid, lf.Prob[k])
+			}
 		}
 		a.coverage += int64(len(m.Labels))
 	}
@@ -104,6 +115,12 @@ func MasksFunc(gt *dataset.GroundTruth, src MaskSource, opt Options) (*Result, e
 		}
 		fa.overlap = permute(fa.overlap, perm)
 		a.endFrame(fa)
+		ta := &a.thick[i]
+		for len(ta.overlap) < len(values) {
+			ta.overlap = append(ta.overlap, make([]float64, a.nR))
+		}
+		ta.overlap = permute(ta.overlap, perm)
+		ta.sizes(a.nR)
 	}
 	r, err := a.result(gt, numbering{labels: sorted}, max(e, 0), opt.threshold())
 	if err != nil {

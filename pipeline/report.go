@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/densify/densify/internal/atomicfile"
-	"github.com/densify/densify/sampling"
+	"github.com/densify/densify/internal/morph"
 )
 
 // SequenceResult is one sequence's row of the report.
@@ -258,7 +258,7 @@ func (r *Report) Markdown(w io.Writer) error {
 				pr.Frames, pr.Width, pr.Height, pr.Classes, pr.ClassCounts, pr.HardPixels, pr.HardTracks, pr.Unexplained, pr.Unsupported)
 			if q := pr.LabelQuality; q != nil {
 				fmt.Fprintf(&b, "Training labels against the ground truth: foreground precision %.3f, recall %.3f, IoU %.3f over %d labelled pixels (IoU %.3f away from object parts thinner than %d px); hard-example pixels %.3f / %.3f / %.3f, correct %.1f %% of %d.\n",
-					q.Labelled.Precision, q.Labelled.Recall, q.Labelled.IoU, q.Labelled.Pixels, q.AwayFromThin.IoU, 2*sampling.ThinRadius+1,
+					q.Labelled.Precision, q.Labelled.Recall, q.Labelled.IoU, q.Labelled.Pixels, q.AwayFromThin.IoU, 2*morph.ThinRadius+1,
 					q.Hard.Precision, q.Hard.Recall, q.Hard.IoU, 100*q.Hard.Accuracy, q.Hard.Pixels)
 			}
 		}

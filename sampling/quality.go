@@ -42,35 +42,11 @@ type LabelQuality struct {
 	// far-background points are in none).
 	ByLength []LengthScores `json:"by_trajectory_length,omitempty"`
 	// AwayFromThin scores the labelled pixels outside the band around the
-	// thin parts of the ground-truth object (ThinBand): lines, cords and
-	// spokes a few pixels wide, where a correct label of the scene behind
-	// the part counts as an error and a trajectory on the part is within
-	// the optical flow's resolution of the background.
+	// thin parts of the ground-truth object (morph.ThinPartsBand): lines,
+	// cords and spokes a few pixels wide, where a correct label of the
+	// scene behind the part counts as an error and a trajectory on the part
+	// is within the optical flow's resolution of the background.
 	AwayFromThin LabelScores `json:"away_from_thin_parts"`
-}
-
-// Thin parts of the ground-truth object: with F the object's pixels and
-// γ_r the opening by the (2r+1)² square (internal/morph), the thin parts
-// are T = F ∖ γ_ThinRadius(F), the parts of F narrower than 2·ThinRadius+1
-// = 5 px, and their band is δ_ThinBand(T) ∖ γ_ThinRadius(F): T and the
-// pixels within ThinBand px (Chebyshev) of it, off the thick object.
-const (
-	ThinRadius = 2
-	ThinBand   = 3
-)
-
-// thinBand marks the band around the thin parts of the object fg (w×h).
-func thinBand(fg []bool, w, h int) []bool {
-	thick := morph.Open(fg, w, h, ThinRadius)
-	thin := make([]bool, len(fg))
-	for i := range fg {
-		thin[i] = fg[i] && !thick[i]
-	}
-	band := morph.Dilate(thin, w, h, ThinBand)
-	for i := range band {
-		band[i] = band[i] && !thick[i]
-	}
-	return band
 }
 
 // LengthScores are the LabelScores of the pixels labelled by trajectories
@@ -153,7 +129,7 @@ func ScoreLabels(set *Set, gt *dataset.GroundTruth) LabelQuality {
 				for i, r := range lf.Region {
 					gtFG[i] = r > 0
 				}
-				band = thinBand(gtFG, lf.Width, lf.Height)
+				band = morph.ThinPartsBand(gtFG, lf.Width, lf.Height)
 			}
 			used = true
 			fg, gtFG := l >= 1, lf.Region[pix] != 0

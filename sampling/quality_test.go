@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/densify/densify/dataset"
+	"github.com/densify/densify/internal/morph"
 )
 
 func TestScoreLabelsHandComputed(t *testing.T) {
@@ -88,7 +89,7 @@ func TestScoresAwayFromThinParts(t *testing.T) {
 	for x := 8; x < W; x++ {
 		region[4*W+x], fg[4*W+x] = 1, true
 	}
-	band := thinBand(fg, W, H)
+	band := morph.ThinPartsBand(fg, W, H)
 	n := 0
 	for i, b := range band {
 		x, y := i%W, i/W

@@ -7,7 +7,8 @@
 #   densify predict (refined masks, the default, and --refine none) →
 #   densify eval --masks (DAVIS J = mean per-frame IoU).
 # Prints per sequence the label IoU, dense J of every variant (mean ± sd over
-# the seeds) with and without the refinement of the masks, the oracle's J and
+# the seeds) with and without the refinement of the masks, J away from the thin
+# parts of the object (1-px lines and cords of the annotation), the oracle's J and
 # the training minutes; then the means, and for
 # every variant against uniform the paired ΔF per sequence, how many
 # sequences it helps and whether the mean ΔF exceeds the spread across seeds.
@@ -53,7 +54,7 @@ prep_args=($PREPARE)
 pred_args=(${PREDICT:-})
 seqs=${SEQUENCES:-$(cd "$DAVIS/JPEGImages/480p" && ls)}
 csv=$WORK/dense-$TAG.csv
-echo "sequence,labels,variant,seed,precision,recall,f,j_mean,train_seconds,label_iou,j_unrefined" > "$csv.tmp"
+echo "sequence,labels,variant,seed,precision,recall,f,j_mean,train_seconds,label_iou,j_unrefined,j_away_thin" > "$csv.tmp"
 
 one() { # labels variant seed set out
   local seq=$1 labels=$2 variant=$3 seed=$4 set=$5 out=$6 d=$DAVIS/JPEGImages/480p/$1 t0 secs
@@ -85,7 +86,9 @@ try:  # written by densify prepare --gt
     iou = "%s" % json.load(open(setdir + "/label_quality.json"))["labelled"]["iou"]
 except OSError:
     pass
-print("%s,%s,%s,%s,%.6f,%.6f,%.6f,%.6f,%.1f,%s,%s" % (seq, labels, variant, seed, ev["precision"], ev["recall"], ev["f"], ev["j_mean"], float(secs), iou, j_raw))
+thin = ev.get("j_mean_away_from_thin_parts")  # J outside the band around 1-px object parts
+print("%s,%s,%s,%s,%.6f,%.6f,%.6f,%.6f,%.1f,%s,%s,%s" % (seq, labels, variant, seed, ev["precision"], ev["recall"], ev["f"], ev["j_mean"], float(secs), iou, j_raw,
+      "" if thin is None else "%.6f" % thin))
 PY
 }
 

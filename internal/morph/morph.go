@@ -57,3 +57,29 @@ func not(in []bool) []bool {
 	}
 	return out
 }
+
+// Thin parts of an object mask F: with γ_r the opening by the (2r+1)²
+// square, T = F ∖ γ_ThinRadius(F) are the parts of F narrower than
+// 2·ThinRadius+1 = 5 px (lines, cords, spokes), and their band is
+// δ_ThinBand(T) ∖ γ_ThinRadius(F): T and the pixels within ThinBand px
+// (Chebyshev) of it, off the thick object. Label and mask scores can be
+// given away from the band, where a right label of the scene behind a 1-px
+// line is not counted as an error.
+const (
+	ThinRadius = 2
+	ThinBand   = 3
+)
+
+// ThinPartsBand marks the band around the thin parts of fg (w×h).
+func ThinPartsBand(fg []bool, w, h int) []bool {
+	thick := Open(fg, w, h, ThinRadius)
+	thin := make([]bool, len(fg))
+	for i := range fg {
+		thin[i] = fg[i] && !thick[i]
+	}
+	band := Dilate(thin, w, h, ThinBand)
+	for i := range band {
+		band[i] = band[i] && !thick[i]
+	}
+	return band
+}
