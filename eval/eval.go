@@ -246,19 +246,6 @@ func (fa *frameAcc) add(nR, r, c int, p float64) {
 // table and adds everything to the sequence sums. (MoSegEval adds each point
 // to all three sums at once; summing per frame first only changes the float
 // rounding, and both the track and the mask path use this same order.)
-// sizes derives a frame's cluster and region sizes from its overlap table
-// without adding them to the sequence sums (the thin-part-free frames).
-func (fa *frameAcc) sizes(nR int) {
-	fa.clusterSize = make([]float64, len(fa.overlap))
-	fa.regionSize = make([]float64, nR)
-	for c, row := range fa.overlap {
-		for r, o := range row {
-			fa.clusterSize[c] += o
-			fa.regionSize[r] += o
-		}
-	}
-}
-
 func (a *accum) endFrame(fa *frameAcc) {
 	a.grow(len(fa.overlap))
 	fa.clusterSize = make([]float64, len(fa.overlap))
@@ -272,6 +259,19 @@ func (a *accum) endFrame(fa *frameAcc) {
 	}
 	for r, v := range fa.regionSize {
 		a.regionSize[r] += v
+	}
+}
+
+// sizes derives a frame's cluster and region sizes from its overlap table
+// without adding them to the sequence sums (the thin-part-free frames).
+func (fa *frameAcc) sizes(nR int) {
+	fa.clusterSize = make([]float64, len(fa.overlap))
+	fa.regionSize = make([]float64, nR)
+	for c, row := range fa.overlap {
+		for r, o := range row {
+			fa.clusterSize[c] += o
+			fa.regionSize[r] += o
+		}
 	}
 }
 

@@ -58,16 +58,16 @@ func MasksFunc(gt *dataset.GroundTruth, src MaskSource, opt Options) (*Result, e
 			missing = append(missing, lf.Frame)
 			continue
 		}
+		if m.Width != lf.Width || m.Height != lf.Height || len(m.Labels) != m.Width*m.Height {
+			return nil, fmt.Errorf("eval: mask of frame %d is %dx%d (%d labels), ground truth %s is %dx%d",
+				lf.Frame, m.Width, m.Height, len(m.Labels), lf.File, lf.Width, lf.Height)
+		}
 		fg := make([]bool, len(lf.Region))
 		for k, r := range lf.Region {
 			fg[k] = r > 0
 		}
 		band := morph.ThinPartsBand(fg, lf.Width, lf.Height)
 		ta := &a.thick[len(a.thick)-1]
-		if m.Width != lf.Width || m.Height != lf.Height || len(m.Labels) != m.Width*m.Height {
-			return nil, fmt.Errorf("eval: mask of frame %d is %dx%d (%d labels), ground truth %s is %dx%d",
-				lf.Frame, m.Width, m.Height, len(m.Labels), lf.File, lf.Width, lf.Height)
-		}
 		last, row, cid := 0, []float64(nil), 0
 		for k, v := range m.Labels {
 			if row == nil || v != last {
