@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -133,8 +134,16 @@ func TestRunStagesSkipAndRerun(t *testing.T) {
 	if st, _ := os.Stat(lay.Graph()); !st.ModTime().Equal(segInfo.ModTime()) {
 		t.Error("graph.txt rewritten by an up-to-date run")
 	}
-	if *rep2.Sequences[0].Sparse != *s.Sparse || *rep2.Sequences[0].Dense[DefaultVariant].Scores != *s.Dense[DefaultVariant].Scores {
+	if !reflect.DeepEqual(rep2.Sequences[0].Sparse, s.Sparse) || !reflect.DeepEqual(rep2.Sequences[0].Dense[DefaultVariant].Scores, s.Dense[DefaultVariant].Scores) {
 		t.Error("skipped stages report other scores than the run that made them")
+	}
+	// Dense masks are also scored away from thin object parts, and the
+	// report says so; the sparse scores are not.
+	if d := s.Dense[DefaultVariant].Scores; d.JAwayFromThin == nil || s.Sparse.JAwayFromThin != nil {
+		t.Errorf("J away from thin parts: dense %v, sparse %v", d.JAwayFromThin, s.Sparse.JAwayFromThin)
+	} else if md, _ := os.ReadFile(filepath.Join(work, "report.md")); !strings.Contains(string(md),
+		fmt.Sprintf("Dense J (away from object parts thinner than 5 px, where the annotation draws 1-px lines): uniform %.2f (%.2f).", 100*d.JMean, 100**d.JAwayFromThin)) {
+		t.Errorf("report.md lacks the J away from thin parts:\n%s", md)
 	}
 	if len(fd.trains) != 1 {
 		t.Errorf("trained %d times, want 1", len(fd.trains))

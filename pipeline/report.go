@@ -265,6 +265,9 @@ func (r *Report) Markdown(w io.Writer) error {
 		if line := oracleLine(s, r.Variants); line != "" {
 			b.WriteString(line + "\n")
 		}
+		if line := thinLine(s, r.Variants); line != "" {
+			b.WriteString(line + "\n")
+		}
 		b.WriteString("\n")
 		var links []string
 		if s.Uncertainty != nil && s.Uncertainty.AUCVI != nil {
@@ -343,6 +346,22 @@ func oracleLine(s *SequenceResult, variants []Variant) string {
 	}
 	return fmt.Sprintf("Oracle labels (ground truth on the same trajectories): dense J %.2f against %.2f with the segmentation's labels (%s): the labels cost %.2f points, the densifier %.2f; %s limits this sequence.",
 		100*o.Scores.JMean, 100*best.Scores.JMean, bestV, 100*seg, 100*den, limit)
+}
+
+// thinLine gives each variant's dense J beside its J away from the thin
+// parts of the annotation (1-px lines, cords, spokes: morph.ThinPartsBand),
+// or "" when no variant has the latter.
+func thinLine(s *SequenceResult, variants []Variant) string {
+	var parts []string
+	for _, v := range variants {
+		if d := s.Dense[v]; d != nil && d.Scores != nil && d.Scores.JAwayFromThin != nil {
+			parts = append(parts, fmt.Sprintf("%s %.2f (%.2f)", v, 100*d.Scores.JMean, 100**d.Scores.JAwayFromThin))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("Dense J (away from object parts thinner than %d px, where the annotation draws 1-px lines): %s.", 2*morph.ThinRadius+1, strings.Join(parts, ", "))
 }
 
 // Deterministic is the report as JSON lines without what depends on the

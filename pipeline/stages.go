@@ -266,13 +266,16 @@ type Scores struct {
 	F         float64 `json:"f"`
 	IoU       float64 `json:"iou"`
 	JMean     float64 `json:"j_mean"`
-	Objects   int     `json:"objects"`
-	Visible   int     `json:"visible"`
-	Density   float64 `json:"density"` // percent
+	// JAwayFromThin is the dense masks' J away from the thin parts of the
+	// annotation (eval.Result.JMeanAwayFromThin); nil for sparse scores.
+	JAwayFromThin *float64 `json:"j_mean_away_from_thin_parts,omitempty"`
+	Objects       int      `json:"objects"`
+	Visible       int      `json:"visible"`
+	Density       float64  `json:"density"` // percent
 }
 
 func scoresOf(r *eval.Result) *Scores {
-	return &Scores{Precision: r.Precision, Recall: r.Recall, F: r.F, IoU: r.IoU, JMean: r.JMean,
+	return &Scores{Precision: r.Precision, Recall: r.Recall, F: r.F, IoU: r.IoU, JMean: r.JMean, JAwayFromThin: r.JMeanAwayFromThin,
 		Objects: r.Objects, Visible: r.Visible, Density: r.Density}
 }
 
