@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/densify/densify/motiongraph"
+	"github.com/densify/densify/sampling"
 	"github.com/densify/densify/synth"
 	"github.com/densify/densify/trajectory"
 	"github.com/densify/densify/uncertainty"
@@ -411,6 +412,24 @@ func TestReportMarkdown(t *testing.T) {
 	if r.Sparse.Count != 2 || fmt.Sprintf("%.4f", r.Sparse.F) != "0.6455" {
 		t.Errorf("sparse mean %+v", r.Sparse)
 	}
+	// Label quality away from thin parts: printed when the prepare stamp has
+	// it, left out (not printed as 0) for a stamp written before it existed.
+	away := sampling.LabelScores{IoU: 0.95}
+	for _, c := range []struct {
+		away *sampling.LabelScores
+		want string
+	}{{&away, "IoU 0.800 over 100 labelled pixels (IoU 0.950 away from object parts thinner than 5 px); hard"},
+		{nil, "IoU 0.800 over 100 labelled pixels; hard"}} {
+		r.Sequences[0].Prepared = &PrepareInfo{LabelQuality: &sampling.LabelQuality{Labelled: sampling.LabelScores{Pixels: 100, IoU: 0.8}, AwayFromThin: c.away}}
+		var b bytes.Buffer
+		if err := r.Markdown(&b); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(b.String(), c.want) {
+			t.Errorf("report lacks %q:\n%s", c.want, b.String())
+		}
+	}
+	r.Sequences[0].Prepared = nil
 	// oracle J 0.80 against the weighted J 0.50: labels cost 30 points, the
 	// densifier 20, so the segmentation limits s1
 	s1 := r.Sequences[0]

@@ -257,8 +257,12 @@ func (r *Report) Markdown(w io.Writer) error {
 			fmt.Fprintf(&b, "Training set: %d frames %d×%d, %d classes, labelled pixels per class %v, %d hard-example pixels (%d trajectories), %d background trajectories left unlabelled (the camera motion does not explain them), %d foreground points of short trajectories dropped (no long trajectory of their segment nearby).\n",
 				pr.Frames, pr.Width, pr.Height, pr.Classes, pr.ClassCounts, pr.HardPixels, pr.HardTracks, pr.Unexplained, pr.Unsupported)
 			if q := pr.LabelQuality; q != nil {
-				fmt.Fprintf(&b, "Training labels against the ground truth: foreground precision %.3f, recall %.3f, IoU %.3f over %d labelled pixels (IoU %.3f away from object parts thinner than %d px); hard-example pixels %.3f / %.3f / %.3f, correct %.1f %% of %d.\n",
-					q.Labelled.Precision, q.Labelled.Recall, q.Labelled.IoU, q.Labelled.Pixels, q.AwayFromThin.IoU, 2*morph.ThinRadius+1,
+				away := "" // absent from the stamps of sets prepared before it existed
+				if a := q.AwayFromThin; a != nil {
+					away = fmt.Sprintf(" (IoU %.3f away from object parts thinner than %d px)", a.IoU, 2*morph.ThinRadius+1)
+				}
+				fmt.Fprintf(&b, "Training labels against the ground truth: foreground precision %.3f, recall %.3f, IoU %.3f over %d labelled pixels%s; hard-example pixels %.3f / %.3f / %.3f, correct %.1f %% of %d.\n",
+					q.Labelled.Precision, q.Labelled.Recall, q.Labelled.IoU, q.Labelled.Pixels, away,
 					q.Hard.Precision, q.Hard.Recall, q.Hard.IoU, 100*q.Hard.Accuracy, q.Hard.Pixels)
 			}
 		}

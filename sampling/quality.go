@@ -45,8 +45,9 @@ type LabelQuality struct {
 	// thin parts of the ground-truth object (morph.ThinPartsBand): lines,
 	// cords and spokes a few pixels wide, where a correct label of the
 	// scene behind the part counts as an error and a trajectory on the part
-	// is within the optical flow's resolution of the background.
-	AwayFromThin LabelScores `json:"away_from_thin_parts"`
+	// is within the optical flow's resolution of the background. Always
+	// set by ScoreLabels; nil in files written before it existed.
+	AwayFromThin *LabelScores `json:"away_from_thin_parts,omitempty"`
 }
 
 // LengthScores are the LabelScores of the pixels labelled by trajectories
@@ -148,7 +149,8 @@ func ScoreLabels(set *Set, gt *dataset.GroundTruth) LabelQuality {
 			q.Frames++
 		}
 	}
-	q.Labelled, q.Hard, q.AwayFromThin = all.scores(), hard.scores(), away.scores()
+	awayScores := away.scores()
+	q.Labelled, q.Hard, q.AwayFromThin = all.scores(), hard.scores(), &awayScores
 	for b, c := range byLen {
 		if c.tp+c.fp+c.fn+c.tn == 0 {
 			continue

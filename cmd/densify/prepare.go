@@ -90,8 +90,10 @@ func runPrepare(o *prepareOptions) error {
 		}
 		fmt.Fprintf(o.IO.Out, "label quality: foreground P/R/IoU %.3f/%.3f/%.3f over %d labelled pixels; hard examples %.3f/%.3f/%.3f, accuracy %.3f over %d pixels\n",
 			q.Labelled.Precision, q.Labelled.Recall, q.Labelled.IoU, q.Labelled.Pixels, q.Hard.Precision, q.Hard.Recall, q.Hard.IoU, q.Hard.Accuracy, q.Hard.Pixels)
-		fmt.Fprintf(o.IO.Out, "away from object parts thinner than %d px: foreground P/R/IoU %.3f/%.3f/%.3f over %d labelled pixels\n",
-			2*morph.ThinRadius+1, q.AwayFromThin.Precision, q.AwayFromThin.Recall, q.AwayFromThin.IoU, q.AwayFromThin.Pixels)
+		if a := q.AwayFromThin; a != nil {
+			fmt.Fprintf(o.IO.Out, "away from object parts thinner than %d px: foreground P/R/IoU %.3f/%.3f/%.3f over %d labelled pixels\n",
+				2*morph.ThinRadius+1, a.Precision, a.Recall, a.IoU, a.Pixels)
+		}
 		if len(q.ByLength) > 0 {
 			fmt.Fprint(o.IO.Out, "foreground precision by trajectory length (points):")
 			for _, l := range q.ByLength {
