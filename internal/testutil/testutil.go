@@ -6,6 +6,7 @@ package testutil
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -42,3 +43,14 @@ func DAVISDev(tb testing.TB) string {
 
 // DAVISSequences are the five sequences of the development subset.
 var DAVISSequences = []string{"blackswan", "car-shadow", "dog", "libby", "motocross-jump"}
+
+// Contains reports, as one test error per missing string, every string of
+// wants that text (the output of a command, a report) does not contain.
+func Contains(tb testing.TB, what, text string, wants ...string) {
+	tb.Helper()
+	for _, w := range wants {
+		if !strings.Contains(text, w) {
+			tb.Errorf("%s lacks %q:\n%s", what, w, text)
+		}
+	}
+}
