@@ -3,6 +3,8 @@
 // label images), FBMS frame sequences and the DAVIS 2016 layout. Pure Go.
 package dataset
 
+import "github.com/densify/densify/internal/morph"
+
 // GroundTruth is the content of an FBMS *Def.dat file together with its
 // decoded label images. DAVIS 2016 annotations are converted into the same
 // form (regions: background = 0, object = 1; every frame labelled).
@@ -32,4 +34,16 @@ type LabelledFrame struct {
 	// its region (from the .pgm of the same name for .ppm label images, /255);
 	// 1 everywhere when no probability image exists.
 	Prob []float64
+}
+
+// ThinPartsBand marks the band around the thin parts of the frame's object,
+// the union of its regions other than region 0 (the background) and
+// unknown colours: morph.ThinPartsBand. Label and mask scores are given
+// away from it as well (lines, cords, spokes of the annotation).
+func (f *LabelledFrame) ThinPartsBand() []bool {
+	fg := make([]bool, len(f.Region))
+	for i, r := range f.Region {
+		fg[i] = r > 0
+	}
+	return morph.ThinPartsBand(fg, f.Width, f.Height)
 }

@@ -133,9 +133,9 @@ type Result struct {
 	JMean float64 `json:"j_mean"`
 	// JMeanAwayFromThin (dense masks only) is JMean over the pixels outside
 	// the band around the thin parts of each frame's ground-truth object
-	// (morph.ThinPartsBand: lines, cords, spokes narrower than 5 px, and
-	// 3 px around them): how well the masks draw the object where the
-	// annotation is not a 1-px line. The same cluster assignment.
+	// (dataset.LabelledFrame.ThinPartsBand: lines, cords, spokes narrower
+	// than 5 px, and 3 px around them): how well the masks draw the object
+	// where the annotation is not a 1-px line. The same cluster assignment.
 	JMeanAwayFromThin *float64 `json:"j_mean_away_from_thin_parts,omitempty"`
 
 	Threshold      float64 `json:"threshold"`

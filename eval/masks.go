@@ -11,7 +11,6 @@ import (
 	"strings"
 
 	"github.com/densify/densify/dataset"
-	"github.com/densify/densify/internal/morph"
 )
 
 // LabelImage is a dense segmentation of one frame: Labels[y*Width+x] is the
@@ -62,11 +61,7 @@ func MasksFunc(gt *dataset.GroundTruth, src MaskSource, opt Options) (*Result, e
 			return nil, fmt.Errorf("eval: mask of frame %d is %dx%d (%d labels), ground truth %s is %dx%d",
 				lf.Frame, m.Width, m.Height, len(m.Labels), lf.File, lf.Width, lf.Height)
 		}
-		fg := make([]bool, len(lf.Region))
-		for k, r := range lf.Region {
-			fg[k] = r > 0
-		}
-		band := morph.ThinPartsBand(fg, lf.Width, lf.Height)
+		band := lf.ThinPartsBand()
 		ta := &a.thick[len(a.thick)-1]
 		last, row, cid := 0, []float64(nil), 0
 		for k, v := range m.Labels {

@@ -8,7 +8,6 @@ import (
 
 	"github.com/densify/densify/dataset"
 	"github.com/densify/densify/internal/atomicfile"
-	"github.com/densify/densify/internal/morph"
 )
 
 // LabelScores compares the foreground of sparse training labels with the
@@ -42,11 +41,12 @@ type LabelQuality struct {
 	// far-background points are in none).
 	ByLength []LengthScores `json:"by_trajectory_length,omitempty"`
 	// AwayFromThin scores the labelled pixels outside the band around the
-	// thin parts of the ground-truth object (morph.ThinPartsBand): lines,
-	// cords and spokes a few pixels wide, where a correct label of the
-	// scene behind the part counts as an error and a trajectory on the part
-	// is within the optical flow's resolution of the background. Always
-	// set by ScoreLabels; nil in files written before it existed.
+	// thin parts of the ground-truth object
+	// (dataset.LabelledFrame.ThinPartsBand): lines, cords and spokes a few
+	// pixels wide, where a correct label of the scene behind the part
+	// counts as an error and a trajectory on the part is within the
+	// optical flow's resolution of the background. Always set by
+	// ScoreLabels; nil in files written before it existed.
 	AwayFromThin *LabelScores `json:"away_from_thin_parts,omitempty"`
 }
 
@@ -126,11 +126,7 @@ func ScoreLabels(set *Set, gt *dataset.GroundTruth) LabelQuality {
 				continue
 			}
 			if band == nil {
-				gtFG := make([]bool, len(lf.Region))
-				for i, r := range lf.Region {
-					gtFG[i] = r > 0
-				}
-				band = morph.ThinPartsBand(gtFG, lf.Width, lf.Height)
+				band = lf.ThinPartsBand()
 			}
 			used = true
 			fg, gtFG := l >= 1, lf.Region[pix] != 0
