@@ -229,7 +229,7 @@ func (a *accum) beginFrame(lf *dataset.LabelledFrame) *frameAcc {
 	for i, r := range lf.Region {
 		a.regionTotal[max(r, 0)] += lf.Prob[i]
 	}
-	a.frames = append(a.frames, frameAcc{regionSize: make([]float64, a.nR)})
+	a.frames = append(a.frames, frameAcc{})
 	return &a.frames[len(a.frames)-1]
 }
 
@@ -248,11 +248,9 @@ func (fa *frameAcc) add(nR, r, c int, p float64) {
 // rounding, and both the track and the mask path use this same order.)
 func (a *accum) endFrame(fa *frameAcc) {
 	a.grow(len(fa.overlap))
-	fa.clusterSize = make([]float64, len(fa.overlap))
+	fa.sizes(a.nR)
 	for c, row := range fa.overlap {
 		for r, o := range row {
-			fa.clusterSize[c] += o
-			fa.regionSize[r] += o
 			a.overlap[c][r] += o
 		}
 		a.clusterSize[c] += fa.clusterSize[c]
@@ -263,7 +261,8 @@ func (a *accum) endFrame(fa *frameAcc) {
 }
 
 // sizes derives a frame's cluster and region sizes from its overlap table
-// without adding them to the sequence sums (the thin-part-free frames).
+// (endFrame; alone for the thin-part-free frames, which are not added to
+// the sequence sums).
 func (fa *frameAcc) sizes(nR int) {
 	fa.clusterSize = make([]float64, len(fa.overlap))
 	fa.regionSize = make([]float64, nR)
