@@ -186,8 +186,8 @@ func (s *kl) joinEvict(c, d int32) float64 {
 // applyJoinEvict applies a join-and-evict prefix after checking it
 // exactly: the union M of c and d, less the evicted nodes, is split into
 // its connected components through E, and the change of the energy is
-// computed over the edges of every node whose label changes. It returns the decrease of the objective (0 when none: nothing
-// is applied).
+// computed over the edges of every node whose label changes. It returns
+// the decrease of the objective (0 when none: nothing is applied).
 func (s *kl) applyJoinEvict(c, d int32, moves []evictMove) float64 {
 	ad := &s.adj
 	newLabel := map[int32]int32{} // node → new label; fresh clusters: −1 − k
