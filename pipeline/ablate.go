@@ -20,11 +20,15 @@ var DefaultAblationVariants = []Variant{VariantUniform, VariantWeighted, Variant
 
 // AblationCell is one variant on one sequence: the dense scores of its
 // seeds (nil where a seed has none) and the mean and sample standard
-// deviation of F and J over the seeds that have scores.
+// deviation of F and J over the seeds that have scores, and of J away from
+// the thin parts of the annotation (Scores.JAwayFromThin) over the seeds that
+// have it (N = 0 for scores of masks without a DAVIS annotation, or written
+// before it existed).
 type AblationCell struct {
 	Seeds []*Scores `json:"seeds"`
 	F     MeanSD    `json:"f"`
 	J     MeanSD    `json:"j"`
+	JThin MeanSD    `json:"j_away_from_thin_parts"`
 }
 
 // MeanSD is a mean and sample standard deviation (0 for fewer than two
@@ -83,38 +87,48 @@ type Comparison struct {
 // the mean over sequences of the seed-mean F and J; and every variant
 // compared with uniform.
 type Ablation struct {
-	Variants    []Variant          `json:"variants"`
-	Rows        []AblationRow      `json:"rows"`
-	MeanF       map[Variant]MeanSD `json:"mean_f"` // over sequences, of the seed means
-	MeanJ       map[Variant]MeanSD `json:"mean_j"`
+	Variants []Variant          `json:"variants"`
+	Rows     []AblationRow      `json:"rows"`
+	MeanF    map[Variant]MeanSD `json:"mean_f"` // over sequences, of the seed means
+	MeanJ    map[Variant]MeanSD `json:"mean_j"`
+	// MeanJThin is the mean over sequences of the seed-mean J away from
+	// thin parts, over the sequences that have it; the tables print it only
+	// when that is every sequence of MeanJ.
+	MeanJThin   map[Variant]MeanSD `json:"mean_j_away_from_thin_parts"`
 	Comparisons []Comparison       `json:"comparisons"`
 }
 
 // NewAblation builds the table from the runs' scores: scores[seq][variant]
 // lists the seeds' scores in seed order (nil entries: no score).
 func NewAblation(variants []Variant, seqs []string, scores map[string]map[Variant][]*Scores) *Ablation {
-	a := &Ablation{Variants: variants, MeanF: map[Variant]MeanSD{}, MeanJ: map[Variant]MeanSD{}}
-	perF, perJ := map[Variant][]float64{}, map[Variant][]float64{}
+	a := &Ablation{Variants: variants, MeanF: map[Variant]MeanSD{}, MeanJ: map[Variant]MeanSD{}, MeanJThin: map[Variant]MeanSD{}}
+	perF, perJ, perT := map[Variant][]float64{}, map[Variant][]float64{}, map[Variant][]float64{}
 	for _, s := range seqs {
 		row := AblationRow{Sequence: s, Cells: map[Variant]*AblationCell{}}
 		for _, v := range variants {
 			c := &AblationCell{Seeds: scores[s][v]}
-			var f, j []float64
+			var f, j, th []float64
 			for _, sc := range c.Seeds {
 				if sc != nil {
 					f, j = append(f, sc.F), append(j, sc.JMean)
+					if sc.JAwayFromThin != nil {
+						th = append(th, *sc.JAwayFromThin)
+					}
 				}
 			}
-			c.F, c.J = meanSD(f), meanSD(j)
+			c.F, c.J, c.JThin = meanSD(f), meanSD(j), meanSD(th)
 			row.Cells[v] = c
 			if c.F.N > 0 {
 				perF[v], perJ[v] = append(perF[v], c.F.Mean), append(perJ[v], c.J.Mean)
+			}
+			if c.JThin.N > 0 {
+				perT[v] = append(perT[v], c.JThin.Mean)
 			}
 		}
 		a.Rows = append(a.Rows, row)
 	}
 	for _, v := range variants {
-		a.MeanF[v], a.MeanJ[v] = meanSD(perF[v]), meanSD(perJ[v])
+		a.MeanF[v], a.MeanJ[v], a.MeanJThin[v] = meanSD(perF[v]), meanSD(perJ[v]), meanSD(perT[v])
 	}
 	if !slices.Contains(variants, VariantUniform) {
 		return a
@@ -161,11 +175,16 @@ func pm(m MeanSD) string {
 }
 
 // Markdown writes two tables: per sequence the dense F and J of every
-// variant (percent, mean ± sd over the seeds), then the means over the
+// variant (percent, mean ± sd over the seeds), and J away from the thin
+// parts of the annotation when some model has it, then the means over the
 // sequences; and every variant against uniform (mean ΔF, sequences helped,
-// seed spread, whether ΔF exceeds it). Missing values are "–".
+// seed spread, whether ΔF exceeds it). Missing values are "–"; so is the
+// mean J away from thin parts of a variant when some of its sequences lack
+// it (a mean over fewer sequences than J's would not compare).
 func (a *Ablation) Markdown(w io.Writer) error {
 	var b strings.Builder
+	thin := a.hasThin()
+	cols := 2
 	b.WriteString("| sequence |")
 	for _, v := range a.Variants {
 		fmt.Fprintf(&b, " F (%s) |", v)
@@ -173,7 +192,13 @@ func (a *Ablation) Markdown(w io.Writer) error {
 	for _, v := range a.Variants {
 		fmt.Fprintf(&b, " J (%s) |", v)
 	}
-	b.WriteString("\n|---|" + strings.Repeat("---:|", 2*len(a.Variants)) + "\n")
+	if thin {
+		cols = 3
+		for _, v := range a.Variants {
+			fmt.Fprintf(&b, " J away from thin parts (%s) |", v)
+		}
+	}
+	b.WriteString("\n|---|" + strings.Repeat("---:|", cols*len(a.Variants)) + "\n")
 	for _, r := range a.Rows {
 		b.WriteString("| " + r.Sequence + " |")
 		for _, v := range a.Variants {
@@ -181,6 +206,11 @@ func (a *Ablation) Markdown(w io.Writer) error {
 		}
 		for _, v := range a.Variants {
 			b.WriteString(" " + pm(r.Cells[v].J) + " |")
+		}
+		if thin {
+			for _, v := range a.Variants {
+				b.WriteString(" " + pm(r.Cells[v].JThin) + " |")
+			}
 		}
 		b.WriteString("\n")
 	}
@@ -190,6 +220,15 @@ func (a *Ablation) Markdown(w io.Writer) error {
 	}
 	for _, v := range a.Variants {
 		b.WriteString(" " + mean1(a.MeanJ[v]) + " |")
+	}
+	if thin {
+		for _, v := range a.Variants {
+			m := a.MeanJThin[v]
+			if m.N != a.MeanJ[v].N {
+				m = MeanSD{}
+			}
+			b.WriteString(" " + mean1(m) + " |")
+		}
 	}
 	b.WriteString("\n")
 	if len(a.Comparisons) > 0 {
@@ -211,6 +250,18 @@ func (a *Ablation) Markdown(w io.Writer) error {
 	return err
 }
 
+// hasThin says whether some model of the table has J away from thin parts.
+func (a *Ablation) hasThin() bool {
+	for _, r := range a.Rows {
+		for _, c := range r.Cells {
+			if c.JThin.N > 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 func mean1(m MeanSD) string {
 	if m.N == 0 {
 		return "–"
@@ -218,11 +269,12 @@ func mean1(m MeanSD) string {
 	return fmt.Sprintf("%.2f", 100*m.Mean)
 }
 
-// CSV writes sequence,variant,seed,precision,recall,f,iou,j_mean rows, one
-// per scored model (fractions with 6 decimals; seed is the 1-based index).
+// CSV writes sequence,variant,seed,precision,recall,f,iou,j_mean,
+// j_away_thin rows, one per scored model (fractions with 6 decimals; seed is
+// the 1-based index; j_away_thin is empty where the scores lack it).
 func (a *Ablation) CSV(w io.Writer) error {
 	var b strings.Builder
-	b.WriteString("sequence,variant,seed,precision,recall,f,iou,j_mean\n")
+	b.WriteString("sequence,variant,seed,precision,recall,f,iou,j_mean,j_away_thin\n")
 	f := func(x float64) string { return strconv.FormatFloat(x, 'f', 6, 64) }
 	for _, r := range a.Rows {
 		for _, v := range a.Variants {
@@ -230,7 +282,11 @@ func (a *Ablation) CSV(w io.Writer) error {
 				if s == nil {
 					continue
 				}
-				fmt.Fprintf(&b, "%s,%s,%d,%s,%s,%s,%s,%s\n", r.Sequence, v, k+1, f(s.Precision), f(s.Recall), f(s.F), f(s.IoU), f(s.JMean))
+				thin := ""
+				if s.JAwayFromThin != nil {
+					thin = f(*s.JAwayFromThin)
+				}
+				fmt.Fprintf(&b, "%s,%s,%d,%s,%s,%s,%s,%s,%s\n", r.Sequence, v, k+1, f(s.Precision), f(s.Recall), f(s.F), f(s.IoU), f(s.JMean), thin)
 			}
 		}
 	}

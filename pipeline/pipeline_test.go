@@ -363,7 +363,7 @@ func TestAblationTable(t *testing.T) {
 	if n := strings.Count(csv.String(), "\n"); n != 1+9 {
 		t.Errorf("csv has %d lines, want a header and 9 scored models:\n%s", n, csv.String())
 	}
-	if !strings.Contains(csv.String(), "b,weighted,2,0.900000,0.500000,0.440000,0.300000,0.300000\n") {
+	if !strings.Contains(csv.String(), "b,weighted,2,0.900000,0.500000,0.440000,0.300000,0.300000,\n") {
 		t.Errorf("csv misses b's second weighted seed:\n%s", csv.String())
 	}
 	// with a larger gap the difference exceeds the spread
@@ -372,6 +372,46 @@ func TestAblationTable(t *testing.T) {
 	if c.Helped != 2 || !c.Exceeds || math.Abs(c.MeanDelta-0.11) > 1e-12 {
 		t.Errorf("comparison %+v, want 2 helped, mean ΔF (0.10 + 0.12)/2 = 0.11 beyond the spread", c)
 	}
+}
+
+// J away from thin parts: a column per variant when some model has it,
+// mean ± sd over the seeds that have it, and a mean over the sequences only
+// when every sequence of the variant's J has it.
+func TestAblationThinParts(t *testing.T) {
+	sc := func(j float64, thin ...float64) *Scores {
+		s := &Scores{F: j, JMean: j}
+		if len(thin) > 0 {
+			s.JAwayFromThin = &thin[0]
+		}
+		return s
+	}
+	vs := []Variant{VariantUniform, VariantWeighted}
+	scores := map[string]map[Variant][]*Scores{
+		// uniform: thin 0.70, 0.80 (mean 0.75, sd 0.0707); weighted: one seed has it
+		"a": {VariantUniform: {sc(0.6, 0.7), sc(0.7, 0.8)}, VariantWeighted: {sc(0.5, 0.9), sc(0.5)}},
+		// uniform 0.45; weighted: no seed has it
+		"b": {VariantUniform: {sc(0.4, 0.45)}, VariantWeighted: {sc(0.3)}},
+	}
+	a := NewAblation(vs, []string{"a", "b"}, scores)
+	var md, csv bytes.Buffer
+	if err := a.Markdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.CSV(&csv); err != nil {
+		t.Fatal(err)
+	}
+	// uniform's mean: (0.75 + 0.45)/2 = 0.60 over both sequences; weighted
+	// has it on a only, so its mean is not comparable with its J's: "–"
+	testutil.Contains(t, "ablation", md.String(),
+		"| sequence | F (uniform) | F (weighted) | J (uniform) | J (weighted) | J away from thin parts (uniform) | J away from thin parts (weighted) |\n|---|---:|---:|---:|---:|---:|---:|\n",
+		"| a | 65.00 ± 7.07 | 50.00 ± 0.00 | 65.00 ± 7.07 | 50.00 ± 0.00 | 75.00 ± 7.07 | 90.00 |\n",
+		"| b | 40.00 | 30.00 | 40.00 | 30.00 | 45.00 | – |\n",
+		"| **mean** | 52.50 | 40.00 | 52.50 | 40.00 | 60.00 | – |\n")
+	if m := a.MeanJThin[VariantWeighted]; m.N != 1 || m.Mean != 0.9 {
+		t.Errorf("weighted's mean J away from thin parts %+v, want 0.9 over 1 sequence", m)
+	}
+	testutil.Contains(t, "csv", csv.String(), "sequence,variant,seed,precision,recall,f,iou,j_mean,j_away_thin\n",
+		"a,uniform,2,0.000000,0.000000,0.700000,0.000000,0.700000,0.800000\n", "a,weighted,2,0.000000,0.000000,0.500000,0.000000,0.500000,\n")
 }
 
 func TestReportMarkdown(t *testing.T) {
@@ -408,6 +448,31 @@ func TestReportMarkdown(t *testing.T) {
 	if r.Sparse.Count != 2 || fmt.Sprintf("%.4f", r.Sparse.F) != "0.6455" {
 		t.Errorf("sparse mean %+v", r.Sparse)
 	}
+	if strings.Contains(md, "Mean dense J (away") || r.Dense[VariantWeighted].JAwayFromThin != nil {
+		t.Errorf("a mean J away from thin parts without any sequence having it:\n%s", md)
+	}
+	// Mean J away from thin parts: (0.60 + 0.20)/2 = 0.40 beside J's (0.50 +
+	// 0.10)/2 = 0.30, in report.md and the terminal summary; not given when
+	// one of the two sequences lacks it.
+	t1, t2 := 0.6, 0.2
+	r.Sequences[0].Dense[VariantWeighted].Scores.JAwayFromThin = &t1
+	r.Sequences[1].Dense[VariantWeighted].Scores.JAwayFromThin = &t2
+	r.summarise()
+	b.Reset()
+	if err := r.Markdown(&b); err != nil {
+		t.Fatal(err)
+	}
+	var sum bytes.Buffer
+	r.WriteSummary(&sum)
+	for name, text := range map[string]string{"report": b.String(), "summary": sum.String()} {
+		testutil.Contains(t, name, text, "Mean dense J (away from object parts thinner than 5 px): weighted 30.00 (40.00).")
+	}
+	r.Sequences[1].Dense[VariantWeighted].Scores.JAwayFromThin = nil
+	r.summarise()
+	if m := r.Dense[VariantWeighted]; m.JAwayFromThin != nil || meanThinLine(r.Dense, r.Variants) != "" {
+		t.Errorf("mean J away from thin parts given over 1 of 2 sequences: %+v", m)
+	}
+	r.Sequences[0].Dense[VariantWeighted].Scores.JAwayFromThin = nil
 	// Label quality away from thin parts: printed when the prepare stamp has
 	// it, left out (not printed as 0) for a stamp written before it existed.
 	away := sampling.LabelScores{IoU: 0.95}

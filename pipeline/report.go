@@ -57,6 +57,13 @@ type Mean struct {
 	F         float64 `json:"f"` // mean of the per-sequence F
 	IoU       float64 `json:"iou"`
 	JMean     float64 `json:"j_mean"` // mean of the per-sequence DAVIS J
+	// JAwayFromThin is the mean of the per-sequence J away from the thin
+	// parts of the annotation (Scores.JAwayFromThin), given only when every
+	// sequence of the mean has it, so that it compares with JMean.
+	JAwayFromThin *float64 `json:"j_mean_away_from_thin_parts,omitempty"`
+
+	thin    int // sequences with JAwayFromThin, and their sum
+	thinSum float64
 }
 
 func (m *Mean) add(s *Scores) {
@@ -66,6 +73,10 @@ func (m *Mean) add(s *Scores) {
 	m.F += s.F
 	m.IoU += s.IoU
 	m.JMean += s.JMean
+	if s.JAwayFromThin != nil {
+		m.thin++
+		m.thinSum += *s.JAwayFromThin
+	}
 }
 
 func (m *Mean) done() {
@@ -76,7 +87,27 @@ func (m *Mean) done() {
 		m.F /= n
 		m.IoU /= n
 		m.JMean /= n
+		if m.thin == m.Count {
+			t := m.thinSum / n
+			m.JAwayFromThin = &t
+		}
 	}
+}
+
+// meanThinLine gives each variant's mean dense J beside its mean J away
+// from the thin parts of the annotation, or "" when no variant's mean has
+// the latter.
+func meanThinLine(dense map[Variant]*Mean, variants []Variant) string {
+	var parts []string
+	for _, v := range variants {
+		if m := dense[v]; m != nil && m.JAwayFromThin != nil {
+			parts = append(parts, fmt.Sprintf("%s %.2f (%.2f)", v, 100*m.JMean, 100**m.JAwayFromThin))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("Mean dense J (away from object parts thinner than %d px): %s.", 2*morph.ThinRadius+1, strings.Join(parts, ", "))
 }
 
 // Report is the outcome of Run or Merge (report.json; report.md is its
@@ -233,6 +264,9 @@ func (r *Report) Markdown(w io.Writer) error {
 				opt3(sc, func(x *Scores) float64 { return x.JMean }))
 		}
 		b.WriteString(" |\n")
+		if line := meanThinLine(r.Dense, r.Variants); line != "" {
+			b.WriteString("\n" + line + "\n")
+		}
 	}
 	for _, s := range r.Sequences {
 		fmt.Fprintf(&b, "\n## %s\n\n", s.Name)
