@@ -5,6 +5,7 @@ import (
 	"image/color"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/densify/densify/dataset"
@@ -307,6 +308,81 @@ func TestGraphLongRangeEdges(t *testing.T) {
 	for k := range near {
 		if !regular[k] {
 			t.Fatalf("nearest-neighbour pair %d lost", k)
+		}
+	}
+}
+
+// randomPairs against its definition, computed plainly: per trajectory A
+// the tracks alive at A's middle frame within the radius, in id order,
+// without A's pairs in eKeys and those sharing fewer than MinOverlap frames,
+// shuffled by A's seeded generator, the first perNode kept. The bitmap and
+// adjacency lists must give exactly these pairs, for track counts around
+// the 64-bit word size and with two workers sharing the bitmaps' pool.
+func TestRandomPairsDefinition(t *testing.T) {
+	for _, c := range []struct {
+		n, frames int
+		radius    float64
+		perNode   int
+	}{{1, 3, 50, 2}, {63, 6, 80, 3}, {64, 6, 80, 3}, {65, 6, 500, 5}, {700, 12, 90, 4}, {1500, 20, 60, 16}} {
+		ts := randomTracks(uint64(c.n), c.n, c.frames, 300, 200)
+		p := DefaultGraphParams()
+		p.MinOverlap, p.Workers = 3, 2
+		// eKeys: a random third of all pairs
+		rng := rand.New(rand.NewPCG(uint64(c.n), 3))
+		var eKeys []uint64
+		for a := range ts.Tracks {
+			for b := a + 1; b < len(ts.Tracks); b++ {
+				if rng.IntN(3) == 0 {
+					eKeys = append(eKeys, pairKey(int32(a), int32(b)))
+				}
+			}
+		}
+		slices.Sort(eKeys)
+		inE := map[uint64]bool{}
+		for _, k := range eKeys {
+			inE[k] = true
+		}
+		idx := make([]*frameIndex, c.frames)
+		for f := range c.frames {
+			var ids []int32
+			var xs, ys []float64
+			for i := range ts.Tracks {
+				if q, ok := ts.Tracks[i].At(f); ok {
+					ids, xs, ys = append(ids, int32(i)), append(xs, q.X), append(ys, q.Y)
+				}
+			}
+			idx[f] = newFrameIndex(ids, xs, ys, 40)
+		}
+		var want []uint64
+		for a := range ts.Tracks {
+			A := &ts.Tracks[a]
+			mid := (A.Start() + A.End()) / 2
+			qa, _ := A.At(mid)
+			var cand []int32
+			for b := range ts.Tracks {
+				B := &ts.Tracks[b]
+				qb, alive := B.At(mid)
+				dx, dy := qb.X-qa.X, qb.Y-qa.Y
+				if b == a || !alive || dx*dx+dy*dy > c.radius*c.radius || inE[pairKey(int32(a), int32(b))] ||
+					min(A.End(), B.End())-max(A.Start(), B.Start())+1 < p.MinOverlap {
+					continue
+				}
+				cand = append(cand, int32(b))
+			}
+			r := rand.New(rand.NewPCG(9, uint64(a)))
+			r.Shuffle(len(cand), func(i, j int) { cand[i], cand[j] = cand[j], cand[i] })
+			for _, b := range cand[:min(len(cand), c.perNode)] {
+				want = append(want, pairKey(int32(a), b))
+			}
+		}
+		slices.Sort(want)
+		want = slices.Compact(want)
+		got := randomPairs(ts, idx, eKeys, c.radius, c.perNode, 9, p)
+		if !slices.Equal(got, want) {
+			t.Errorf("%d tracks: %d pairs, want %d by the definition", c.n, len(got), len(want))
+		}
+		if c.n >= 700 && len(want) < c.n {
+			t.Errorf("%d tracks: only %d pairs: the case tests little", c.n, len(want))
 		}
 	}
 }
