@@ -283,12 +283,19 @@ func fitFrame(x0, y0, x1, y1 []float64, step int, opt Options, rng *rand.Rand) F
 				}
 			}
 		}
-		h, ok := fitDLT(x0, y0, x1, y1, sample[:])
+		h, ok := fitMinimal(x0, y0, x1, y1, sample)
 		if !ok {
 			continue
 		}
-		cnt := 0
+		// A hypothesis is kept only when it beats bestCount, so scoring stops
+		// as soon as the points left cannot lift it above (same choice as
+		// scoring every point).
+		cnt, left := 0, len(score)
 		for _, i := range score {
+			if cnt+left <= bestCount {
+				break
+			}
+			left--
 			if r2(&h, x0[i], y0[i], x1[i], y1[i]) <= thr2 {
 				cnt++
 			}
@@ -383,6 +390,67 @@ func fitDLT(x0, y0, x1, y1 []float64, idx []int) (Homography, bool) {
 	for j := range 9 {
 		hn[j] = v.At(j, 8)
 	}
+	return denormalise(hn, n0, n1)
+}
+
+// fitMinimal is fitDLT on a minimal sample of four correspondences, the
+// RANSAC hypotheses: in normalised coordinates the 8×9 system A h = 0 has,
+// for four points in general position, a one-dimensional null space, which
+// with h₈ = 1 is the solution of the 8×8 system of A's first eight columns
+// against minus its last (Gaussian elimination with partial pivoting; Hartley
+// & Zisserman Sec. 4.1.2) instead of a singular value decomposition. The
+// homography is the same up to rounding (H is scaled to h₈ = 1 either way);
+// ok is false for degenerate samples (coincident points, three collinear:
+// a pivot below 1e-10, the normalised coordinates being of order 1) and where
+// the null vector has h₈ = 0, which the DLT would have turned into a point
+// at infinity.
+func fitMinimal(x0, y0, x1, y1 []float64, idx [4]int) (Homography, bool) {
+	n0 := normaliser(x0, y0, idx[:])
+	n1 := normaliser(x1, y1, idx[:])
+	if n0[0] == 0 || n1[0] == 0 {
+		return Identity, false
+	}
+	var m [8][9]float64 // augmented: 8 unknowns h0..h7, right-hand side
+	for r, i := range idx {
+		px, py := n0[0]*(x0[i]-n0[1]), n0[0]*(y0[i]-n0[2])
+		qx, qy := n1[0]*(x1[i]-n1[1]), n1[0]*(y1[i]-n1[2])
+		m[2*r] = [9]float64{0, 0, 0, -px, -py, -1, qy * px, qy * py, -qy}
+		m[2*r+1] = [9]float64{px, py, 1, 0, 0, 0, -qx * px, -qx * py, qx}
+	}
+	for c := range 8 {
+		p := c
+		for r := c + 1; r < 8; r++ {
+			if math.Abs(m[r][c]) > math.Abs(m[p][c]) {
+				p = r
+			}
+		}
+		if math.Abs(m[p][c]) < 1e-10 {
+			return Identity, false
+		}
+		m[c], m[p] = m[p], m[c]
+		for r := c + 1; r < 8; r++ {
+			f := m[r][c] / m[c][c]
+			for k := c; k < 9; k++ {
+				m[r][k] -= f * m[c][k]
+			}
+		}
+	}
+	var hn Homography
+	hn[8] = 1
+	for c := 7; c >= 0; c-- {
+		v := m[c][8]
+		for k := c + 1; k < 8; k++ {
+			v -= m[c][k] * hn[k]
+		}
+		hn[c] = v / m[c][c]
+	}
+	return denormalise(hn, n0, n1)
+}
+
+// denormalise undoes the Hartley normalisations n0 (of x(t)) and n1 (of
+// x(t+T)) of a homography hn fitted in normalised coordinates and scales the
+// result to h₈ = 1; ok is false when h₈ vanishes or an entry is not finite.
+func denormalise(hn Homography, n0, n1 [3]float64) (Homography, bool) {
 	// H = N1⁻¹ · Hn · N0 with N = [s 0 −s·cx; 0 s −s·cy; 0 0 1]
 	s0, cx0, cy0 := n0[0], n0[1], n0[2]
 	s1, cx1, cy1 := n1[0], n1[1], n1[2]
