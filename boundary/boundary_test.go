@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/densify/densify/bsds"
@@ -16,6 +17,56 @@ func TestDefaultModelValid(t *testing.T) {
 	m := Default()
 	if m.Samples < 100000 || m.Theta[0] >= 0 {
 		t.Fatalf("embedded model: %d samples, intercept %v", m.Samples, m.Theta[0])
+	}
+}
+
+// The contrast-normalised gradients on a grey ramp L = x/255 (64×64): in the
+// interior |∇(G_σ∗L)| = 1/255 per pixel and the local standard deviation in
+// the window of 2σ is (1/255)·√(Σ_i k_i i²) over the discrete, truncated
+// kernel k; the colour's gradient is 0. A flat image gives 0 everywhere, and
+// a model of version 1 (12 features) is refused with the advice to refit.
+func TestNormalisedGradients(t *testing.T) {
+	ramp := image.NewGray(image.Rect(0, 0, 64, 64))
+	flat := image.NewGray(image.Rect(0, 0, 64, 64))
+	for y := range 64 {
+		for x := range 64 {
+			ramp.SetGray(x, y, color.Gray{uint8(x)})
+			flat.SetGray(x, y, color.Gray{90})
+		}
+	}
+	fr, ff := Compute(ramp), Compute(flat)
+	if len(fr.F) != NumFeatures || NumFeatures != 18 {
+		t.Fatalf("%d feature planes, %d names", len(fr.F), NumFeatures)
+	}
+	i := 32*64 + 32
+	for k, s := range Scales {
+		r := int(math.Ceil(3 * 2 * s))
+		var sum, m2 float64
+		for d := -r; d <= r; d++ {
+			w := math.Exp(-float64(d*d) / (2 * 4 * s * s))
+			sum += w
+			m2 += w * float64(d*d)
+		}
+		sd := math.Sqrt(m2/sum) / 255
+		want := math.Sqrt((1.0 / 255) / (sd + NormEps))
+		if got := float64(fr.F[12+2*k][i]); math.Abs(got-want) > 1e-3*want {
+			t.Errorf("σ = %v: normalised L gradient %v, want %v", s, got, want)
+		}
+		if got := fr.F[13+2*k][i]; got != 0 {
+			t.Errorf("σ = %v: colour gradient %v on a grey image", s, got)
+		}
+	}
+	for j, p := range ff.F {
+		for _, v := range p {
+			if v != 0 {
+				t.Fatalf("feature %s = %v on a flat image", FeatureNames[j], v)
+			}
+		}
+	}
+	m := *Default()
+	m.Version = 1
+	if err := m.Validate(); err == nil || !strings.Contains(err.Error(), "refit it with `densify decompose fit`") {
+		t.Errorf("version 1: %v", err)
 	}
 }
 

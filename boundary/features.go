@@ -11,6 +11,7 @@ package boundary
 import (
 	"image"
 	"math"
+	"slices"
 )
 
 // Scales are the Gaussian σ (pixels) of the multi-scale gradients.
@@ -20,8 +21,21 @@ var Scales = []float64{1, 2, 4}
 // square root of the gradient magnitude of the Gaussian-smoothed brightness
 // L, the opponent colours a = R−G and b = (R+G)/2−B (all in [0,1] units), and
 // of the texture channel T (local standard deviation of L in a Gaussian
-// window of σ = 2) — 12 features. The square root makes the logit concave in
-// the gradient, which a linear model otherwise cannot express.
+// window of σ = 2) — 12 features; then for every scale σ the contrast-
+// normalised gradients of L and of the colour,
+//
+//	√(|∇(G_σ∗L)| / (s_2σ + ε)),  √((|∇(G_σ∗a)| + |∇(G_σ∗b)|) / (s_2σ + ε)),
+//
+// with s_2σ the local standard deviation of L in a Gaussian window of 2σ and
+// ε = NormEps — 6 more. The square root makes the logit concave in the
+// gradient, which a linear model otherwise cannot express. The normalisation
+// gates the gradient by the texturedness around it (Malik, Belongie, Leung,
+// Shi, "Contour and texture analysis for image segmentation", IJCV 2001,
+// Sec. 2): a step between two flat regions keeps a large ratio, while the
+// same gradient inside a textured region, whose window is busy on both
+// sides, is damped. On BSDS-500 val (4 px tolerance) they raise the best F
+// from 0.656 to 0.676 (P 0.576 → 0.605, R 0.763 → 0.767; the brightness ratio alone, with
+// ε = 0.02: 0.668).
 var FeatureNames = func() []string {
 	var n []string
 	for _, s := range Scales {
@@ -29,8 +43,16 @@ var FeatureNames = func() []string {
 			n = append(n, "sqrt_grad_"+c+"_s"+ftoa(s))
 		}
 	}
+	for _, s := range Scales {
+		n = append(n, "sqrt_norm_grad_L_s"+ftoa(s), "sqrt_norm_grad_ab_s"+ftoa(s))
+	}
 	return n
 }()
+
+// NormEps is ε of the contrast-normalised gradients (brightness units, of
+// [0,1]): 0.05 was chosen on val among 0.005 (best F 0.670), 0.02 (0.675)
+// and 0.05 (0.676); it keeps the ratio finite on flat regions.
+const NormEps = 0.05
 
 func ftoa(x float64) string {
 	if x == math.Trunc(x) {
@@ -69,26 +91,46 @@ func Channels(img image.Image) (w, h int, L, A, B []float32) {
 // Compute returns the feature planes of img.
 func Compute(img image.Image) *Features {
 	w, h, L, A, B := Channels(img)
-	// texture: local standard deviation of L, sqrt(G_2*L² − (G_2*L)²)
-	m := blur(L, w, h, 2)
 	sq := make([]float32, len(L))
 	for i, v := range L {
 		sq[i] = v * v
 	}
-	m2 := blur(sq, w, h, 2)
-	T := make([]float32, len(L))
-	for i := range T {
-		T[i] = float32(math.Sqrt(math.Max(0, float64(m2[i]-m[i]*m[i]))))
+	// localStd is the local standard deviation of L in a Gaussian window of
+	// σ = s: sqrt(G_s*L² − (G_s*L)²).
+	localStd := func(s float64) []float32 {
+		m, m2 := blur(L, w, h, s), blur(sq, w, h, s)
+		out := make([]float32, len(L))
+		for i := range out {
+			out[i] = float32(math.Sqrt(math.Max(0, float64(m2[i]-m[i]*m[i]))))
+		}
+		return out
 	}
+	T := localStd(2) // the texture channel
 	f := &Features{W: w, H: h}
+	var grads [][3][]float32 // per scale: |∇| of L, a, b (before the root)
 	for _, s := range Scales {
-		for _, c := range [][]float32{L, A, B, T} {
+		var gs [3][]float32
+		for k, c := range [][]float32{L, A, B, T} {
 			g := gradMag(blur(c, w, h, s), w, h)
+			if k < 3 {
+				gs[k] = slices.Clone(g)
+			}
 			for i := range g {
 				g[i] = float32(math.Sqrt(float64(g[i])))
 			}
 			f.F = append(f.F, g)
 		}
+		grads = append(grads, gs)
+	}
+	for k, s := range Scales {
+		sd := localStd(2 * s)
+		gl, gab := grads[k][0], grads[k][1]
+		for i := range gl {
+			d := sd[i] + NormEps
+			gl[i] = float32(math.Sqrt(float64(gl[i] / d)))
+			gab[i] = float32(math.Sqrt(float64((gab[i] + grads[k][2][i]) / d)))
+		}
+		f.F = append(f.F, gl, gab)
 	}
 	return f
 }

@@ -69,7 +69,7 @@ func Fit(s *Sample, r int, lambda float64, source string) (*Model, error) {
 	if n < 10 || len(s.X) != n*d {
 		return nil, fmt.Errorf("boundary fit: need ≥ 10 samples with %d features (got %d)", d, n)
 	}
-	m := &Model{Version: 1, Features: FeatureNames, Mean: make([]float64, d), Std: make([]float64, d),
+	m := &Model{Version: ModelVersion, Features: FeatureNames, Mean: make([]float64, d), Std: make([]float64, d),
 		LabelRadius: r, Lambda: lambda, Samples: n, Source: source}
 	for i := range n {
 		for j := range d {

@@ -75,10 +75,17 @@ func (m *Model) Write(path string) error {
 	return atomicfile.Write(path, func(w io.Writer) error { _, err := w.Write(append(data, '\n')); return err })
 }
 
+// ModelVersion is the version of the model format and feature set: 1 had
+// the 12 gradient features, 2 adds the 6 contrast-normalised gradients.
+const ModelVersion = 2
+
 // Validate checks that the model matches this package's features.
 func (m *Model) Validate() error {
-	if m.Version != 1 {
-		return fmt.Errorf("boundary model version %d, want 1", m.Version)
+	if m.Version == 1 {
+		return fmt.Errorf("boundary model version 1 (12 features, before the contrast-normalised gradients of version %d): refit it with `densify decompose fit`", ModelVersion)
+	}
+	if m.Version != ModelVersion {
+		return fmt.Errorf("boundary model version %d, want %d", m.Version, ModelVersion)
 	}
 	if !slices.Equal(m.Features, FeatureNames) {
 		return fmt.Errorf("boundary model features %v do not match %v", m.Features, FeatureNames)
