@@ -34,8 +34,8 @@ var Scales = []float64{1, 2, 4}
 // Sec. 2): a step between two flat regions keeps a large ratio, while the
 // same gradient inside a textured region, whose window is busy on both
 // sides, is damped. On BSDS-500 val (4 px tolerance) they raise the best F
-// from 0.656 to 0.676 (P 0.576 → 0.605, R 0.763 → 0.767; the brightness ratio alone, with
-// ε = 0.02: 0.668).
+// from 0.656 to 0.676 (P 0.576 → 0.605, R 0.763 → 0.767; the brightness
+// ratio alone, with ε = 0.02: 0.668).
 var FeatureNames = func() []string {
 	var n []string
 	for _, s := range Scales {
