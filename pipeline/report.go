@@ -98,16 +98,28 @@ func (m *Mean) done() {
 // from the thin parts of the annotation, or "" when no variant's mean has
 // the latter.
 func meanThinLine(dense map[Variant]*Mean, variants []Variant) string {
-	var parts []string
-	for _, v := range variants {
-		if m := dense[v]; m != nil && m.JAwayFromThin != nil {
-			parts = append(parts, fmt.Sprintf("%s %.2f (%.2f)", v, 100*m.JMean, 100**m.JAwayFromThin))
+	parts := jBesideThin(variants, func(v Variant) (float64, *float64) {
+		if m := dense[v]; m != nil {
+			return m.JMean, m.JAwayFromThin
 		}
-	}
+		return 0, nil
+	})
 	if len(parts) == 0 {
 		return ""
 	}
 	return fmt.Sprintf("Mean dense J (away from object parts thinner than %d px): %s.", 2*morph.ThinRadius+1, strings.Join(parts, ", "))
+}
+
+// jBesideThin lists "variant J (J away from thin parts)", in percent, for
+// every variant whose scores (of) have the latter.
+func jBesideThin(variants []Variant, of func(Variant) (j float64, away *float64)) []string {
+	var parts []string
+	for _, v := range variants {
+		if j, away := of(v); away != nil {
+			parts = append(parts, fmt.Sprintf("%s %.2f (%.2f)", v, 100*j, 100**away))
+		}
+	}
+	return parts
 }
 
 // Report is the outcome of Run or Merge (report.json; report.md is its
@@ -390,12 +402,12 @@ func oracleLine(s *SequenceResult, variants []Variant) string {
 // parts of the annotation (1-px lines, cords, spokes: morph.ThinPartsBand),
 // or "" when no variant has the latter.
 func thinLine(s *SequenceResult, variants []Variant) string {
-	var parts []string
-	for _, v := range variants {
-		if d := s.Dense[v]; d != nil && d.Scores != nil && d.Scores.JAwayFromThin != nil {
-			parts = append(parts, fmt.Sprintf("%s %.2f (%.2f)", v, 100*d.Scores.JMean, 100**d.Scores.JAwayFromThin))
+	parts := jBesideThin(variants, func(v Variant) (float64, *float64) {
+		if d := s.Dense[v]; d != nil && d.Scores != nil {
+			return d.Scores.JMean, d.Scores.JAwayFromThin
 		}
-	}
+		return 0, nil
+	})
 	if len(parts) == 0 {
 		return ""
 	}
