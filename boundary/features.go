@@ -96,13 +96,20 @@ func Compute(img image.Image) *Features {
 		sq[i] = v * v
 	}
 	// localStd is the local standard deviation of L in a Gaussian window of
-	// σ = s: sqrt(G_s*L² − (G_s*L)²).
+	// σ = s: sqrt(G_s*L² − (G_s*L)²), computed once per window (the texture
+	// channel's σ = 2 is also the window of the normalised gradients at
+	// σ = 1).
+	stds := map[float64][]float32{}
 	localStd := func(s float64) []float32 {
+		if out, ok := stds[s]; ok {
+			return out
+		}
 		m, m2 := blur(L, w, h, s), blur(sq, w, h, s)
 		out := make([]float32, len(L))
 		for i := range out {
 			out[i] = float32(math.Sqrt(math.Max(0, float64(m2[i]-m[i]*m[i]))))
 		}
+		stds[s] = out
 		return out
 	}
 	T := localStd(2) // the texture channel
