@@ -375,10 +375,9 @@ func fitDLT(x0, y0, x1, y1 []float64, idx []int) (Homography, bool) {
 	}
 	a := mat.NewDense(max(2*n, 9), 9, nil)
 	for r, i := range idx {
-		px, py := n0[0]*(x0[i]-n0[1]), n0[0]*(y0[i]-n0[2])
-		qx, qy := n1[0]*(x1[i]-n1[1]), n1[0]*(y1[i]-n1[2])
-		a.SetRow(2*r, []float64{0, 0, 0, -px, -py, -1, qy * px, qy * py, qy})
-		a.SetRow(2*r+1, []float64{px, py, 1, 0, 0, 0, -qx * px, -qx * py, -qx})
+		r0, r1 := dltRows(x0, y0, x1, y1, i, n0, n1)
+		a.SetRow(2*r, r0[:])
+		a.SetRow(2*r+1, r1[:])
 	}
 	var svd mat.SVD
 	if !svd.Factorize(a, mat.SVDFullV) {
@@ -412,10 +411,8 @@ func fitMinimal(x0, y0, x1, y1 []float64, idx [4]int) (Homography, bool) {
 	}
 	var m [8][9]float64 // augmented: 8 unknowns h0..h7, right-hand side
 	for r, i := range idx {
-		px, py := n0[0]*(x0[i]-n0[1]), n0[0]*(y0[i]-n0[2])
-		qx, qy := n1[0]*(x1[i]-n1[1]), n1[0]*(y1[i]-n1[2])
-		m[2*r] = [9]float64{0, 0, 0, -px, -py, -1, qy * px, qy * py, -qy}
-		m[2*r+1] = [9]float64{px, py, 1, 0, 0, 0, -qx * px, -qx * py, qx}
+		m[2*r], m[2*r+1] = dltRows(x0, y0, x1, y1, i, n0, n1)
+		m[2*r][8], m[2*r+1][8] = -m[2*r][8], -m[2*r+1][8] // h₈ = 1 moves to the right
 	}
 	for c := range 8 {
 		p := c
@@ -445,6 +442,16 @@ func fitMinimal(x0, y0, x1, y1 []float64, idx [4]int) (Homography, bool) {
 		hn[c] = v / m[c][c]
 	}
 	return denormalise(hn, n0, n1)
+}
+
+// dltRows returns the two rows of the DLT system A h = 0 (Hartley &
+// Zisserman Eq. 4.3) for correspondence i, in the coordinates normalised by
+// n0 (of x(t)) and n1 (of x(t+T)).
+func dltRows(x0, y0, x1, y1 []float64, i int, n0, n1 [3]float64) (r0, r1 [9]float64) {
+	px, py := n0[0]*(x0[i]-n0[1]), n0[0]*(y0[i]-n0[2])
+	qx, qy := n1[0]*(x1[i]-n1[1]), n1[0]*(y1[i]-n1[2])
+	return [9]float64{0, 0, 0, -px, -py, -1, qy * px, qy * py, qy},
+		[9]float64{px, py, 1, 0, 0, 0, -qx * px, -qx * py, -qx}
 }
 
 // denormalise undoes the Hartley normalisations n0 (of x(t)) and n1 (of
