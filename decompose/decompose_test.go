@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/densify/densify/bsds"
+	"github.com/densify/densify/eval"
 	"github.com/densify/densify/motiongraph"
 	"github.com/densify/densify/multicut"
 	"github.com/densify/densify/uncertainty"
@@ -297,5 +298,59 @@ func TestSparsifyBoundaryFirst(t *testing.T) {
 	}
 	if ev.BoundaryShare["proposed"] < ev.BoundaryShare["random"] || ev.BoundaryShare["proposed"] < 0.9*math.Min(1, ev.BoundaryBase/0.1) {
 		t.Fatalf("first removed pixels are not boundary pixels: %v (base %v)", ev.BoundaryShare, ev.BoundaryBase)
+	}
+}
+
+// TestSparsifyOracle: a 10×10 decomposition into halves with a 2×5 block of
+// the right half given to the left segment. Against annotator 1 (the true
+// halves) the block's pixels have the largest VI term, log 6 + log 5
+// (cell 10 of row 60 and column 50), against log(60/50) and log(50/40)
+// elsewhere, so the oracle removes the block first and VI is 0 at 10 %
+// removed; annotator 2 drew the decomposition itself (VI 0 throughout). The
+// mean oracle curve is therefore VI(pred, halves)/2 at 0 and exactly 0 from
+// 10 %, below every uncertainty ordering (all scores 0 here: ties).
+func TestSparsifyOracle(t *testing.T) {
+	w, h := 10, 10
+	pred, halves := make([]int, w*h), make([]int, w*h)
+	for y := 0; y < h; y++ {
+		for x := 0; x < w; x++ {
+			if x >= w/2 {
+				halves[y*w+x] = 1
+				pred[y*w+x] = 1
+				if x < 7 && y < 5 {
+					pred[y*w+x] = 0
+				}
+			}
+		}
+	}
+	n := w * h
+	z := make([]float64, n)
+	res := &uncertainty.Result{U: z, ULik: z, ULifted: z, ULikE: z}
+	anns := []bsds.Annotation{{W: w, H: h, Segment: halves}, {W: w, H: h, Segment: pred}}
+	curves, err := Sparsify(pred, res, z, z, w, h, anns, SparsifyOptions{Stride: 1, Step: 0.1, Max: 0.5, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var oracle *uncertainty.Curve
+	for i := range curves {
+		if curves[i].Name == Oracle {
+			oracle = &curves[i]
+		}
+	}
+	if oracle == nil || len(curves) != len(Orderings) {
+		t.Fatalf("%d curves, oracle %v", len(curves), oracle)
+	}
+	if want := eval.VariationOfInformation(pred, halves) / 2; math.Abs(oracle.VI[0]-want) > 1e-12 {
+		t.Errorf("oracle VI at 0 removed = %v, want %v", oracle.VI[0], want)
+	}
+	for i := 1; i < len(oracle.VI); i++ {
+		if oracle.VI[i] != 0 {
+			t.Errorf("oracle VI at %v removed = %v, want 0", oracle.Removed[i], oracle.VI[i])
+		}
+	}
+	for _, c := range curves {
+		if c.Name != Oracle && c.AUCVI <= oracle.AUCVI {
+			t.Errorf("%s: VI-AUC %v not above the oracle's %v", c.Name, c.AUCVI, oracle.AUCVI)
+		}
 	}
 }

@@ -76,3 +76,29 @@ func TestLoadRoundTrip(t *testing.T) {
 		t.Fatalf("missing boundary.npy: no error")
 	}
 }
+
+// A dataset run reuses an image's summary.json only when it was evaluated
+// with every ordering of Orderings: one written before the oracle ordering
+// existed is done again.
+func TestLoadDoneNeedsEveryOrdering(t *testing.T) {
+	dir := t.TempDir()
+	o := ImageOptions{Image: filepath.Join(dir, "a.jpg"), GT: filepath.Join(dir, "a.mat"), Out: dir, Options: DefaultOptions()}
+	s := ImageSummary{Image: o.Image, GT: o.GT, Options: o.Options, Evaluation: &Evaluation{VIAUC: map[string]float64{}}}
+	s.Options.Sparsify.defaults()
+	for _, name := range Orderings {
+		s.Evaluation.VIAUC[name] = 0.5
+	}
+	if err := writeJSON(filepath.Join(dir, "summary.json"), &s); err != nil {
+		t.Fatal(err)
+	}
+	if got, ok := loadDone(o); got == nil || !ok {
+		t.Fatalf("a complete summary was not reused")
+	}
+	delete(s.Evaluation.VIAUC, Oracle)
+	if err := writeJSON(filepath.Join(dir, "summary.json"), &s); err != nil {
+		t.Fatal(err)
+	}
+	if got, ok := loadDone(o); got != nil || ok {
+		t.Fatalf("a summary without the %s ordering was reused", Oracle)
+	}
+}

@@ -96,13 +96,21 @@ func (o *SparsifyOptions) defaults() {
 // "proposed", "likelihood" and "random" are the seed's three orderings;
 // "proposed-lifted" (moves also to segments reached only by lifted edges,
 // uncertainty.Result.ULifted) and "likelihood-E" (the likelihood over E
-// only, ULikE) are diagnostic variants, not the seed's measure.
-var Orderings = []string{"proposed", "likelihood", "random", "proposed-lifted", "likelihood-E", "proposed-layered", "proposed-singleton"}
+// only, ULikE) are diagnostic variants, not the seed's measure. "oracle"
+// knows the ground truth: against each annotator it removes the pixels of
+// largest VI term first (eval.PointwiseVI), the reference the uncertainty
+// orderings are read against.
+var Orderings = []string{"proposed", "likelihood", "random", "proposed-lifted", "likelihood-E", "proposed-layered", "proposed-singleton", Oracle}
+
+// Oracle is the name of the ground-truth ordering.
+const Oracle = uncertainty.Oracle
 
 // Sparsify computes the sparsification curves of the proposed (u = σ(−γ)),
-// likelihood and random orderings against every annotator with
-// uncertainty.Sparsify and averages them over the annotators point-wise
-// (uncertainty.AverageCurves; the AUCs are those of the mean curves).
+// likelihood and random orderings (and the variants of Orderings) against
+// every annotator with uncertainty.Sparsify and averages them over the
+// annotators point-wise (uncertainty.AverageCurves; the AUCs are those of
+// the mean curves). The oracle ordering is the only one that differs per
+// annotator: it ranks by the pixel's VI term against that annotator.
 //
 // Ties: the proposed u is exactly 0 for every pixel with no E-neighbour in
 // another segment (γ = +∞), i.e. most pixels. uncertainty.Sparsify breaks
@@ -153,7 +161,7 @@ func Sparsify(labels []int, res *uncertainty.Result, layered, single []float64, 
 		for k, i := range idx {
 			gt[k] = ann.Segment[i]
 		}
-		if sets[a], err = uncertainty.Sparsify(pred, gt, ords, fr); err != nil {
+		if sets[a], err = uncertainty.Sparsify(pred, gt, append(ords[:len(ords):len(ords)], uncertainty.OracleOrdering(pred, gt)), fr); err != nil {
 			return nil, err
 		}
 	}

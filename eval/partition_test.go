@@ -123,3 +123,51 @@ func TestVariationOfInformationIsReproducible(t *testing.T) {
 		}
 	}
 }
+
+// PointwiseVI on the hand example: cells (0,0)=2, (1,0)=1, (1,1)=1, rows 2
+// and 2, columns 3 and 1, so the items score log(3/2), log(3/2), log 6 and
+// log 2, whose mean is VI = ¾ ln 3; an item without ground truth scores 0
+// and changes nobody's counts.
+func TestPointwiseVIHandExample(t *testing.T) {
+	got := PointwiseVI([]int{0, 0, 1, 1, 5}, []int{0, 0, 0, 1, -1})
+	want := []float64{math.Log(1.5), math.Log(1.5), math.Log(6), math.Log(2), 0}
+	for k := range want {
+		if math.Abs(got[k]-want[k]) > 1e-12 {
+			t.Fatalf("item %d: %v, want %v (all %v)", k, got[k], want[k], got)
+		}
+	}
+	if s := PointwiseVI([]int{4, 4, 9}, []int{1, 1, 0}); s[0] != 0 || s[1] != 0 || s[2] != 0 {
+		t.Errorf("equal partitions: %v, want zeros", s)
+	}
+}
+
+// The mean of the terms over the items with ground truth is VI of those items.
+func TestPointwiseVIMeanIsVI(t *testing.T) {
+	rng := rand.New(rand.NewSource(2))
+	for trial := 0; trial < 200; trial++ {
+		n := 1 + rng.Intn(80)
+		a, b := make([]int, n), make([]int, n)
+		var fa, fb []int
+		for i := range a {
+			a[i] = rng.Intn(5) * 3
+			b[i] = rng.Intn(5) - 1 // −1: no ground truth
+			if b[i] >= 0 {
+				fa, fb = append(fa, a[i]), append(fb, b[i])
+			}
+		}
+		s := PointwiseVI(a, b)
+		sum := 0.0
+		for i, x := range s {
+			if b[i] < 0 && x != 0 {
+				t.Fatalf("trial %d: item %d without ground truth scores %v", trial, i, x)
+			}
+			sum += x
+		}
+		if len(fa) == 0 {
+			continue
+		}
+		if got, want := sum/float64(len(fa)), VariationOfInformation(fa, fb); math.Abs(got-want) > 1e-9 {
+			t.Fatalf("trial %d: mean term %v, VI %v", trial, got, want)
+		}
+	}
+}

@@ -17,6 +17,19 @@ type Ordering struct {
 	Scores [][]float64
 }
 
+// Oracle is the name of the ordering that knows the ground truth.
+const Oracle = "oracle"
+
+// OracleOrdering ranks the nodes by their term of VI(pred, gt)
+// (eval.PointwiseVI; nodes with gt < 0 take no part): the sparsification
+// curve of an ordering that sorts by the true error (Ilg et al. ECCV 2018,
+// Sec. 5), against which the uncertainty orderings are read. Unlike those
+// it depends on the ground truth, so it is built per ground truth (per
+// annotator).
+func OracleOrdering(pred, gt []int) Ordering {
+	return Ordering{Name: Oracle, Scores: [][]float64{eval.PointwiseVI(pred, gt)}}
+}
+
 // Curve is a sparsification curve: VI (nats) and RI between the predicted
 // and the ground-truth labels of the trajectories left after removing the
 // fraction Removed[i] of them, most uncertain first.

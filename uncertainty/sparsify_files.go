@@ -71,7 +71,8 @@ type SequenceCurves struct {
 
 // SparsifySequence computes the proposed, likelihood and random (mean of
 // opt.Seeds seeds 1…Seeds) curves of one labelled instance against the
-// ground truth of its trajectories.
+// ground truth of its trajectories, and the oracle's (OracleOrdering) as
+// the reference below them.
 func SparsifySequence(name string, g *multicut.Graph, labels []int, ts *trajectory.TrackSet, gt *dataset.GroundTruth, opt SparsifyOptions) (*SequenceCurves, error) {
 	if len(ts.Tracks) != g.N {
 		return nil, fmt.Errorf("%s: %d trajectories but the graph has %d nodes", name, len(ts.Tracks), g.N)
@@ -101,6 +102,7 @@ func SparsifySequence(name string, g *multicut.Graph, labels []int, ts *trajecto
 		{Name: "proposed", Scores: [][]float64{r.U}},
 		{Name: "likelihood", Scores: [][]float64{r.ULik}},
 		{Name: "random", Scores: random},
+		OracleOrdering(labels, gtl),
 	}, fr)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)

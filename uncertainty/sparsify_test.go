@@ -73,3 +73,24 @@ func TestSparsifyRemovesWrongNodeFirst(t *testing.T) {
 		}
 	}
 }
+
+// The oracle finds the wrong node by itself: node 3 (predicted with the
+// other region, cell 1 of row 6 and column 5) has the largest VI term,
+// log 6 + log 5, so removing 10 % of the ten nodes with ground truth leaves
+// VI 0; node 10 (no ground truth) is ignored.
+func TestOracleOrderingRemovesWrongNodeFirst(t *testing.T) {
+	gt := []int{0, 0, 0, 0, 0, 1, 1, 1, 1, 1, -1}
+	pred := []int{5, 5, 5, 6, 5, 6, 6, 6, 6, 6, 5}
+	o := OracleOrdering(pred, gt)
+	if o.Name != Oracle || math.Abs(o.Scores[0][3]-math.Log(30)) > 1e-12 || o.Scores[0][10] != 0 {
+		t.Fatalf("oracle %s scores %v", o.Name, o.Scores[0])
+	}
+	fr, _ := Fractions(0.1, 0.2)
+	curves, err := Sparsify(pred, gt, []Ordering{o}, fr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := curves[0]; c.VI[0] != eval.VariationOfInformation(pred[:10], gt[:10]) || c.VI[1] != 0 || c.VI[2] != 0 {
+		t.Fatalf("oracle curve %v", c.VI)
+	}
+}
