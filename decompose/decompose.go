@@ -75,6 +75,9 @@ type Result struct {
 	GammaLayered []float64
 	// GammaSingle is γ₁ per pixel (SingleNode, diagnostic).
 	GammaSingle []float64
+	// SegmentU is max(σ(−Γ), μ_A) per pixel and SegmentRank its removal
+	// order with Γ breaking ties (SegmentFloor; ordering "proposed-segment").
+	SegmentU, SegmentRank []float64
 	EnergyGAEC  float64
 	EnergyKLj   float64
 	Energy      float64 // after AbsorbSmall
@@ -156,7 +159,10 @@ func (r *Result) measure(opt Options) error {
 	if r.GammaLayered, err = Layered(adj, r.Labels, r.Uncertainty); err != nil {
 		return err
 	}
-	r.GammaSingle, err = SingleNode(adj, r.Labels, r.Uncertainty)
+	if r.GammaSingle, err = SingleNode(adj, r.Labels, r.Uncertainty); err != nil {
+		return err
+	}
+	r.SegmentU, r.SegmentRank, err = SegmentFloor(r.Labels, r.GammaLayered)
 	return err
 }
 
@@ -189,7 +195,7 @@ func Evaluate(r *Result, anns []bsds.Annotation, opt SparsifyOptions) (*Evaluati
 	if ev.Regions, err = Score(r.Labels, anns); err != nil {
 		return nil, err
 	}
-	if ev.Curves, err = Sparsify(r.Labels, r.Uncertainty, r.GammaLayered, r.GammaSingle, r.W, r.H, anns, opt); err != nil {
+	if ev.Curves, err = Sparsify(r, anns, opt); err != nil {
 		return nil, err
 	}
 	for _, c := range ev.Curves {
@@ -205,7 +211,7 @@ func Evaluate(r *Result, anns []bsds.Annotation, opt SparsifyOptions) (*Evaluati
 	ev.BoundaryBase = float64(nb) / float64(len(onB))
 	opt.defaults()
 	for name, sc := range map[string][]float64{"proposed": r.Uncertainty.U, "likelihood": r.Uncertainty.ULik, "random": uncertainty.Random(len(onB), opt.Seed+1),
-		"proposed-lifted": r.Uncertainty.ULifted, "likelihood-E": r.Uncertainty.ULikE, "proposed-layered": negate(r.GammaLayered), "proposed-singleton": negate(r.GammaSingle)} {
+		"proposed-lifted": r.Uncertainty.ULifted, "likelihood-E": r.Uncertainty.ULikE, "proposed-layered": negate(r.GammaLayered), "proposed-singleton": negate(r.GammaSingle), "proposed-segment": r.SegmentRank} {
 		rm := RemovalMask(sc, 0.1, opt.Seed)
 		k, hit := 0, 0
 		for i, x := range rm {

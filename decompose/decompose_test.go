@@ -325,9 +325,10 @@ func TestSparsifyOracle(t *testing.T) {
 	}
 	n := w * h
 	z := make([]float64, n)
-	res := &uncertainty.Result{U: z, ULik: z, ULifted: z, ULikE: z}
+	r := &Result{W: w, H: h, Labels: pred, Uncertainty: &uncertainty.Result{U: z, ULik: z, ULifted: z, ULikE: z},
+		GammaLayered: z, GammaSingle: z, SegmentRank: z}
 	anns := []bsds.Annotation{{W: w, H: h, Segment: halves}, {W: w, H: h, Segment: pred}}
-	curves, err := Sparsify(pred, res, z, z, w, h, anns, SparsifyOptions{Stride: 1, Step: 0.1, Max: 0.5, Seed: 3})
+	curves, err := Sparsify(r, anns, SparsifyOptions{Stride: 1, Step: 0.1, Max: 0.5, Seed: 3})
 	if err != nil {
 		t.Fatal(err)
 	}

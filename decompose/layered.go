@@ -3,7 +3,9 @@ package decompose
 import (
 	"fmt"
 	"math"
+	"sort"
 
+	"github.com/densify/densify/motiongraph"
 	"github.com/densify/densify/uncertainty"
 )
 
@@ -142,4 +144,61 @@ func SingleNode(a *uncertainty.Adjacency, labels []int, res *uncertainty.Result)
 		}
 	}
 	return out, nil
+}
+
+// SegmentFloor grades every pixel by the larger of its own uncertainty and
+// its segment's. With u(v) = σ(−Γ(v)) (Γ of Layered) and the seed's segment
+// uncertainty μ_A, the mean node uncertainty of segment A (UAI'21, the
+// measure behind "uncertain segments"; uncertainty.Cluster.MeanU for γ),
+//
+//	s(v) = max(u(v), μ_A(v)),   μ_A = (1/|A|) Σ_{w ∈ A} u(w):
+//
+// a pixel is as uncertain as its own label decision or the decision that
+// made its segment, whichever is less certain. A small segment, or one
+// whose boundary is cheap to move, has a large share of uncertain pixels
+// and so a high μ_A; a pixel deep inside a large, well-separated segment
+// keeps its own small u.
+//
+// The ordering "proposed-segment" removes pixels in decreasing s and, among
+// equal s — the pixels of one segment whose own u is below μ_A — in
+// increasing Γ (the cheaper move first). rank returns that order as a score
+// (higher = removed first; pixels equal in both s and Γ share a score, so
+// the sparsification's random tie order still applies to them). σ uses the
+// overflow-free form; u = 0 for Γ = +∞.
+func SegmentFloor(labels []int, gamma []float64) (s, rank []float64, err error) {
+	n := len(labels)
+	if len(gamma) != n {
+		return nil, nil, fmt.Errorf("decompose: segment floor: %d labels, %d Γ", n, len(gamma))
+	}
+	u := make([]float64, n)
+	sum, cnt := map[int]float64{}, map[int]int{}
+	for v, l := range labels {
+		u[v] = motiongraph.Sigmoid(-gamma[v])
+		sum[l] += u[v]
+		cnt[l]++
+	}
+	s = make([]float64, n)
+	for v, l := range labels {
+		s[v] = math.Max(u[v], sum[l]/float64(cnt[l]))
+	}
+	order := make([]int, n)
+	for v := range order {
+		order[v] = v
+	}
+	less := func(a, b int) bool { // a before b
+		if s[a] != s[b] {
+			return s[a] > s[b]
+		}
+		return gamma[a] < gamma[b]
+	}
+	sort.Slice(order, func(i, j int) bool { return less(order[i], order[j]) })
+	rank = make([]float64, n)
+	r := float64(n)
+	for i, v := range order {
+		if i > 0 && less(order[i-1], v) {
+			r = float64(n - i)
+		}
+		rank[v] = r
+	}
+	return s, rank, nil
 }

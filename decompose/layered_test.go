@@ -88,3 +88,29 @@ func TestLayeredPicksCheaperChain(t *testing.T) {
 		t.Errorf("moving {1,2} to B changes the energy by %v, want 1", e)
 	}
 }
+
+// SegmentFloor by hand: segments {0,1,2}, {3}, {4,5} with Γ = 0, +∞, 2 |
+// −1 | +∞, +∞. u = ½, 0, σ(−2) | σ(1) | 0, 0; μ = (½ + σ(−2))/3 | σ(1) | 0.
+// s = ½, μ₀, μ₀ | σ(1) | 0, 0. Order: 3, 0, then 2 before 1 (equal s, Γ 2 <
+// +∞), then 4 and 5 tied (equal s and Γ): ranks 6, 5, 4, 3 and 2, 2.
+func TestSegmentFloorHandComputed(t *testing.T) {
+	inf := math.Inf(1)
+	labels := []int{0, 0, 0, 1, 2, 2}
+	gamma := []float64{0, inf, 2, -1, inf, inf}
+	s, rank, err := SegmentFloor(labels, gamma)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sg := func(x float64) float64 { return 1 / (1 + math.Exp(-x)) }
+	mu0 := (0.5 + sg(-2)) / 3
+	wantS := []float64{0.5, mu0, mu0, sg(1), 0, 0}
+	wantR := []float64{5, 3, 4, 6, 2, 2}
+	for v := range labels {
+		if math.Abs(s[v]-wantS[v]) > 1e-12 || rank[v] != wantR[v] {
+			t.Fatalf("pixel %d: s %v rank %v, want %v and %v (all s %v rank %v)", v, s[v], rank[v], wantS[v], wantR[v], s, rank)
+		}
+	}
+	if _, _, err := SegmentFloor(labels, gamma[:5]); err == nil {
+		t.Fatal("5 Γ for 6 labels accepted")
+	}
+}

@@ -55,13 +55,13 @@ func GrayImage(p []float32, w, h int) *image.Gray {
 var RemovalFractions = []float64{0.05, 0.1, 0.2}
 
 // RemovalPicture shows what each ordering removes first (seed Fig. 8): one
-// row per ordering (proposed, proposed-layered, likelihood, random), one panel per fraction in
+// row per ordering (proposed, proposed-layered, proposed-segment, likelihood, random), one panel per fraction in
 // RemovalFractions; the image is dimmed to grey and the removed pixels are
 // red, the decomposition's segment boundaries white.
 func RemovalPicture(img image.Image, r *Result, seed int64) *image.RGBA {
 	w, h := r.W, r.H
 	gap := 4
-	scores := [][]float64{r.Uncertainty.U, negate(r.GammaLayered), r.Uncertainty.ULik, uncertainty.Random(w*h, seed+1)}
+	scores := [][]float64{r.Uncertainty.U, negate(r.GammaLayered), r.SegmentRank, r.Uncertainty.ULik, uncertainty.Random(w*h, seed+1)}
 	out := image.NewRGBA(image.Rect(0, 0, len(RemovalFractions)*(w+gap)-gap, len(scores)*(h+gap)-gap))
 	draw.Draw(out, out.Bounds(), image.White, image.Point{}, draw.Src)
 	bd := img.Bounds()
@@ -135,7 +135,8 @@ type ImageOptions struct {
 // u = σ(−γ)), labels.npy (float32 H×W, the segment of every pixel, exact
 // integers) and boundary.npy (float32 H×W, the boundary map), from which Load
 // rebuilds the result without solving again, gamma-layered.npy (float32 H×W,
-// Γ of Layered), removal.png, summary.json, graph.txt (with WriteGraph), and with GT also
+// Γ of Layered), uncertainty-segment.npy (float32 H×W, max(σ(−Γ), μ_A) of
+// SegmentFloor), removal.png, summary.json, graph.txt (with WriteGraph), and with GT also
 // sparsify.csv, vi.png, ri.png; summary.json then carries the region scores
 // and vi_auc per ordering. Inputs are read and checked before anything is
 // written; every file is written atomically.
@@ -225,6 +226,9 @@ func writeImage(o ImageOptions, img image.Image, r *Result, s *ImageSummary) err
 		}},
 		{"gamma-layered.npy", func(p string) error {
 			return sampling.WriteNPY(p, &sampling.Array{Shape: []int{r.H, r.W}, F32: f32(r.GammaLayered)})
+		}},
+		{"uncertainty-segment.npy", func(p string) error {
+			return sampling.WriteNPY(p, &sampling.Array{Shape: []int{r.H, r.W}, F32: f32(r.SegmentU)})
 		}},
 		{"removal.png", png(RemovalPicture(img, r, o.Sparsify.Seed))},
 	}

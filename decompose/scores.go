@@ -100,7 +100,11 @@ func (o *SparsifyOptions) defaults() {
 // knows the ground truth: against each annotator it removes the pixels of
 // largest VI term first (eval.PointwiseVI), the reference the uncertainty
 // orderings are read against.
-var Orderings = []string{"proposed", "likelihood", "random", "proposed-lifted", "likelihood-E", "proposed-layered", "proposed-singleton", Oracle}
+//
+// "proposed-layered" ranks by Γ (Layered), "proposed-singleton" by γ₁
+// (SingleNode), "proposed-segment" by max(σ(−Γ), μ_A) with Γ breaking ties
+// (SegmentFloor).
+var Orderings = []string{"proposed", "likelihood", "random", "proposed-lifted", "likelihood-E", "proposed-layered", "proposed-singleton", "proposed-segment", Oracle}
 
 // Oracle is the name of the ground-truth ordering.
 const Oracle = uncertainty.Oracle
@@ -117,7 +121,8 @@ const Oracle = uncertainty.Oracle
 // ties by node id, which on a pixel grid would remove the top rows first;
 // here the pixels are put in one random order (seeded, the same for all
 // orderings) before ranking, so ties are broken at random.
-func Sparsify(labels []int, res *uncertainty.Result, layered, single []float64, w, h int, anns []bsds.Annotation, opt SparsifyOptions) ([]uncertainty.Curve, error) {
+func Sparsify(r *Result, anns []bsds.Annotation, opt SparsifyOptions) ([]uncertainty.Curve, error) {
+	labels, res, layered, single, seg, w, h := r.Labels, r.Uncertainty, r.GammaLayered, r.GammaSingle, r.SegmentRank, r.W, r.H
 	opt.defaults()
 	fr, err := uncertainty.Fractions(opt.Step, opt.Max)
 	if err != nil {
@@ -126,8 +131,8 @@ func Sparsify(labels []int, res *uncertainty.Result, layered, single []float64, 
 	if opt.Stride < 1 {
 		return nil, fmt.Errorf("sparsify: stride %d < 1", opt.Stride)
 	}
-	if len(labels) != w*h || len(layered) != w*h || len(single) != w*h {
-		return nil, fmt.Errorf("sparsify: %d labels, %d layered γ, %d single-node γ for a %d×%d image", len(labels), len(layered), len(single), w, h)
+	if len(labels) != w*h || len(layered) != w*h || len(single) != w*h || len(seg) != w*h {
+		return nil, fmt.Errorf("sparsify: %d labels, %d layered γ, %d single-node γ, %d segment ranks for a %d×%d image", len(labels), len(layered), len(single), len(seg), w, h)
 	}
 	var idx []int
 	for y := 0; y < h; y += opt.Stride {
@@ -140,11 +145,11 @@ func Sparsify(labels []int, res *uncertainty.Result, layered, single []float64, 
 	n := len(idx)
 	pred := make([]int, n)
 	prop, lik := make([]float64, n), make([]float64, n)
-	propL, likE, lay, sng := make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
+	propL, likE, lay, sng, sgm := make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
 	for k, i := range idx {
 		pred[k] = labels[i]
 		prop[k], lik[k] = res.U[i], res.ULik[i]
-		propL[k], likE[k], lay[k], sng[k] = res.ULifted[i], res.ULikE[i], -layered[i], -single[i]
+		propL[k], likE[k], lay[k], sng[k], sgm[k] = res.ULifted[i], res.ULikE[i], -layered[i], -single[i], seg[i]
 	}
 	ords := []uncertainty.Ordering{
 		{Name: Orderings[0], Scores: [][]float64{prop}},
@@ -154,6 +159,7 @@ func Sparsify(labels []int, res *uncertainty.Result, layered, single []float64, 
 		{Name: Orderings[4], Scores: [][]float64{likE}},
 		{Name: Orderings[5], Scores: [][]float64{lay}},
 		{Name: Orderings[6], Scores: [][]float64{sng}},
+		{Name: Orderings[7], Scores: [][]float64{sgm}},
 	}
 	sets := make([][]uncertainty.Curve, len(anns))
 	gt := make([]int, n)

@@ -85,8 +85,9 @@ func runDecompose(o *decomposeOptions) error {
 		fmt.Fprintf(w, "%s: %d×%d, %d segments, %d regular + %d lifted edges, energy %.1f (GAEC %.1f), %.1f s\n",
 			s.Image, s.Width, s.Height, s.Segments, s.Regular, s.Lifted, s.Energy, s.EnergyGAEC, s.Timing.Total)
 		if ev := s.Evaluation; ev != nil {
-			fmt.Fprintf(w, "VI %.3f  PRI %.3f  covering %.3f  (%d annotators)\nVI-AUC  proposed %.4f  likelihood %.4f  random %.4f\n",
-				ev.Regions.VI, ev.Regions.PRI, ev.Regions.Covering, ev.Annotators, ev.VIAUC["proposed"], ev.VIAUC["likelihood"], ev.VIAUC["random"])
+			fmt.Fprintf(w, "VI %.3f  PRI %.3f  covering %.3f  (%d annotators)\nVI-AUC  proposed %.4f  likelihood %.4f  random %.4f  proposed-layered %.4f  proposed-segment %.4f  oracle %.4f\n",
+				ev.Regions.VI, ev.Regions.PRI, ev.Regions.Covering, ev.Annotators, ev.VIAUC["proposed"], ev.VIAUC["likelihood"], ev.VIAUC["random"],
+				ev.VIAUC["proposed-layered"], ev.VIAUC["proposed-segment"], ev.VIAUC[decompose.Oracle])
 		}
 		fmt.Fprintf(w, "outputs → %s\n", o.Out)
 		return nil

@@ -76,14 +76,14 @@ func TestDecomposeImageAndDataset(t *testing.T) {
 	if o, err := densify(t, "decompose", "--image", img, "--gt", gt, "--out", out, "--graph", "--min-size", "5"); err != nil {
 		t.Fatalf("%v\n%s", err, o)
 	}
-	for _, f := range []string{"labels.png", "boundary.png", "uncertainty.png", "uncertainty.npy", "labels.npy", "boundary.npy", "removal.png", "graph.txt", "sparsify.csv", "vi.png", "ri.png", "summary.json"} {
+	for _, f := range []string{"labels.png", "boundary.png", "uncertainty.png", "uncertainty.npy", "labels.npy", "boundary.npy", "removal.png", "uncertainty-segment.npy", "graph.txt", "sparsify.csv", "vi.png", "ri.png", "summary.json"} {
 		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
 			t.Errorf("missing output %s", f)
 		}
 	}
 	s := readJSON(t, filepath.Join(out, "summary.json"))
 	auc := s["vi_auc"].(map[string]any)
-	for _, k := range []string{"proposed", "likelihood", "random"} {
+	for _, k := range []string{"proposed", "likelihood", "random", "proposed-segment", "oracle"} {
 		if _, ok := auc[k].(float64); !ok {
 			t.Errorf("vi_auc has no %s: %v", k, auc)
 		}
