@@ -78,10 +78,10 @@ type Result struct {
 	// SegmentU is max(σ(−Γ), μ_A) per pixel and SegmentRank its removal
 	// order with Γ breaking ties (SegmentFloor; ordering "proposed-segment").
 	SegmentU, SegmentRank []float64
-	EnergyGAEC  float64
-	EnergyKLj   float64
-	Energy      float64 // after AbsorbSmall
-	Timing      Timing
+	EnergyGAEC            float64
+	EnergyKLj             float64
+	Energy                float64 // after AbsorbSmall
+	Timing                Timing
 }
 
 // Decompose computes the boundary map of img, builds the pixel graph, solves
