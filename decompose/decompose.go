@@ -210,8 +210,9 @@ func Evaluate(r *Result, anns []bsds.Annotation, opt SparsifyOptions) (*Evaluati
 	}
 	ev.BoundaryBase = float64(nb) / float64(len(onB))
 	opt.defaults()
-	for name, sc := range map[string][]float64{"proposed": r.Uncertainty.U, "likelihood": r.Uncertainty.ULik, "random": uncertainty.Random(len(onB), opt.Seed+1),
-		"proposed-lifted": r.Uncertainty.ULifted, "likelihood-E": r.Uncertainty.ULikE, "proposed-layered": negate(r.GammaLayered), "proposed-singleton": negate(r.GammaSingle), "proposed-segment": r.SegmentRank} {
+	scores := r.pixelScores()
+	scores["random"] = uncertainty.Random(len(onB), opt.Seed+1)
+	for name, sc := range scores {
 		rm := RemovalMask(sc, 0.1, opt.Seed)
 		k, hit := 0, 0
 		for i, x := range rm {

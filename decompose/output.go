@@ -61,7 +61,12 @@ var RemovalFractions = []float64{0.05, 0.1, 0.2}
 func RemovalPicture(img image.Image, r *Result, seed int64) *image.RGBA {
 	w, h := r.W, r.H
 	gap := 4
-	scores := [][]float64{r.Uncertainty.U, negate(r.GammaLayered), r.SegmentRank, r.Uncertainty.ULik, uncertainty.Random(w*h, seed+1)}
+	all := r.pixelScores()
+	var scores [][]float64
+	for _, name := range []string{"proposed", "proposed-layered", "proposed-segment", "likelihood"} {
+		scores = append(scores, all[name])
+	}
+	scores = append(scores, uncertainty.Random(w*h, seed+1))
 	out := image.NewRGBA(image.Rect(0, 0, len(RemovalFractions)*(w+gap)-gap, len(scores)*(h+gap)-gap))
 	draw.Draw(out, out.Bounds(), image.White, image.Point{}, draw.Src)
 	bd := img.Bounds()

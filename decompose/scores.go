@@ -109,6 +109,15 @@ var Orderings = []string{"proposed", "likelihood", "random", "proposed-lifted", 
 // Oracle is the name of the ground-truth ordering.
 const Oracle = uncertainty.Oracle
 
+// pixelScores returns the per-pixel score (higher = removed first) of every
+// ordering of Orderings that the decomposition alone fixes: all but the
+// random one, drawn where it is used, and the oracle, drawn per annotator.
+func (r *Result) pixelScores() map[string][]float64 {
+	u := r.Uncertainty
+	return map[string][]float64{"proposed": u.U, "likelihood": u.ULik, "proposed-lifted": u.ULifted, "likelihood-E": u.ULikE,
+		"proposed-layered": negate(r.GammaLayered), "proposed-singleton": negate(r.GammaSingle), "proposed-segment": r.SegmentRank}
+}
+
 // Sparsify computes the sparsification curves of the proposed (u = σ(−γ)),
 // likelihood and random orderings (and the variants of Orderings) against
 // every annotator with uncertainty.Sparsify and averages them over the
@@ -122,7 +131,7 @@ const Oracle = uncertainty.Oracle
 // here the pixels are put in one random order (seeded, the same for all
 // orderings) before ranking, so ties are broken at random.
 func Sparsify(r *Result, anns []bsds.Annotation, opt SparsifyOptions) ([]uncertainty.Curve, error) {
-	labels, res, layered, single, seg, w, h := r.Labels, r.Uncertainty, r.GammaLayered, r.GammaSingle, r.SegmentRank, r.W, r.H
+	labels, w, h := r.Labels, r.W, r.H
 	opt.defaults()
 	fr, err := uncertainty.Fractions(opt.Step, opt.Max)
 	if err != nil {
@@ -131,8 +140,14 @@ func Sparsify(r *Result, anns []bsds.Annotation, opt SparsifyOptions) ([]uncerta
 	if opt.Stride < 1 {
 		return nil, fmt.Errorf("sparsify: stride %d < 1", opt.Stride)
 	}
-	if len(labels) != w*h || len(layered) != w*h || len(single) != w*h || len(seg) != w*h {
-		return nil, fmt.Errorf("sparsify: %d labels, %d layered γ, %d single-node γ, %d segment ranks for a %d×%d image", len(labels), len(layered), len(single), len(seg), w, h)
+	full := r.pixelScores()
+	if len(labels) != w*h {
+		return nil, fmt.Errorf("sparsify: %d labels for a %d×%d image", len(labels), w, h)
+	}
+	for _, name := range Orderings {
+		if sc := full[name]; name != "random" && name != Oracle && len(sc) != w*h {
+			return nil, fmt.Errorf("sparsify: ordering %s has %d scores for a %d×%d image", name, len(sc), w, h)
+		}
 	}
 	var idx []int
 	for y := 0; y < h; y += opt.Stride {
@@ -144,22 +159,24 @@ func Sparsify(r *Result, anns []bsds.Annotation, opt SparsifyOptions) ([]uncerta
 	rng.Shuffle(len(idx), func(i, j int) { idx[i], idx[j] = idx[j], idx[i] })
 	n := len(idx)
 	pred := make([]int, n)
-	prop, lik := make([]float64, n), make([]float64, n)
-	propL, likE, lay, sng, sgm := make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
 	for k, i := range idx {
 		pred[k] = labels[i]
-		prop[k], lik[k] = res.U[i], res.ULik[i]
-		propL[k], likE[k], lay[k], sng[k], sgm[k] = res.ULifted[i], res.ULikE[i], -layered[i], -single[i], seg[i]
 	}
-	ords := []uncertainty.Ordering{
-		{Name: Orderings[0], Scores: [][]float64{prop}},
-		{Name: Orderings[1], Scores: [][]float64{lik}},
-		{Name: Orderings[2], Scores: [][]float64{uncertainty.Random(n, opt.Seed+1)}},
-		{Name: Orderings[3], Scores: [][]float64{propL}},
-		{Name: Orderings[4], Scores: [][]float64{likE}},
-		{Name: Orderings[5], Scores: [][]float64{lay}},
-		{Name: Orderings[6], Scores: [][]float64{sng}},
-		{Name: Orderings[7], Scores: [][]float64{sgm}},
+	var ords []uncertainty.Ordering
+	for _, name := range Orderings {
+		var sc []float64
+		switch name {
+		case "random":
+			sc = uncertainty.Random(n, opt.Seed+1)
+		case Oracle: // per annotator, below (the last name of Orderings)
+			continue
+		default:
+			sc = make([]float64, n)
+			for k, i := range idx {
+				sc[k] = full[name][i]
+			}
+		}
+		ords = append(ords, uncertainty.Ordering{Name: name, Scores: [][]float64{sc}})
 	}
 	sets := make([][]uncertainty.Curve, len(anns))
 	gt := make([]int, n)
