@@ -355,3 +355,20 @@ func TestSparsifyOracle(t *testing.T) {
 		}
 	}
 }
+
+// TestKLjOptions checks the solver options a decomposition passes to KLj:
+// no join-and-evict moves, the group moves and the second phase as the
+// options say (by default no group moves and the full second phase), the
+// multilevel refinement only when asked.
+func TestKLjOptions(t *testing.T) {
+	start := []int{0, 0, 1}
+	k := DefaultOptions().kljOptions(start)
+	if k.JoinEvict != -1 || k.GroupMoves != -1 || k.FullSweep != 1000 || k.Levels == nil || len(k.Levels) != 0 || k.MaxIter != 0 || &k.Start[0] != &start[0] {
+		t.Fatalf("default KLj options %+v", k)
+	}
+	o := DefaultOptions()
+	o.KLjFullSweep, o.KLjGroupMoves, o.KLjMultilevel, o.KLjMaxIter = -1, 16, true, 7
+	if k := o.kljOptions(start); k.FullSweep != -1 || k.GroupMoves != 16 || k.Levels != nil || k.MaxIter != 7 || k.JoinEvict != -1 {
+		t.Fatalf("KLj options %+v from %+v", k, o)
+	}
+}

@@ -53,6 +53,8 @@ summary.md; it resumes.`,
 	fl.Float64Var(&g.Radius, "radius", g.Radius, "largest lifted edge length τ (pixels)")
 	fl.Float64Var(&g.Beta, "beta", g.Beta, "cut prior β (seed Eq. 9)")
 	fl.IntVar(&g.MinSize, "min-size", g.MinSize, "absorb segments of fewer pixels (0: the solver's result)")
+	fl.IntVar(&o.Opt.KLjFullSweep, "full-sweep", o.Opt.KLjFullSweep, "KLj's second phase: pairs of segments with at most this many pixels together run their sequence to the end, as do every split and every pair of two segments of at least 200 pixels each (-1: no second phase, faster and worse; see densify multicut)")
+	fl.IntVar(&o.Opt.KLjGroupMoves, "group-moves", o.Opt.KLjGroupMoves, "KLj's connected group moves of at most this many pixels (-1: none; see densify multicut)")
 	fl.StringVar(&o.Opt.GammaCosts, "gamma-costs", o.Opt.GammaCosts, "edge weights of the uncertainty γ: logit (β-free, the seed's product of edge probabilities) or prior (the solver's costs)")
 	fl.IntVar(&o.Opt.Sparsify.Stride, "stride", o.Opt.Sparsify.Stride, "sparsification ranks every stride-th pixel in x and y")
 	cmd.AddCommand(newCmdDecomposeFit(f))
@@ -65,6 +67,11 @@ func runDecompose(o *decomposeOptions) error {
 	}
 	if _, err := decompose.GammaCostsOf(o.Opt.GammaCosts); err != nil {
 		return err
+	}
+	for name, v := range map[string]int{"full-sweep": o.Opt.KLjFullSweep, "group-moves": o.Opt.KLjGroupMoves} {
+		if v == 0 {
+			return fmt.Errorf("decompose: --%s 0: want -1 (none) or a count ≥ 1", name)
+		}
 	}
 	if o.Model != "" {
 		m, err := boundary.Load(o.Model)
