@@ -81,6 +81,7 @@ var flagRanges = map[string]flagcheck.Range{
 	"sparsify-seeds":      flagcheck.Closed(1, 1000),
 	"seed":                {Lo: math.MinInt64, Hi: math.MaxInt64}, // any
 	"limit":               {Lo: 0, Hi: 1e9, Note: "0 = all"},
+	"workers":             flagcheck.Closed(1, 256),
 	"neighbours":          flagcheck.Closed(4, 8),
 	"lifted":              flagcheck.Closed(0, 1000),
 	"min-size":            {Lo: 0, Hi: 1e9, Note: "0 = off"},

@@ -17,12 +17,19 @@ import (
 // one split in rows) into dir/images and dir/gt as id.
 func writeTinyBSDS(t *testing.T, dir, id string, gtW int) {
 	t.Helper()
+	writeTinyBSDSAt(t, dir, id, gtW, 20)
+}
+
+// writeTinyBSDSAt is writeTinyBSDS with the right region starting at
+// column edge.
+func writeTinyBSDSAt(t *testing.T, dir, id string, gtW, edge int) {
+	t.Helper()
 	w, h := 40, 30
 	img := image.NewRGBA(image.Rect(0, 0, w, h))
 	for y := 0; y < h; y++ {
 		for x := 0; x < w; x++ {
 			v := uint8(50 + (x*7+y*3)%9)
-			if x >= w/2 {
+			if x >= edge {
 				v = uint8(200 + (x*5+y)%9)
 			}
 			img.Set(x, y, color.RGBA{v, v, 255 - v, 255})
@@ -42,7 +49,7 @@ func writeTinyBSDS(t *testing.T, dir, id string, gtW int) {
 		for x := 0; x < gtW; x++ {
 			for y := 0; y < h; y++ {
 				l := 1.0
-				if x >= w/2 {
+				if x >= edge {
 					l = 2
 					if split && y >= h/2 {
 						l = 3
@@ -114,6 +121,70 @@ func TestDecomposeImageAndDataset(t *testing.T) {
 	}
 	if opt := readJSON(t, filepath.Join(dout, "b", "summary.json"))["options"].(map[string]any); opt["klj_full_sweep"] != -1.0 || opt["klj_group_moves"] != 16.0 {
 		t.Errorf("dataset options: KLj full sweep %v, group moves %v; want -1 and 16", opt["klj_full_sweep"], opt["klj_group_moves"])
+	}
+}
+
+// A split decomposed by three workers gives the same tables and curves as
+// one worker (images that differ, so that a mix-up of their order shows),
+// and a bad image stops the run with its error.
+func TestDecomposeDatasetWorkers(t *testing.T) {
+	dir := t.TempDir()
+	for k, id := range []string{"a", "b", "c", "d", "e"} {
+		writeTinyBSDSAt(t, dir, id, 40, 12+4*k)
+	}
+	run := func(workers string) (map[string]string, string) {
+		out := filepath.Join(dir, "out"+workers)
+		o, err := densify(t, "decompose", "--images", filepath.Join(dir, "images"), "--gt-dir", filepath.Join(dir, "gt"), "--out", out,
+			"--min-size", "5", "--workers", workers)
+		if err != nil {
+			t.Fatalf("--workers %s: %v\n%s", workers, err, o)
+		}
+		files := map[string]string{}
+		for _, f := range []string{"images.csv", "curves.csv", "summary.md"} {
+			data, err := os.ReadFile(filepath.Join(out, f))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var keep []string
+			for _, line := range strings.Split(string(data), "\n") {
+				if f == "images.csv" { // without the seconds column
+					c := strings.Split(line, ",")
+					if len(c) > 14 {
+						c = append(c[:14], c[15:]...)
+					}
+					line = strings.Join(c, ",")
+				}
+				if !strings.Contains(line, " s per image") {
+					keep = append(keep, line)
+				}
+			}
+			files[f] = strings.Join(keep, "\n")
+		}
+		return files, o
+	}
+	one, _ := run("1")
+	three, log := run("3")
+	for f, want := range one {
+		if three[f] != want {
+			t.Errorf("%s with 3 workers differs from 1 worker:\n%s\n---\n%s", f, three[f], want)
+		}
+	}
+	var ids []string
+	for _, line := range strings.Split(three["images.csv"], "\n")[1:] {
+		if line != "" {
+			ids = append(ids, strings.Split(line, ",")[0])
+		}
+	}
+	if strings.Join(ids, " ") != "a b c d e" || strings.Count(log, "decompose: ") != 5 || !strings.Contains(log, "decompose: 5/5 ") {
+		t.Errorf("rows %v (want a b c d e, in the split's order) or progress lines missing:\n%s", ids, log)
+	}
+	os.WriteFile(filepath.Join(dir, "images", "c.png"), []byte("not a png"), 0o644)
+	out := filepath.Join(dir, "outbad")
+	if o, err := densify(t, "decompose", "--images", filepath.Join(dir, "images"), "--gt-dir", filepath.Join(dir, "gt"), "--out", out, "--workers", "2"); err == nil || !strings.Contains(o, "c.png") {
+		t.Errorf("a bad image: err %v, output %s", err, o)
+	}
+	if _, err := os.Stat(filepath.Join(out, "summary.json")); !os.IsNotExist(err) {
+		t.Errorf("a failed run wrote the split's summary.json")
 	}
 }
 
