@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sort"
 	"time"
 
 	"github.com/densify/densify/bsds"
@@ -71,9 +72,12 @@ type DatasetMeans struct {
 	// BelowLikelihood is, per ordering, the share of images whose VI-AUC is
 	// below the likelihood ordering's; BelowRandom the share below the
 	// random ordering's.
-	BelowLikelihood map[string]float64  `json:"share_below_likelihood"`
-	BelowRandom     map[string]float64  `json:"share_below_random"`
-	Curves          []uncertainty.Curve `json:"curves"`
+	BelowLikelihood map[string]float64 `json:"share_below_likelihood"`
+	BelowRandom     map[string]float64 `json:"share_below_random"`
+	// BySegments splits BelowLikelihood by the number of segments of the
+	// image's decomposition (SegmentBins).
+	BySegments []SegmentBin        `json:"by_segments"`
+	Curves     []uncertainty.Curve `json:"curves"`
 }
 
 // RunDataset decomposes every image of a split into Out/<id>/ (RunImage),
@@ -290,7 +294,49 @@ func means(rows []ImageRow, sets [][]uncertainty.Curve) (*DatasetMeans, error) {
 		m.BelowLikelihood[k] /= n
 		m.BelowRandom[k] /= n
 	}
+	m.BySegments = bySegments(rows)
 	return m, nil
+}
+
+// SegmentBins are the lower ends of the segment-count bins of
+// DatasetMeans.BySegments: [1, 8), [8, 15), [15, 25), [25, 40), [40, ∞).
+var SegmentBins = []int{1, 8, 15, 25, 40}
+
+// SegmentBin is, for the images whose decomposition has Lo to Hi−1
+// segments (Hi 0: no upper end), per ordering the share of them whose
+// VI-AUC is below the likelihood's.
+type SegmentBin struct {
+	Lo              int                `json:"lo"`
+	Hi              int                `json:"hi,omitempty"`
+	Images          int                `json:"images"`
+	BelowLikelihood map[string]float64 `json:"share_below_likelihood"`
+}
+
+// bySegments fills the SegmentBins from the evaluated rows.
+func bySegments(rows []ImageRow) []SegmentBin {
+	bins := make([]SegmentBin, len(SegmentBins))
+	for i, lo := range SegmentBins {
+		bins[i] = SegmentBin{Lo: lo, BelowLikelihood: map[string]float64{}}
+		if i+1 < len(SegmentBins) {
+			bins[i].Hi = SegmentBins[i+1]
+		}
+	}
+	for _, r := range rows {
+		if r.VIAUC == nil {
+			continue
+		}
+		i := max(0, sort.SearchInts(SegmentBins, r.Segments+1)-1)
+		bins[i].Images++
+		for _, o := range Orderings {
+			bins[i].BelowLikelihood[o] += b2f(r.VIAUC[o] < r.VIAUC["likelihood"])
+		}
+	}
+	for i := range bins {
+		for o := range bins[i].BelowLikelihood {
+			bins[i].BelowLikelihood[o] /= float64(bins[i].Images)
+		}
+	}
+	return bins
 }
 
 func b2f(b bool) float64 {
@@ -348,7 +394,20 @@ func Markdown(s *DatasetSummary) string {
 		100*m.BelowLikelihood["proposed-layered"], 100*m.BelowRandom["proposed-layered"])
 	fmt.Fprintf(&b, "Segment floor (proposed-segment, max(σ(−Γ), μ_A) of decompose.SegmentFloor): VI-AUC < likelihood on **%.0f %%** of the images, < random on %.0f %%.\n\n",
 		100*m.BelowLikelihood["proposed-segment"], 100*m.BelowRandom["proposed-segment"])
-	fmt.Fprintf(&b, "## Region scores (mean over images of the mean over annotators)\n\n| | VI ↓ | PRI ↑ | covering ↑ |\n|---|---|---|---|\n")
+	fmt.Fprintf(&b, "By the number of segments of the decomposition, the share of images with VI-AUC below the likelihood's:\n\n| segments | images | proposed | proposed-layered | proposed-segment |\n|---|---|---|---|---|\n")
+	for _, bin := range m.BySegments {
+		span := fmt.Sprintf("≥ %d", bin.Lo)
+		if bin.Hi > 0 {
+			span = fmt.Sprintf("%d–%d", bin.Lo, bin.Hi-1)
+		}
+		if bin.Images == 0 {
+			fmt.Fprintf(&b, "| %s | 0 | – | – | – |\n", span)
+			continue
+		}
+		fmt.Fprintf(&b, "| %s | %d | %.0f %% | %.0f %% | %.0f %% |\n", span, bin.Images, 100*bin.BelowLikelihood["proposed"],
+			100*bin.BelowLikelihood["proposed-layered"], 100*bin.BelowLikelihood["proposed-segment"])
+	}
+	fmt.Fprintf(&b, "\n## Region scores (mean over images of the mean over annotators)\n\n| | VI ↓ | PRI ↑ | covering ↑ |\n|---|---|---|---|\n")
 	fmt.Fprintf(&b, "| densify (this split) | %.3f | %.3f | %.3f |\n", m.Regions.VI, m.Regions.PRI, m.Regions.Covering)
 	fmt.Fprintf(&b, "| gPb-owt-ucm (test split, ODS; Arbelaez et al. 2011) | %.2f | %.2f | %.2f |\n", Reference.VI, Reference.PRI, Reference.Covering)
 	fmt.Fprintf(&b, "\nPlots: vi.png, ri.png (mean curves); per image: <id>/.\n")

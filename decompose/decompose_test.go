@@ -1,11 +1,13 @@
 package decompose
 
 import (
+	"encoding/json"
 	"image"
 	"image/color"
 	"math"
 	"math/rand"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/densify/densify/bsds"
@@ -370,5 +372,49 @@ func TestKLjOptions(t *testing.T) {
 	o.KLjFullSweep, o.KLjGroupMoves, o.KLjMultilevel, o.KLjMaxIter = -1, 16, true, 7
 	if k := o.kljOptions(start); k.FullSweep != -1 || k.GroupMoves != 16 || k.Levels != nil || k.MaxIter != 7 || k.JoinEvict != -1 {
 		t.Fatalf("KLj options %+v from %+v", k, o)
+	}
+}
+
+// TestBySegments bins hand-made rows by their number of segments: counts,
+// shares below the likelihood per ordering, an empty bin (no NaN in the
+// JSON, dashes in the table) and a row without evaluation left out.
+func TestBySegments(t *testing.T) {
+	row := func(seg int, prop, seg2, lik float64) ImageRow {
+		return ImageRow{Segments: seg, VIAUC: map[string]float64{"proposed": prop, "proposed-layered": 1, "proposed-segment": seg2, "likelihood": lik, "random": 2}}
+	}
+	rows := []ImageRow{
+		row(3, 0.4, 0.9, 0.5), row(7, 0.6, 0.4, 0.5), // 1–7: proposed 1/2, segment 1/2
+		row(8, 0.6, 0.6, 0.5),                                                   // 8–14: 0/1
+		{Segments: 20},                                                          // not evaluated
+		row(30, 0.6, 0.1, 0.5),                                                  // 25–39: segment 1/1
+		row(45, 0.6, 0.1, 0.5), row(100, 0.6, 0.7, 0.5), row(40, 0.6, 0.2, 0.5), // ≥ 40: segment 2/3
+	}
+	bins := bySegments(rows)
+	want := []struct {
+		lo, hi, n  int
+		prop, segm float64
+	}{{1, 8, 2, 0.5, 0.5}, {8, 15, 1, 0, 0}, {15, 25, 0, 0, 0}, {25, 40, 1, 0, 1}, {40, 0, 3, 0, 2.0 / 3}}
+	if len(bins) != len(want) {
+		t.Fatalf("%d bins", len(bins))
+	}
+	for i, w := range want {
+		b := bins[i]
+		if b.Lo != w.lo || b.Hi != w.hi || b.Images != w.n || b.BelowLikelihood["proposed"] != w.prop || math.Abs(b.BelowLikelihood["proposed-segment"]-w.segm) > 1e-12 {
+			t.Errorf("bin %d: %+v, want %+v", i, b, w)
+		}
+	}
+	if len(bins[2].BelowLikelihood) != 0 {
+		t.Errorf("empty bin has shares %v", bins[2].BelowLikelihood)
+	}
+	if _, err := json.Marshal(bins); err != nil {
+		t.Fatal(err)
+	}
+	s := &DatasetSummary{Images: 7, Options: DefaultOptions(), Timing: map[string]any{"mean_image_s": 1.0},
+		Mean: &DatasetMeans{BySegments: bins, VIAUC: map[string]float64{}, RIAUC: map[string]float64{}, Share10: map[string]float64{}, BelowLikelihood: map[string]float64{}, BelowRandom: map[string]float64{}}}
+	md := Markdown(s)
+	for _, line := range []string{"| 1–7 | 2 | 50 % | 0 % | 50 % |", "| 15–24 | 0 | – | – | – |", "| ≥ 40 | 3 | 0 % | 0 % | 67 % |"} {
+		if !strings.Contains(md, line) {
+			t.Errorf("summary.md lacks %q:\n%s", line, md)
+		}
 	}
 }

@@ -3,7 +3,8 @@
 # uncertainty, sparsification against every annotator, region scores. Prints the table of
 # OUT/summary.md: VI-AUC of the mean curve per ordering (proposed = the seed's γ, proposed-layered
 # = Γ of decompose.Layered, likelihood, random, and the diagnostic ones), the share of images
-# where each ordering is below the likelihood and below random, and VI / PRI / covering beside
+# where each ordering is below the likelihood and below random (also by the number of segments of
+# the decomposition, where the orderings differ most), and VI / PRI / covering beside
 # the gPb-owt-ucm reference from the data README. Writes the averaged sparsification plots
 # OUT/vi.png and OUT/ri.png, per-image rows OUT/images.csv and curves OUT/curves.csv.
 #
