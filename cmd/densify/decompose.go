@@ -69,10 +69,8 @@ func runDecompose(o *decomposeOptions) error {
 	if _, err := decompose.GammaCostsOf(o.Opt.GammaCosts); err != nil {
 		return err
 	}
-	for name, v := range map[string]int{"full-sweep": o.Opt.KLjFullSweep, "group-moves": o.Opt.KLjGroupMoves} {
-		if v == 0 {
-			return fmt.Errorf("decompose: --%s 0: want -1 (none) or a count ≥ 1", name)
-		}
+	if err := refuseZeroCounts("decompose", []countFlag{{"full-sweep", o.Opt.KLjFullSweep}, {"group-moves", o.Opt.KLjGroupMoves}}); err != nil {
+		return err
 	}
 	if o.Model != "" {
 		m, err := boundary.Load(o.Model)

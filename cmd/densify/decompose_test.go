@@ -101,7 +101,7 @@ func TestDecomposeImageAndDataset(t *testing.T) {
 	if opt := s["options"].(map[string]any); opt["klj_full_sweep"] != 1000.0 || opt["klj_group_moves"] != -1.0 {
 		t.Errorf("summary options: KLj full sweep %v, group moves %v; want the defaults 1000 and -1", opt["klj_full_sweep"], opt["klj_group_moves"])
 	}
-	if o, err := densify(t, "decompose", "--image", img, "--out", filepath.Join(dir, "zero"), "--group-moves", "0"); err == nil || !strings.Contains(o, "--group-moves 0: want -1 (none) or a count ≥ 1") {
+	if o, err := densify(t, "decompose", "--image", img, "--out", filepath.Join(dir, "zero"), "--group-moves", "0"); err == nil || !strings.Contains(o, "decompose: --group-moves 0: want -1 (unlimited / none) or a count ≥ 1") {
 		t.Errorf("--group-moves 0: err %v, output %s", err, o)
 	}
 	// dataset form, with KLj's options of the command multicut

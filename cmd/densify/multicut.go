@@ -55,14 +55,32 @@ timing and instance size.`,
 	return cmd
 }
 
+// countFlag is a KLj search setting given on the command line: a count,
+// or -1 for unlimited / none.
+type countFlag struct {
+	name  string
+	value int
+}
+
+// refuseZeroCounts refuses the first of the KLj search settings that is 0,
+// which the solver would read as its default rather than as a count
+// (`densify multicut` and `densify decompose`).
+func refuseZeroCounts(cmd string, flags []countFlag) error {
+	for _, f := range flags {
+		if f.value == 0 {
+			return fmt.Errorf("%s: --%s 0: want -1 (unlimited / none) or a count ≥ 1", cmd, f.name)
+		}
+	}
+	return nil
+}
+
 func runMulticut(o *multicutOptions) error {
 	if o.Files.Graph == "" || o.Files.Out == "" {
 		return fmt.Errorf("multicut: --graph and --out are required")
 	}
-	for name, v := range map[string]int{"max-stall": o.Files.Solve.MaxStall, "full-sweep": o.Files.Solve.FullSweep, "group-moves": o.Files.Solve.GroupMoves, "join-evict": o.Files.Solve.JoinEvict} {
-		if v == 0 {
-			return fmt.Errorf("multicut: --%s 0: want -1 (unlimited / none) or a count ≥ 1", name)
-		}
+	if err := refuseZeroCounts("multicut", []countFlag{{"max-stall", o.Files.Solve.MaxStall}, {"full-sweep", o.Files.Solve.FullSweep},
+		{"group-moves", o.Files.Solve.GroupMoves}, {"join-evict", o.Files.Solve.JoinEvict}}); err != nil {
+		return err
 	}
 	for _, f := range o.Levels {
 		if f < 2 || f > 1_000_000 {
