@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/densify/densify/bsds"
@@ -100,7 +101,7 @@ func RunDataset(o DatasetOptions) (*DatasetSummary, error) {
 	start := time.Now()
 	var secs float64
 	done := 0
-	err = forEachImage(items, o, func(k int, s *ImageSummary, reused bool) {
+	summaries, err := forEachImage(items, o, func(k int, s *ImageSummary, reused bool) {
 		it := items[k]
 		done++
 		if o.Log == nil {
@@ -115,7 +116,11 @@ func RunDataset(o DatasetOptions) (*DatasetSummary, error) {
 			line += fmt.Sprintf(", VI %.3f, VI-AUC proposed %.4f likelihood %.4f random %.4f", ev.Regions.VI, ev.VIAUC["proposed"], ev.VIAUC["likelihood"], ev.VIAUC["random"])
 		}
 		fmt.Fprintln(o.Log, line)
-	}, func(k int, s *ImageSummary) {
+	})
+	if err != nil {
+		return nil, err
+	}
+	for k, s := range summaries {
 		it := items[k]
 		row := ImageRow{ID: it.ID, Segments: s.Segments, Seconds: s.Timing.Total}
 		secs += s.Timing.Total
@@ -125,9 +130,6 @@ func RunDataset(o DatasetOptions) (*DatasetSummary, error) {
 			names = append(names, it.ID)
 		}
 		sum.PerImg = append(sum.PerImg, row)
-	})
-	if err != nil {
-		return nil, err
 	}
 	sum.Timing = map[string]any{"mean_image_s": secs / float64(len(items)), "wall_s": time.Since(start).Seconds()}
 	if len(sets) > 0 {
@@ -154,25 +156,33 @@ func RunDataset(o DatasetOptions) (*DatasetSummary, error) {
 }
 
 // forEachImage decomposes items (RunImage, or the stored summary that
-// loadDone accepts) with o.Workers images at a time. It calls progress for
-// every image as it finishes, and then, once all have finished, collect for
-// every image in the order of items; both on the calling goroutine. The
-// first error stops the images not yet started and is returned after the
-// running ones have finished (each image's outputs are written atomically,
-// so a later run resumes from the finished ones).
-func forEachImage(items []bsds.Item, o DatasetOptions, progress func(k int, s *ImageSummary, reused bool), collect func(k int, s *ImageSummary)) error {
-	type result struct {
-		k      int
-		s      *ImageSummary
-		reused bool
-		err    error
-	}
-	workers := min(max(o.Workers, 1), max(len(items), 1))
-	jobs := make(chan int)
-	results := make(chan result)
-	for range workers {
+// loadDone accepts) with o.Workers images at a time and returns their
+// summaries in the order of items. progress is called for every image as
+// it finishes, one call at a time. The first error stops the images not
+// yet started and is returned after the running ones have finished (each
+// image's outputs are written atomically, so a later run resumes from the
+// finished ones).
+func forEachImage(items []bsds.Item, o DatasetOptions, progress func(k int, s *ImageSummary, reused bool)) ([]*ImageSummary, error) {
+	out := make([]*ImageSummary, len(items))
+	var (
+		mu    sync.Mutex // guards next, first and the calls of progress
+		next  int
+		first error
+		wg    sync.WaitGroup
+	)
+	for range min(max(o.Workers, 1), max(len(items), 1)) {
+		wg.Add(1)
 		go func() {
-			for k := range jobs {
+			defer wg.Done()
+			for {
+				mu.Lock()
+				k := next
+				next++
+				stop := k >= len(items) || first != nil
+				mu.Unlock()
+				if stop {
+					return
+				}
 				it := items[k]
 				iopt := ImageOptions{Image: it.Image, GT: it.GT, Out: filepath.Join(o.Out, it.ID), Options: o.Options}
 				s, reused := loadDone(iopt)
@@ -180,44 +190,22 @@ func forEachImage(items []bsds.Item, o DatasetOptions, progress func(k int, s *I
 				if s == nil {
 					s, err = RunImage(iopt)
 				}
-				results <- result{k, s, reused, err}
+				mu.Lock()
+				if err != nil && first == nil {
+					first = err
+				} else if err == nil {
+					out[k] = s
+					progress(k, s, reused)
+				}
+				mu.Unlock()
 			}
 		}()
 	}
-	out := make([]*ImageSummary, len(items))
-	var first error
-	next, running := 0, 0
-	for next < len(items) || running > 0 {
-		var send chan int
-		if next < len(items) && first == nil {
-			send = jobs
-		} else if running == 0 {
-			break
-		}
-		select {
-		case send <- next:
-			next++
-			running++
-		case r := <-results:
-			running--
-			if r.err != nil {
-				if first == nil {
-					first = r.err
-				}
-				continue
-			}
-			out[r.k] = r.s
-			progress(r.k, r.s, r.reused)
-		}
-	}
-	close(jobs)
+	wg.Wait()
 	if first != nil {
-		return first
+		return nil, first
 	}
-	for k, s := range out {
-		collect(k, s)
-	}
-	return nil
+	return out, nil
 }
 
 // loadDone returns the summary of an image already decomposed with the same
