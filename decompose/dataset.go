@@ -13,6 +13,7 @@ import (
 
 	"github.com/densify/densify/bsds"
 	"github.com/densify/densify/internal/atomicfile"
+	"github.com/densify/densify/internal/parallel"
 	"github.com/densify/densify/uncertainty"
 )
 
@@ -156,54 +157,33 @@ func RunDataset(o DatasetOptions) (*DatasetSummary, error) {
 }
 
 // forEachImage decomposes items (RunImage, or the stored summary that
-// loadDone accepts) with o.Workers images at a time and returns their
-// summaries in the order of items. progress is called for every image as
-// it finishes, one call at a time. The first error stops the images not
-// yet started and is returned after the running ones have finished (each
-// image's outputs are written atomically, so a later run resumes from the
-// finished ones).
+// loadDone accepts) with o.Workers images at a time (parallel.For) and
+// returns their summaries in the order of items. progress is called for
+// every image as it finishes, one call at a time. The first error stops the
+// images not yet started and is returned after the running ones have
+// finished (each image's outputs are written atomically, so a later run
+// resumes from the finished ones).
 func forEachImage(items []bsds.Item, o DatasetOptions, progress func(k int, s *ImageSummary, reused bool)) ([]*ImageSummary, error) {
 	out := make([]*ImageSummary, len(items))
-	var (
-		mu    sync.Mutex // guards next, first and the calls of progress
-		next  int
-		first error
-		wg    sync.WaitGroup
-	)
-	for range min(max(o.Workers, 1), max(len(items), 1)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				mu.Lock()
-				k := next
-				next++
-				stop := k >= len(items) || first != nil
-				mu.Unlock()
-				if stop {
-					return
-				}
-				it := items[k]
-				iopt := ImageOptions{Image: it.Image, GT: it.GT, Out: filepath.Join(o.Out, it.ID), Options: o.Options}
-				s, reused := loadDone(iopt)
-				var err error
-				if s == nil {
-					s, err = RunImage(iopt)
-				}
-				mu.Lock()
-				if err != nil && first == nil {
-					first = err
-				} else if err == nil {
-					out[k] = s
-					progress(k, s, reused)
-				}
-				mu.Unlock()
+	var mu sync.Mutex // one call of progress at a time
+	err := parallel.For(len(items), max(o.Workers, 1), func(k int) error {
+		it := items[k]
+		iopt := ImageOptions{Image: it.Image, GT: it.GT, Out: filepath.Join(o.Out, it.ID), Options: o.Options}
+		s, reused := loadDone(iopt)
+		if s == nil {
+			var err error
+			if s, err = RunImage(iopt); err != nil {
+				return err
 			}
-		}()
-	}
-	wg.Wait()
-	if first != nil {
-		return nil, first
+		}
+		out[k] = s
+		mu.Lock()
+		progress(k, s, reused)
+		mu.Unlock()
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }

@@ -6,12 +6,12 @@ import (
 	"math"
 	"math/bits"
 	"math/rand/v2"
-	"runtime"
 	"slices"
 	"sync"
 	"time"
 
 	"github.com/densify/densify/camera"
+	"github.com/densify/densify/internal/parallel"
 	"github.com/densify/densify/multicut"
 	"github.com/densify/densify/trajectory"
 )
@@ -737,34 +737,5 @@ func adjacency(n int, keys []uint64) (off, nb []int32) {
 
 // parallelFor runs f(0..n-1) on up to workers goroutines (0 = GOMAXPROCS).
 func parallelFor(n, workers int, f func(i int)) {
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	workers = min(workers, n)
-	if workers <= 1 {
-		for i := range n {
-			f(i)
-		}
-		return
-	}
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	next := 0
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				mu.Lock()
-				i := next
-				next++
-				mu.Unlock()
-				if i >= n {
-					return
-				}
-				f(i)
-			}
-		}()
-	}
-	wg.Wait()
+	parallel.For(n, workers, func(i int) error { f(i); return nil })
 }
