@@ -20,25 +20,29 @@ func TestDefaultModelValid(t *testing.T) {
 	}
 }
 
-// The contrast-normalised gradients on a grey ramp L = x/255 (64×64): in the
+// The contrast-normalised gradients on a grey ramp L = x/255 (160×160): in the
 // interior |∇(G_σ∗L)| = 1/255 per pixel and the local standard deviation in
 // the window of 2σ is (1/255)·√(Σ_i k_i i²) over the discrete, truncated
 // kernel k; the colour's gradient is 0. A flat image gives 0 everywhere, and
-// a model of version 1 (12 features) is refused with the advice to refit.
+// models of versions 1 and 2 (12 and 18 features) are refused with the
+// advice to refit.
 func TestNormalisedGradients(t *testing.T) {
-	ramp := image.NewGray(image.Rect(0, 0, 64, 64))
-	flat := image.NewGray(image.Rect(0, 0, 64, 64))
-	for y := range 64 {
-		for x := range 64 {
+	// 160 px: the window of σ = 8 (2σ = 16, truncated at 48 px) stays
+	// inside the image around the centre.
+	const size = 160
+	ramp := image.NewGray(image.Rect(0, 0, size, size))
+	flat := image.NewGray(image.Rect(0, 0, size, size))
+	for y := range size {
+		for x := range size {
 			ramp.SetGray(x, y, color.Gray{uint8(x)})
 			flat.SetGray(x, y, color.Gray{90})
 		}
 	}
 	fr, ff := Compute(ramp), Compute(flat)
-	if len(fr.F) != NumFeatures || NumFeatures != 18 {
+	if len(fr.F) != NumFeatures || NumFeatures != 24 {
 		t.Fatalf("%d feature planes, %d names", len(fr.F), NumFeatures)
 	}
-	i := 32*64 + 32
+	i := size/2*size + size/2
 	for k, s := range Scales {
 		r := int(math.Ceil(3 * 2 * s))
 		var sum, m2 float64
@@ -49,10 +53,10 @@ func TestNormalisedGradients(t *testing.T) {
 		}
 		sd := math.Sqrt(m2/sum) / 255
 		want := math.Sqrt((1.0 / 255) / (sd + NormEps))
-		if got := float64(fr.F[12+2*k][i]); math.Abs(got-want) > 1e-3*want {
+		if got := float64(fr.F[16+2*k][i]); math.Abs(got-want) > 1e-3*want {
 			t.Errorf("σ = %v: normalised L gradient %v, want %v", s, got, want)
 		}
-		if got := fr.F[13+2*k][i]; got != 0 {
+		if got := fr.F[17+2*k][i]; got != 0 {
 			t.Errorf("σ = %v: colour gradient %v on a grey image", s, got)
 		}
 	}
@@ -63,10 +67,12 @@ func TestNormalisedGradients(t *testing.T) {
 			}
 		}
 	}
-	m := *Default()
-	m.Version = 1
-	if err := m.Validate(); err == nil || !strings.Contains(err.Error(), "refit it with `densify decompose fit`") {
-		t.Errorf("version 1: %v", err)
+	for v, want := range map[int]string{1: "version 1 (12 features", 2: "version 2 (18 features"} {
+		m := *Default()
+		m.Version = v
+		if err := m.Validate(); err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "refit it with `densify decompose fit`") {
+			t.Errorf("version %d: %v", v, err)
+		}
 	}
 }
 
@@ -96,7 +102,7 @@ func TestFitRecoversParameters(t *testing.T) {
 		}
 		s.Y = append(s.Y, y)
 	}
-	m, err := Fit(s, 1, 1e-6, "test")
+	m, err := Fit(s, 1, 1e-6, false, "test")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,5 +201,93 @@ func TestRealValQuality(t *testing.T) {
 	}
 	if best.F < 0.5 {
 		t.Fatalf("best F %.3f on 5 val images", best.F)
+	}
+}
+
+// TestQuadraticLogit checks the quadratic form by hand on d = 24 features
+// with three non-zero weights: θ_0 = −1, θ_2 (z_1) = 0.5, and the products
+// z_0·z_0 (the first product weight, index 1+d) = 2 and z_0·z_1 (the
+// second, index 2+d) = −3. With Mean 0 and Std 2 a pixel with f_0 = 1,
+// f_1 = 4 has z = (0.5, 2, 0, …), so the logit is
+// −1 + 0.5·2 + 2·0.25 − 3·0.5·2 = −2.5. A Theta of the linear length is
+// refused for a quadratic model.
+func TestQuadraticLogit(t *testing.T) {
+	d := NumFeatures
+	m := &Model{Version: ModelVersion, Features: FeatureNames, Mean: make([]float64, d), Std: make([]float64, d),
+		Theta: make([]float64, NumWeights(d, true)), Quadratic: true}
+	for j := range d {
+		m.Std[j] = 2
+	}
+	m.Theta[0], m.Theta[2], m.Theta[1+d], m.Theta[2+d] = -1, 0.5, 2, -3
+	if err := m.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	f := &Features{W: 1, H: 1, F: make([][]float32, d)}
+	for j := range d {
+		f.F[j] = []float32{0}
+	}
+	f.F[0][0], f.F[1][0] = 1, 4
+	want := 1 / (1 + math.Exp(2.5))
+	if p := m.Probability(f); math.Abs(float64(p[0])-want) > 1e-6 {
+		t.Fatalf("p = %v, want σ(−2.5) = %v", p[0], want)
+	}
+	if len(appendDesign(nil, make([]float64, d), true)) != NumWeights(d, true)-1 {
+		t.Fatal("design row and Theta lengths differ")
+	}
+	m.Theta = m.Theta[:d+1]
+	if err := m.Validate(); err == nil || !strings.Contains(err.Error(), "want 325 weights") {
+		t.Fatalf("short Theta: %v", err)
+	}
+}
+
+// TestFitRecoversQuadratic draws soft labels from a model with an
+// interaction (η = −1 + z_0 + 1.5·z_0·z_1 on standard normal features) and
+// checks that the quadratic fit recovers it and the linear one cannot: the
+// quadratic model's logits match the truth, the linear one's are off by
+// the interaction.
+func TestFitRecoversQuadratic(t *testing.T) {
+	rng := rand.New(rand.NewSource(9))
+	d := NumFeatures
+	truth := func(x []float64) float64 { return -1 + x[0] + 1.5*x[0]*x[1] }
+	s := &Sample{}
+	for i := 0; i < 20000; i++ {
+		x := make([]float64, d)
+		for j := range x {
+			x[j] = rng.NormFloat64()
+		}
+		s.X = append(s.X, x...)
+		p := 1 / (1 + math.Exp(-truth(x)))
+		y := 0.0
+		for k := 0; k < 4; k++ {
+			if rng.Float64() < p {
+				y += 0.25
+			}
+		}
+		s.Y = append(s.Y, y)
+	}
+	q, err := Fit(s, 1, 1, true, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := Fit(s, 1, 1, false, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// mean absolute logit error on fresh points
+	var eq, el float64
+	z := make([]float64, d)
+	for i := 0; i < 2000; i++ {
+		x := make([]float64, d)
+		for j := range x {
+			x[j] = rng.NormFloat64()
+		}
+		for j := range z {
+			z[j] = (x[j] - q.Mean[j]) / q.Std[j]
+		}
+		eq += math.Abs(q.logit(z)-truth(x)) / 2000
+		el += math.Abs(l.logit(z)-truth(x)) / 2000
+	}
+	if eq > 0.25 || el < 0.8 {
+		t.Fatalf("mean |logit error|: quadratic %.3f (want ≤ 0.25), linear %.3f (want ≥ 0.8)", eq, el)
 	}
 }

@@ -53,55 +53,84 @@ func (s *Sample) AddImage(f *Features, anns []bsds.Annotation, r, perImage int, 
 	}
 }
 
-// Fit fits the logistic model to soft labels by maximising the penalised
-// cross-entropy
+// Fit fits the logistic model (linear, or quadratic when quadratic is set;
+// see Model) to soft labels by maximising the penalised cross-entropy
 //
-//	Σ_i [y_i log p_i + (1 − y_i) log(1 − p_i)] − (λ/2) Σ_{j≥1} θ_j²,
-//	p_i = σ(θ_0 + Σ_j θ_j z_ij),  z standardised features,
+//	Σ_i [y_i log p_i + (1 − y_i) log(1 − p_i)] − (λ/2) Σ_{k≥1} β_k²,
+//	p_i = σ(β_0 + Σ_k β_k x̃_ik),
 //
-// with Newton's method (IRLS; gradient X^T(y − p), Hessian X^T diag(p(1−p)) X
-// + λI, solved by Cholesky with gonum/mat, step halving when the objective
-// does not increase). With y_i ∈ [0,1] the fitted p is a calibrated estimate
-// of the annotator fraction.
-func Fit(s *Sample, r int, lambda float64, source string) (*Model, error) {
+// where x̃ is the design row of the standardised features z (z, then the
+// products z_i z_j when quadratic), each column standardised again over the
+// sample so that λ weighs every column alike; β is folded back into
+// Model.Theta on z and its products afterwards. Solved with Newton's
+// method (IRLS; gradient X̃^T(y − p), Hessian X̃^T diag(p(1−p)) X̃ + λI,
+// solved by Cholesky with gonum/mat, step halving when the objective does
+// not increase). With y_i ∈ [0,1] the fitted p is a calibrated estimate of
+// the annotator fraction.
+func Fit(s *Sample, r int, lambda float64, quadratic bool, source string) (*Model, error) {
 	d := NumFeatures
 	n := s.Len()
 	if n < 10 || len(s.X) != n*d {
 		return nil, fmt.Errorf("boundary fit: need ≥ 10 samples with %d features (got %d)", d, n)
 	}
 	m := &Model{Version: ModelVersion, Features: FeatureNames, Mean: make([]float64, d), Std: make([]float64, d),
-		LabelRadius: r, Lambda: lambda, Samples: n, Source: source}
-	for i := range n {
-		for j := range d {
-			m.Mean[j] += s.X[i*d+j] / float64(n)
-		}
-	}
-	for i := range n {
-		for j := range d {
-			v := s.X[i*d+j] - m.Mean[j]
-			m.Std[j] += v * v / float64(n)
-		}
-	}
-	for j := range d {
-		m.Std[j] = math.Max(math.Sqrt(m.Std[j]), 1e-9)
-	}
-	D := d + 1
-	Z := make([]float64, n*D)
+		Quadratic: quadratic, LabelRadius: r, Lambda: lambda, Samples: n, Source: source}
+	m.Mean, m.Std = columnStats(s.X, n, d)
 	ybar := 0.0
-	for i := range n {
-		Z[i*D] = 1
-		for j := range d {
-			Z[i*D+j+1] = (s.X[i*d+j] - m.Mean[j]) / m.Std[j]
-		}
-		ybar += s.Y[i] / float64(n)
+	for _, y := range s.Y {
+		ybar += y / float64(n)
 	}
 	if ybar <= 0 || ybar >= 1 {
 		return nil, fmt.Errorf("boundary fit: labels are all %v", ybar)
 	}
-	theta, err := logistic.Fit(Z, s.Y, D, lambda, 50)
+	D := NumWeights(d, quadratic) - 1
+	X := make([]float64, 0, n*D)
+	z := make([]float64, d)
+	for i := range n {
+		for j := range d {
+			z[j] = (s.X[i*d+j] - m.Mean[j]) / m.Std[j]
+		}
+		X = appendDesign(X, z, quadratic)
+	}
+	mean, std := columnStats(X, n, D)
+	Z := make([]float64, n*(D+1))
+	for i := range n {
+		Z[i*(D+1)] = 1
+		for k := range D {
+			Z[i*(D+1)+k+1] = (X[i*D+k] - mean[k]) / std[k]
+		}
+	}
+	beta, err := logistic.Fit(Z, s.Y, D+1, lambda, 50)
 	if err != nil {
 		return nil, fmt.Errorf("boundary fit: %v", err)
 	}
-	m.Theta = theta
+	// β_0 + Σ_k β_k (x_k − mean_k)/std_k = θ_0 + Σ_k θ_k x_k.
+	m.Theta = make([]float64, D+1)
+	m.Theta[0] = beta[0]
+	for k := range D {
+		m.Theta[k+1] = beta[k+1] / std[k]
+		m.Theta[0] -= m.Theta[k+1] * mean[k]
+	}
 	return m, m.Validate()
+}
+
+// columnStats returns the mean and standard deviation (floored at 1e-9) of
+// each column of the row-major n×d matrix X.
+func columnStats(X []float64, n, d int) (mean, std []float64) {
+	mean, std = make([]float64, d), make([]float64, d)
+	for i := range n {
+		for j := range d {
+			mean[j] += X[i*d+j] / float64(n)
+		}
+	}
+	for i := range n {
+		for j := range d {
+			v := X[i*d+j] - mean[j]
+			std[j] += v * v / float64(n)
+		}
+	}
+	for j := range d {
+		std[j] = math.Max(math.Sqrt(std[j]), 1e-9)
+	}
+	return mean, std
 }

@@ -13,6 +13,7 @@ type FitOptions struct {
 	PerImage    int     // pixels sampled per image (default 4000)
 	LabelRadius int     // soft-label tolerance in pixels (default 1)
 	Lambda      float64 // L2 penalty (default 1)
+	Linear      bool    // the linear model instead of the quadratic (Model)
 	Seed        int64
 	// Progress, when set, is called after each image.
 	Progress func(done, total int, id string)
@@ -46,7 +47,7 @@ func FitSplit(items []bsds.Item, opt FitOptions, source string) (*Model, error) 
 			opt.Progress(k+1, len(items), it.ID)
 		}
 	}
-	return Fit(s, opt.LabelRadius, opt.Lambda, source)
+	return Fit(s, opt.LabelRadius, opt.Lambda, !opt.Linear, source)
 }
 
 // loadItem reads an image and its annotations.

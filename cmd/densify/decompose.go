@@ -138,6 +138,7 @@ func newCmdDecomposeFit(f *Factory) *cobra.Command {
 	}
 	fl.Float64Var(&o.Tolerance, "tolerance", o.Tolerance, "boundary matching tolerance on val (pixels)")
 	fl.IntVar(&o.Fit.PerImage, "per-image", o.Fit.PerImage, "pixels sampled per train image")
+	fl.BoolVar(&o.Fit.Linear, "linear", false, "fit the linear logistic model instead of the quadratic one (products of the features)")
 	fl.Float64Var(&o.Fit.Lambda, "lambda", o.Fit.Lambda, "L2 penalty")
 	return cmd
 }

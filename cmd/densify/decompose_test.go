@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"image"
 	"image/color"
 	"image/png"
@@ -56,6 +57,9 @@ func writeTinyBSDSAt(t *testing.T, dir, id string, gtW, edge int) {
 					}
 				}
 				seg[x*h+y] = l // column-major
+				if x == edge {
+					bnd[x*h+y] = 1
+				}
 			}
 		}
 		return &matfile.Array{Class: matfile.ClassStruct, Dims: []int{1, 1}, Fields: []string{"Segmentation", "Boundaries"},
@@ -121,6 +125,40 @@ func TestDecomposeImageAndDataset(t *testing.T) {
 	}
 	if opt := readJSON(t, filepath.Join(dout, "b", "summary.json"))["options"].(map[string]any); opt["klj_full_sweep"] != -1.0 || opt["klj_group_moves"] != 16.0 {
 		t.Errorf("dataset options: KLj full sweep %v, group moves %v; want -1 and 16", opt["klj_full_sweep"], opt["klj_group_moves"])
+	}
+}
+
+// decompose fit: the quadratic model by default (1 + 24 + 300 weights), the
+// linear one with --linear (1 + 24); both load back into decompose, and the
+// val line reports the split.
+func TestDecomposeFit(t *testing.T) {
+	dir := t.TempDir()
+	for i, edge := range []int{12, 17, 22, 27} {
+		writeTinyBSDSAt(t, dir, string(rune('a'+i)), 40, edge)
+	}
+	imgs, gt := filepath.Join(dir, "images"), filepath.Join(dir, "gt")
+	for _, c := range []struct {
+		flags     []string
+		quadratic bool
+		weights   int
+	}{{nil, true, 325}, {[]string{"--linear"}, false, 25}} {
+		m := filepath.Join(dir, fmt.Sprintf("m%v.json", c.quadratic))
+		args := append([]string{"decompose", "fit", "--train-images", imgs, "--train-gt", gt, "--val-images", imgs, "--val-gt", gt,
+			"--out", m, "--per-image", "400"}, c.flags...)
+		o, err := densify(t, args...)
+		if err != nil {
+			t.Fatalf("%v\n%s", err, o)
+		}
+		if !strings.Contains(o, "fitted on 4 images (1600 pixels)") || !strings.Contains(o, "val (4 images, tolerance 4 px): best F") {
+			t.Errorf("fit output:\n%s", o)
+		}
+		j := readJSON(t, m)
+		if j["quadratic"] != c.quadratic || len(j["theta"].([]any)) != c.weights || j["version"] != 3.0 {
+			t.Errorf("%v: quadratic %v, %d weights, version %v; want %v, %d, 3", c.flags, j["quadratic"], len(j["theta"].([]any)), j["version"], c.quadratic, c.weights)
+		}
+		if o, err := densify(t, "decompose", "--image", filepath.Join(imgs, "a.png"), "--model", m, "--out", filepath.Join(dir, fmt.Sprintf("d%v", c.quadratic)), "--min-size", "5"); err != nil {
+			t.Fatalf("decompose with the fitted model: %v\n%s", err, o)
+		}
 	}
 }
 
