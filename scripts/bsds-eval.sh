@@ -15,8 +15,8 @@
 # Environment: DENSIFY binary (bin/densify, built when missing), LIMIT first N images (0 = all),
 #   EXTRA further flags for `densify decompose` (e.g. "--beta 0.85"), WORKERS images at a time
 #   (default: the number of cores, at most 8; each takes one core and ~0.5 GiB).
-# With one worker about 9.5 s per image (decomposition 5.9 s, evaluation against every annotator
-# the rest); two workers on 2 cores take about half the time. Re-running resumes (finished images
+# With one worker about 9 s per image (decomposition about 5 s, evaluation against every annotator
+# the rest); two workers on 2 cores take about half the time (val: 7.3 min). Re-running resumes (finished images
 # are skipped).
 set -euo pipefail
 
