@@ -6,8 +6,10 @@ import (
 	"image/png"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
+	"github.com/densify/densify/bsds"
 	"github.com/densify/densify/matfile"
 )
 
@@ -68,5 +70,55 @@ func TestRefit(t *testing.T) {
 	}
 	if rep.Train != 3 || rep.Val != 1 || rep.Best.F < 0.9 {
 		t.Fatalf("report %+v", rep.Best)
+	}
+}
+
+// eachLoaded hands the images over in the split's order whatever the number
+// of workers (1, 2, 3 and 8 on five images), with the features of the
+// right image (its step column is the strongest brightness gradient), and
+// stops at the first unreadable image in order, naming it, even when a
+// later one is unreadable too.
+func TestEachLoadedOrder(t *testing.T) {
+	dir := t.TempDir()
+	cols := []int{10, 16, 21, 7, 25}
+	for i, c := range cols {
+		writeStep(t, dir, string(rune('a'+i)), c)
+	}
+	items, err := bsds.List(filepath.Join(dir, "img"), filepath.Join(dir, "gt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	strongest := func(f *Features, _ []bsds.Annotation) int {
+		best, arg := float32(-1), -1
+		for x := 0; x < f.W; x++ {
+			if v := f.F[0][12*f.W+x]; v > best {
+				best, arg = v, x
+			}
+		}
+		return arg
+	}
+	for _, w := range []int{1, 2, 3, 8} {
+		var got []int
+		if err := eachLoaded(items, w, strongest, func(k int, x int) {
+			if k != len(got) {
+				t.Fatalf("%d workers: image %d handed over at position %d", w, k, len(got))
+			}
+			got = append(got, x)
+		}); err != nil {
+			t.Fatal(err)
+		}
+		for i, c := range cols {
+			if got[i] != c && got[i] != c-1 {
+				t.Fatalf("%d workers: strongest gradient columns %v, want the steps %v", w, got, cols)
+			}
+		}
+	}
+	for _, id := range []string{"c", "e"} {
+		os.WriteFile(filepath.Join(dir, "img", id+".png"), []byte("not a png"), 0o644)
+	}
+	n := 0
+	err = eachLoaded(items, 8, strongest, func(int, int) { n++ })
+	if err == nil || !strings.Contains(err.Error(), "c.png") || n != 2 {
+		t.Fatalf("after a bad image: err %v, %d images used (want c.png named, 2 used)", err, n)
 	}
 }

@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"image"
 	"math/rand"
+	"runtime"
 
 	"github.com/densify/densify/bsds"
+	"github.com/densify/densify/internal/parallel"
 )
 
 // FitOptions control FitSplit.
@@ -32,22 +34,59 @@ func (o *FitOptions) defaults() {
 }
 
 // FitSplit samples pixels of every image of a split with ground truth and
-// fits the model (see Fit).
+// fits the model (see Fit). The features are computed on all cores; the
+// pixels are drawn in the split's order from one generator, so the sample
+// does not depend on the number of cores.
 func FitSplit(items []bsds.Item, opt FitOptions, source string) (*Model, error) {
 	opt.defaults()
 	rng := rand.New(rand.NewSource(opt.Seed))
 	s := &Sample{}
-	for k, it := range items {
-		img, anns, err := loadItem(it)
-		if err != nil {
-			return nil, err
-		}
-		s.AddImage(Compute(img), anns, opt.LabelRadius, opt.PerImage, rng)
+	type loaded struct {
+		f    *Features
+		anns []bsds.Annotation
+	}
+	err := eachLoaded(items, 0, func(f *Features, anns []bsds.Annotation) loaded { return loaded{f, anns} }, func(k int, l loaded) {
+		s.AddImage(l.f, l.anns, opt.LabelRadius, opt.PerImage, rng)
 		if opt.Progress != nil {
-			opt.Progress(k+1, len(items), it.ID)
+			opt.Progress(k+1, len(items), items[k].ID)
 		}
+	})
+	if err != nil {
+		return nil, err
 	}
 	return Fit(s, opt.LabelRadius, opt.Lambda, !opt.Linear, source)
+}
+
+// eachLoaded reads every item, computes its features and runs work on
+// them, workers images at a time (≤ 0: GOMAXPROCS), and hands the results
+// to use in the split's order on the calling goroutine. At most workers
+// images are held at once. The first item (in order) that cannot be read
+// stops the run with its error.
+func eachLoaded[T any](items []bsds.Item, workers int, work func(f *Features, anns []bsds.Annotation) T, use func(k int, v T)) error {
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	for b := 0; b < len(items); b += workers {
+		batch := items[b:min(b+workers, len(items))]
+		out := make([]T, len(batch))
+		errs := make([]error, len(batch))
+		parallel.For(len(batch), workers, func(i int) error {
+			img, anns, err := loadItem(batch[i])
+			if err != nil {
+				errs[i] = err
+				return nil
+			}
+			out[i] = work(Compute(img), anns)
+			return nil
+		})
+		for i := range batch {
+			if errs[i] != nil {
+				return errs[i]
+			}
+			use(b+i, out[i])
+		}
+	}
+	return nil
 }
 
 // loadItem reads an image and its annotations.
@@ -78,23 +117,25 @@ func DefaultThresholds() []float64 {
 
 // EvalSplit pools the boundary matching counts (tolerance tol pixels) of the
 // model's maps over a split and returns P/R/F per threshold and the best.
+// The images are matched on all cores (the counts are integers, so their
+// sum does not depend on the order).
 func (m *Model) EvalSplit(items []bsds.Item, tol float64, progress func(done, total int, id string)) ([]PRF, PRF, error) {
 	var total *Counts
-	for k, it := range items {
-		img, anns, err := loadItem(it)
-		if err != nil {
-			return nil, PRF{}, err
-		}
-		f := Compute(img)
-		c := Match(m.Probability(f), f.W, f.H, anns, DefaultThresholds(), tol)
+	match := func(f *Features, anns []bsds.Annotation) *Counts {
+		return Match(m.Probability(f), f.W, f.H, anns, DefaultThresholds(), tol)
+	}
+	err := eachLoaded(items, 0, match, func(k int, c *Counts) {
 		if total == nil {
 			total = c
 		} else {
 			total.Add(c)
 		}
 		if progress != nil {
-			progress(k+1, len(items), it.ID)
+			progress(k+1, len(items), items[k].ID)
 		}
+	})
+	if err != nil {
+		return nil, PRF{}, err
 	}
 	if total == nil {
 		return nil, PRF{}, fmt.Errorf("boundary eval: no images")
