@@ -96,6 +96,21 @@ type GraphParams struct {
 //
 // (proposed-segment below the likelihood on 60 %, 76 %, 64 %, 68 % and
 // 76 % of them): 200 px and 300 px tie on covering, so the default stays.
+// These rows have 8 lifted offsets per pixel (Lifted), the default until
+// then. With β 0.9 and 200 px, the number of offsets on the same images:
+//
+//	lifted   segments   VI      PRI     covering   s per image (2 workers)
+//	8        25.8       1.446   0.748   0.515      4.2    ← default
+//	16       25.3       1.404   0.758   0.528      7.0
+//	24       24.3       1.408   0.753   0.522      9.0
+//
+// (proposed-segment below the likelihood on 64 %, 68 % and 60 %). 16 has
+// the best covering here, but on val its gain was small and its costs not:
+// VI / PRI / covering 1.434 / 0.772 / 0.538 against 1.458 / 0.769 / 0.536,
+// 7.8 s per image against 5.1 (2 workers; 23 images above 10 s against 5;
+// BenchmarkDecompose 5.9 s against 4.4 s), and proposed-segment below the
+// likelihood on 61 % of the images against 67 %. So 8 stays; --lifted 16
+// is the finer-regions setting.
 //
 // With the earlier 12-feature model (KLj with multilevel refinement):
 //
@@ -162,9 +177,10 @@ func regularOffsets(n int) []Offset {
 // grid. Offsets that round to a regular neighbour or to an earlier offset are
 // replaced by the next angle. Because every pixel gets the same offsets, the
 // lifted edges around a pixel reach every direction at every scale through
-// its neighbours' edges; k = 8 gives |F| ≈ 8|V| ≈ 1.2 M lifted edges on a
-// 481×321 image instead of the ~1250|V| of the complete radius-20 disc,
-// which keeps GAEC + KLj within seconds (see BenchmarkDecompose).
+// its neighbours' edges; the default k = 8 gives |F| ≈ 8|V| ≈ 1.2 M lifted
+// edges on a 481×321 image instead of the ~1250|V| of the complete
+// radius-20 disc, which keeps GAEC + KLj within seconds (see
+// BenchmarkDecompose; k = 16 and 24 are measured in DefaultGraphParams).
 func LiftedOffsets(k int, tau float64, neighbours int) []Offset {
 	seen := map[Offset]bool{}
 	for _, o := range regularOffsets(neighbours) {
