@@ -73,9 +73,8 @@ func Fit(s *Sample, r int, lambda float64, quadratic bool, source string) (*Mode
 	if n < 10 || len(s.X) != n*d {
 		return nil, fmt.Errorf("boundary fit: need ≥ 10 samples with %d features (got %d)", d, n)
 	}
-	m := &Model{Version: ModelVersion, Features: FeatureNames, Mean: make([]float64, d), Std: make([]float64, d),
-		Quadratic: quadratic, LabelRadius: r, Lambda: lambda, Samples: n, Source: source}
-	m.Mean, m.Std = columnStats(s.X, n, d)
+	m := &Model{Version: ModelVersion, Features: FeatureNames, Quadratic: quadratic, LabelRadius: r, Lambda: lambda, Samples: n, Source: source}
+	m.Mean, m.Std = columnStats(n, d, func(i int) []float64 { return s.X[i*d : (i+1)*d] })
 	ybar := 0.0
 	for _, y := range s.Y {
 		ybar += y / float64(n)
@@ -95,21 +94,8 @@ func Fit(s *Sample, r int, lambda float64, quadratic bool, source string) (*Mode
 		row = appendDesign(row[:0], z, quadratic)
 		return row
 	}
-	mean, std := make([]float64, D), make([]float64, D)
-	for i := range n {
-		for k, v := range design(i) {
-			mean[k] += v / float64(n)
-		}
-	}
-	for i := range n {
-		for k, v := range design(i) {
-			std[k] += (v - mean[k]) * (v - mean[k]) / float64(n)
-		}
-	}
+	mean, std := columnStats(n, D, design)
 	Z := make([]float64, n*(D+1))
-	for k := range D {
-		std[k] = math.Max(math.Sqrt(std[k]), 1e-9)
-	}
 	for i := range n {
 		Z[i*(D+1)] = 1
 		for k, v := range design(i) {
@@ -131,17 +117,18 @@ func Fit(s *Sample, r int, lambda float64, quadratic bool, source string) (*Mode
 }
 
 // columnStats returns the mean and standard deviation (floored at 1e-9) of
-// each column of the row-major n×d matrix X.
-func columnStats(X []float64, n, d int) (mean, std []float64) {
+// each of the d columns of the n rows that row(i) returns (called twice per
+// row, so that the rows need not be stored).
+func columnStats(n, d int, row func(i int) []float64) (mean, std []float64) {
 	mean, std = make([]float64, d), make([]float64, d)
 	for i := range n {
-		for j := range d {
-			mean[j] += X[i*d+j] / float64(n)
+		for j, v := range row(i) {
+			mean[j] += v / float64(n)
 		}
 	}
 	for i := range n {
-		for j := range d {
-			v := X[i*d+j] - mean[j]
+		for j, v := range row(i) {
+			v -= mean[j]
 			std[j] += v * v / float64(n)
 		}
 	}
