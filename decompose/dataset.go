@@ -360,7 +360,7 @@ func Markdown(s *DatasetSummary) string {
 		100*m.ProposedBelowLikelihood, 100*m.ProposedBelowRandom, 100*m.LikelihoodBelowRandom, 100*m.BothBelowRandom)
 	fmt.Fprintf(&b, "Layered γ (proposed-layered, Γ of decompose.Layered): VI-AUC < likelihood on **%.0f %%** of the images, < random on %.0f %%.\n\n",
 		100*m.BelowLikelihood["proposed-layered"], 100*m.BelowRandom["proposed-layered"])
-	fmt.Fprintf(&b, "Segment floor (proposed-segment, max(σ(−Γ), μ_A) of decompose.SegmentFloor): VI-AUC < likelihood on **%.0f %%** of the images, < random on %.0f %%.\n\n",
+	fmt.Fprintf(&b, "Segment floor (proposed-segment, σ(−Γ) floored at μ_A in segments smaller than the mean, decompose.SegmentFloor): VI-AUC < likelihood on **%.0f %%** of the images, < random on %.0f %%.\n\n",
 		100*m.BelowLikelihood["proposed-segment"], 100*m.BelowRandom["proposed-segment"])
 	fmt.Fprintf(&b, "By the number of segments of the decomposition, the share of images with VI-AUC below the likelihood's:\n\n| segments | images | proposed | proposed-layered | proposed-segment |\n|---|---|---|---|---|\n")
 	for _, bin := range m.BySegments {

@@ -110,8 +110,9 @@ type Result struct {
 	GammaLayered []float64
 	// GammaSingle is γ₁ per pixel (SingleNode, diagnostic).
 	GammaSingle []float64
-	// SegmentU is max(σ(−Γ), μ_A) per pixel and SegmentRank its removal
-	// order with Γ breaking ties (SegmentFloor; ordering "proposed-segment").
+	// SegmentU is σ(−Γ) per pixel, floored at μ_A in segments smaller than
+	// the mean, and SegmentRank its removal order with Γ breaking ties
+	// (SegmentFloor; ordering "proposed-segment").
 	SegmentU, SegmentRank []float64
 	EnergyGAEC            float64
 	EnergyKLj             float64

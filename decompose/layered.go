@@ -146,21 +146,33 @@ func SingleNode(a *uncertainty.Adjacency, labels []int, res *uncertainty.Result)
 	return out, nil
 }
 
-// SegmentFloor grades every pixel by the larger of its own uncertainty and
-// its segment's. With u(v) = σ(−Γ(v)) (Γ of Layered) and the seed's segment
-// uncertainty μ_A, the mean node uncertainty of segment A (UAI'21, the
-// measure behind "uncertain segments"; uncertainty.Cluster.MeanU for γ),
+// SegmentFloor grades every pixel by the larger of its own uncertainty and,
+// in a small segment, its segment's. With u(v) = σ(−Γ(v)) (Γ of Layered)
+// and the seed's segment uncertainty μ_A, the mean node uncertainty of
+// segment A (UAI'21, the measure behind "uncertain segments";
+// uncertainty.Cluster.MeanU for γ),
 //
-//	s(v) = max(u(v), μ_A(v)),   μ_A = (1/|A|) Σ_{w ∈ A} u(w):
+//	s(v) = max(u(v), μ_A(v))  if |A(v)| < N/K,   s(v) = u(v) otherwise,
+//	μ_A = (1/|A|) Σ_{w ∈ A} u(w),
 //
-// a pixel is as uncertain as its own label decision or the decision that
-// made its segment, whichever is less certain. A small segment, or one
-// whose boundary is cheap to move, has a large share of uncertain pixels
-// and so a high μ_A; a pixel deep inside a large, well-separated segment
-// keeps its own small u.
+// with N pixels in K segments (N/K is the mean segment size). In a small
+// segment a pixel is as uncertain as its own label decision or the
+// decision that made its segment, whichever is less certain: a segment of a
+// few hundred pixels, most of them near its boundary, is one decision — an
+// over-segmentation fragment is removed whole, as the oracle removes it (a
+// pixel of segment i inside annotated region j has the VI term
+// −log(n_ij/a_i) − log(n_ij/b_j), large when i is a small part of j). In a
+// segment of at least the mean size μ_A is mostly the share of its pixels
+// near its boundary, not the doubt about the segment: flooring it would
+// remove whole well-separated regions before the uncertain pixels of
+// others (on BSDS val 241004, two pure segments of 10,782 and 27,053
+// pixels before the interiors of two mixed ones), so its pixels keep their
+// own u. The gate at the mean size was chosen on the first 100 BSDS train
+// images (VI-AUC below the likelihood's on 79 % of them, against 64 %
+// without it; README).
 //
 // The ordering "proposed-segment" removes pixels in decreasing s and, among
-// equal s — the pixels of one segment whose own u is below μ_A — in
+// equal s — the pixels of one small segment whose own u is below μ_A — in
 // increasing Γ (the cheaper move first). rank returns that order as a score
 // (higher = removed first; pixels equal in both s and Γ share a score, so
 // the sparsification's random tie order still applies to them). σ uses the
@@ -177,9 +189,13 @@ func SegmentFloor(labels []int, gamma []float64) (s, rank []float64, err error) 
 		sum[l] += u[v]
 		cnt[l]++
 	}
+	mean := float64(n) / float64(len(cnt)) // N/K
 	s = make([]float64, n)
 	for v, l := range labels {
-		s[v] = math.Max(u[v], sum[l]/float64(cnt[l]))
+		s[v] = u[v]
+		if float64(cnt[l]) < mean {
+			s[v] = math.Max(u[v], sum[l]/float64(cnt[l]))
+		}
 	}
 	order := make([]int, n)
 	for v := range order {

@@ -89,28 +89,43 @@ func TestLayeredPicksCheaperChain(t *testing.T) {
 	}
 }
 
-// SegmentFloor by hand: segments {0,1,2}, {3}, {4,5} with Γ = 0, +∞, 2 |
-// −1 | +∞, +∞. u = ½, 0, σ(−2) | σ(1) | 0, 0; μ = (½ + σ(−2))/3 | σ(1) | 0.
-// s = ½, μ₀, μ₀ | σ(1) | 0, 0. Order: 3, 0, then 2 before 1 (equal s, Γ 2 <
-// +∞), then 4 and 5 tied (equal s and Γ): ranks 6, 5, 4, 3 and 2, 2.
+// SegmentFloor by hand: segments {0..5}, {6}, {7,8} of 9 pixels, mean size
+// 3. Γ = 0, +∞, +∞, +∞, +∞, 2 | −1 | +∞, 1, so u = ½, 0, 0, 0, 0, σ(−2) |
+// σ(1) | 0, σ(−1). Segment 0 (6 pixels, not below the mean) keeps its own u:
+// its μ = (½ + σ(−2))/6 ≈ 0.10 would otherwise lift pixels 1–4 above pixel
+// 7. Segment 1 (one pixel) has μ = σ(1) = u; segment 2 (2 pixels) is floored
+// at μ = σ(−1)/2, which lifts pixel 7 (u = 0) above pixel 5 (σ(−2) ≈ 0.12 <
+// σ(−1)/2 ≈ 0.13). Order: 6, 0, 8, 7, 5, then 1–4 tied (equal s and Γ).
 func TestSegmentFloorHandComputed(t *testing.T) {
 	inf := math.Inf(1)
-	labels := []int{0, 0, 0, 1, 2, 2}
-	gamma := []float64{0, inf, 2, -1, inf, inf}
+	labels := []int{0, 0, 0, 0, 0, 0, 1, 2, 2}
+	gamma := []float64{0, inf, inf, inf, inf, 2, -1, inf, 1}
 	s, rank, err := SegmentFloor(labels, gamma)
 	if err != nil {
 		t.Fatal(err)
 	}
 	sg := func(x float64) float64 { return 1 / (1 + math.Exp(-x)) }
-	mu0 := (0.5 + sg(-2)) / 3
-	wantS := []float64{0.5, mu0, mu0, sg(1), 0, 0}
-	wantR := []float64{5, 3, 4, 6, 2, 2}
+	wantS := []float64{0.5, 0, 0, 0, 0, sg(-2), sg(1), sg(-1) / 2, sg(-1)}
+	wantR := []float64{8, 4, 4, 4, 4, 5, 9, 6, 7}
 	for v := range labels {
 		if math.Abs(s[v]-wantS[v]) > 1e-12 || rank[v] != wantR[v] {
 			t.Fatalf("pixel %d: s %v rank %v, want %v and %v (all s %v rank %v)", v, s[v], rank[v], wantS[v], wantR[v], s, rank)
 		}
 	}
-	if _, _, err := SegmentFloor(labels, gamma[:5]); err == nil {
-		t.Fatal("5 Γ for 6 labels accepted")
+	// With all pixels in segments of the mean size (two of 3) nothing is
+	// floored: the ranking is that of Γ alone, ties shared.
+	s, rank, err = SegmentFloor([]int{0, 0, 0, 1, 1, 1}, []float64{inf, 1, -2, inf, inf, 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantS = []float64{0, sg(-1), sg(2), 0, 0, 0.5}
+	wantR = []float64{3, 4, 6, 3, 3, 5}
+	for v := range wantS {
+		if math.Abs(s[v]-wantS[v]) > 1e-12 || rank[v] != wantR[v] {
+			t.Fatalf("equal segments, pixel %d: s %v rank %v, want %v and %v", v, s[v], rank[v], wantS[v], wantR[v])
+		}
+	}
+	if _, _, err := SegmentFloor(labels, gamma[:8]); err == nil {
+		t.Fatal("8 Γ for 9 labels accepted")
 	}
 }

@@ -140,8 +140,8 @@ type ImageOptions struct {
 // u = σ(−γ)), labels.npy (float32 H×W, the segment of every pixel, exact
 // integers) and boundary.npy (float32 H×W, the boundary map), from which Load
 // rebuilds the result without solving again, gamma-layered.npy (float32 H×W,
-// Γ of Layered), uncertainty-segment.npy (float32 H×W, max(σ(−Γ), μ_A) of
-// SegmentFloor), removal.png, summary.json, graph.txt (with WriteGraph), and with GT also
+// Γ of Layered), uncertainty-segment.npy (float32 H×W, s of
+// SegmentFloor: σ(−Γ), floored at μ_A in segments smaller than the mean), removal.png, summary.json, graph.txt (with WriteGraph), and with GT also
 // sparsify.csv, vi.png, ri.png; summary.json then carries the region scores
 // and vi_auc per ordering. Inputs are read and checked before anything is
 // written; every file is written atomically.

@@ -102,8 +102,8 @@ func (o *SparsifyOptions) defaults() {
 // orderings are read against.
 //
 // "proposed-layered" ranks by Γ (Layered), "proposed-singleton" by γ₁
-// (SingleNode), "proposed-segment" by max(σ(−Γ), μ_A) with Γ breaking ties
-// (SegmentFloor).
+// (SingleNode), "proposed-segment" by σ(−Γ) floored at μ_A in segments smaller than the
+// mean, Γ breaking ties (SegmentFloor).
 var Orderings = []string{"proposed", "likelihood", "random", "proposed-lifted", "likelihood-E", "proposed-layered", "proposed-singleton", "proposed-segment", Oracle}
 
 // Oracle is the name of the ground-truth ordering.
