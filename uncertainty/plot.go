@@ -23,6 +23,21 @@ var curveColors = []color.Color{
 	color.RGBA{R: 255, G: 127, B: 14, A: 255},
 	color.RGBA{R: 23, G: 190, B: 207, A: 255},
 	color.RGBA{R: 140, G: 86, B: 75, A: 255},
+	color.RGBA{R: 227, G: 119, B: 194, A: 255},
+	color.RGBA{R: 188, G: 189, B: 34, A: 255},
+}
+
+// curveStyle is the colour and dash pattern of the k-th curve: the ten
+// colours of curveColors, then the same colours again with a longer dash
+// each round, so no two curves of a plot look alike (a decomposition plot
+// has nine orderings).
+func curveStyle(k int) (color.Color, []vg.Length) {
+	col := curveColors[k%len(curveColors)]
+	round := k / len(curveColors)
+	if round == 0 {
+		return col, nil
+	}
+	return col, []vg.Length{vg.Points(float64(2 + 2*round)), vg.Points(2)}
 }
 
 // PlotCurves draws VI (metric "vi") or RI (metric "ri") against the density
@@ -67,8 +82,9 @@ func PlotCurvesOf(curves []Curve, metric, title, items, path string) error {
 		if err != nil {
 			return fmt.Errorf("plot %s: %w", c.Name, err)
 		}
-		col := curveColors[k%len(curveColors)]
+		col, dashes := curveStyle(k)
 		line.Color, points.Color = col, col
+		line.Dashes = dashes
 		line.Width = vg.Points(1.5)
 		points.Shape = draw.CircleGlyph{}
 		points.Radius = vg.Points(2)

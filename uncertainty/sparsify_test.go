@@ -1,6 +1,7 @@
 package uncertainty
 
 import (
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -92,5 +93,21 @@ func TestOracleOrderingRemovesWrongNodeFirst(t *testing.T) {
 	}
 	if c := curves[0]; c.VI[0] != eval.VariationOfInformation(pred[:10], gt[:10]) || c.VI[1] != 0 || c.VI[2] != 0 {
 		t.Fatalf("oracle curve %v", c.VI)
+	}
+}
+
+// No two of the first 40 curves of a plot share colour and dash pattern
+// (before, the eighth colour wrapped around: a decomposition plot drew
+// "proposed" and "oracle" both in red).
+func TestCurveStylesDistinct(t *testing.T) {
+	seen := map[string]int{}
+	for k := 0; k < 40; k++ {
+		c, d := curveStyle(k)
+		r, g, b, a := c.RGBA()
+		key := fmt.Sprint(r, g, b, a, d)
+		if j, ok := seen[key]; ok {
+			t.Fatalf("curves %d and %d look alike: %s", j, k, key)
+		}
+		seen[key] = k
 	}
 }
