@@ -197,7 +197,7 @@ func loadDone(o ImageOptions) (*ImageSummary, bool) {
 		return nil, false
 	}
 	var s ImageSummary
-	if json.Unmarshal(data, &s) != nil || s.Image != o.Image || s.GT != o.GT {
+	if json.Unmarshal(data, &s) != nil || s.Image != o.Image || s.GT != o.GT || s.Measures != MeasuresVersion {
 		return nil, false
 	}
 	want := o.Options

@@ -78,12 +78,13 @@ func TestLoadRoundTrip(t *testing.T) {
 }
 
 // A dataset run reuses an image's summary.json only when it was evaluated
-// with every ordering of Orderings: one written before the oracle ordering
-// existed is done again.
+// with every ordering of Orderings and the current measures: one written
+// before the oracle ordering existed, or with the segment floor of
+// MeasuresVersion 1 (or without a version), is done again.
 func TestLoadDoneNeedsEveryOrdering(t *testing.T) {
 	dir := t.TempDir()
 	o := ImageOptions{Image: filepath.Join(dir, "a.jpg"), GT: filepath.Join(dir, "a.mat"), Out: dir, Options: DefaultOptions()}
-	s := ImageSummary{Image: o.Image, GT: o.GT, Options: o.Options, Evaluation: &Evaluation{VIAUC: map[string]float64{}}}
+	s := ImageSummary{Image: o.Image, GT: o.GT, Options: o.Options, Evaluation: &Evaluation{VIAUC: map[string]float64{}}, Measures: MeasuresVersion}
 	s.Options.Sparsify.defaults()
 	for _, name := range Orderings {
 		s.Evaluation.VIAUC[name] = 0.5
@@ -93,6 +94,16 @@ func TestLoadDoneNeedsEveryOrdering(t *testing.T) {
 	}
 	if got, ok := loadDone(o); got == nil || !ok {
 		t.Fatalf("a complete summary was not reused")
+	}
+	for _, v := range []int{0, 1} {
+		old := s
+		old.Measures = v
+		if err := writeJSON(filepath.Join(dir, "summary.json"), &old); err != nil {
+			t.Fatal(err)
+		}
+		if got, ok := loadDone(o); got != nil || ok {
+			t.Fatalf("a summary of measures version %d was reused", v)
+		}
 	}
 	delete(s.Evaluation.VIAUC, Oracle)
 	if err := writeJSON(filepath.Join(dir, "summary.json"), &s); err != nil {

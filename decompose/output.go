@@ -124,7 +124,16 @@ type ImageSummary struct {
 	VIUnit      string             `json:"vi_unit"`
 	AUCRule     string             `json:"auc"`
 	SparsifyRef string             `json:"sparsify_pixels,omitempty"`
+	// Measures is the MeasuresVersion the orderings were computed with.
+	Measures int `json:"measures_version"`
 }
+
+// MeasuresVersion numbers the definitions of the per-pixel measures and
+// orderings behind an image summary, so that a dataset run does not reuse
+// a summary.json computed with other definitions (loadDone): 1 (absent in
+// files before session 20): proposed-segment floored every segment at its
+// μ_A; 2: only the segments smaller than the mean (SegmentFloor).
+const MeasuresVersion = 2
 
 // ImageOptions name the inputs and outputs of RunImage.
 type ImageOptions struct {
@@ -176,7 +185,7 @@ func summarize(o ImageOptions, r *Result) *ImageSummary {
 	s := &ImageSummary{Image: o.Image, GT: o.GT, Width: r.W, Height: r.H, Options: o.Options,
 		Offsets:  LiftedOffsets(o.Graph.Lifted, o.Graph.Radius, o.Graph.Neighbours),
 		Segments: multicut.NumClusters(r.Labels), EnergyGAEC: r.EnergyGAEC, EnergyKLj: r.EnergyKLj, Energy: r.Energy,
-		Timing: r.Timing, VIUnit: "nats", AUCRule: "trapezoid over the removed fraction 0…max"}
+		Timing: r.Timing, VIUnit: "nats", AUCRule: "trapezoid over the removed fraction 0…max", Measures: MeasuresVersion}
 	s.Options.Sparsify = o.Sparsify
 	s.Regular, s.Lifted = r.Graph.Counts()
 	for _, u := range r.Uncertainty.U {
