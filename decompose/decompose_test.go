@@ -452,3 +452,31 @@ func TestProposedSegmentOnBSDS(t *testing.T) {
 		t.Fatalf("VI-AUC proposed-segment %.4f, likelihood %.4f, random %.4f: want proposed-segment ≥ 10 %% below the likelihood, both below random", auc["proposed-segment"], auc["likelihood"], auc["random"])
 	}
 }
+
+// means counts, per ordering, the images below the likelihood and those
+// where the ordering and the likelihood are both below random (hand-made
+// rows; a row without evaluation is left out), and summary.md leads with
+// proposed-segment's shares.
+func TestMeansShares(t *testing.T) {
+	row := func(seg, lik float64) ImageRow {
+		return ImageRow{Segments: 10, VIAUC: map[string]float64{"proposed": 1.5, "proposed-segment": seg, "likelihood": lik, "random": 2}}
+	}
+	rows := []ImageRow{row(0.3, 0.5), row(0.6, 0.5), row(0.3, 2.5), {Segments: 4}}
+	sets := [][]uncertainty.Curve{{{Name: "proposed", Removed: []float64{0, 0.9}, VI: []float64{1, 0.5}, RI: []float64{0.5, 0.6}}}}
+	m, err := means(rows, sets)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := "proposed-segment"
+	if math.Abs(m.BelowLikelihood[o]-2.0/3) > 1e-12 || m.BelowRandom[o] != 1 || math.Abs(m.WithLikelihoodBelowRandom[o]-2.0/3) > 1e-12 {
+		t.Fatalf("proposed-segment: below likelihood %v, below random %v, with likelihood below random %v; want 2/3, 1, 2/3", m.BelowLikelihood[o], m.BelowRandom[o], m.WithLikelihoodBelowRandom[o])
+	}
+	// proposed (1.5) is below the likelihood only in the third row (2.5).
+	if math.Abs(m.ProposedBelowLikelihood-1.0/3) > 1e-12 || math.Abs(m.BothBelowRandom-2.0/3) > 1e-12 {
+		t.Fatalf("proposed: below likelihood %v, both below random %v; want 1/3 and 2/3", m.ProposedBelowLikelihood, m.BothBelowRandom)
+	}
+	md := Markdown(&DatasetSummary{Images: 4, Options: DefaultOptions(), Timing: map[string]any{"mean_image_s": 1.0}, Mean: m})
+	if want := "VI-AUC < likelihood on **67 %** of the images, < random on 100 %; it and the likelihood both < random on **67 %**."; !strings.Contains(md, want) {
+		t.Fatalf("summary.md lacks %q:\n%s", want, md)
+	}
+}
