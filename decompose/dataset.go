@@ -63,9 +63,11 @@ type DatasetMeans struct {
 	// VIAUC, RIAUC: area under the mean curves per ordering.
 	VIAUC map[string]float64 `json:"vi_auc"`
 	RIAUC map[string]float64 `json:"ri_auc"`
-	// ProposedBelowLikelihood is the share of images whose proposed VI-AUC
-	// is below the likelihood one; BelowRandom the share whose proposed and
-	// likelihood VI-AUCs are both below the random one.
+	// The seed's orderings at the top level, copies of the per-ordering
+	// shares below: ProposedBelowLikelihood = BelowLikelihood["proposed"],
+	// ProposedBelowRandom = BelowRandom["proposed"], LikelihoodBelowRandom
+	// = BelowRandom["likelihood"], BothBelowRandom (proposed and likelihood
+	// both below random) = WithLikelihoodBelowRandom["proposed"].
 	ProposedBelowLikelihood float64            `json:"share_proposed_below_likelihood"`
 	ProposedBelowRandom     float64            `json:"share_proposed_below_random"`
 	LikelihoodBelowRandom   float64            `json:"share_likelihood_below_random"`
@@ -239,16 +241,12 @@ func means(rows []ImageRow, sets [][]uncertainty.Curve) (*DatasetMeans, error) {
 		m.Regions.VI += r.Regions.VI
 		m.Regions.PRI += r.Regions.PRI
 		m.Regions.Covering += r.Regions.Covering
-		p, l, q := r.VIAUC["proposed"], r.VIAUC["likelihood"], r.VIAUC["random"]
+		l, q := r.VIAUC["likelihood"], r.VIAUC["random"]
 		for _, o := range Orderings {
 			m.BelowLikelihood[o] += b2f(r.VIAUC[o] < l)
 			m.BelowRandom[o] += b2f(r.VIAUC[o] < q)
 			m.WithLikelihoodBelowRandom[o] += b2f(r.VIAUC[o] < q && l < q)
 		}
-		m.ProposedBelowLikelihood += b2f(p < l)
-		m.ProposedBelowRandom += b2f(p < q)
-		m.LikelihoodBelowRandom += b2f(l < q)
-		m.BothBelowRandom += b2f(p < q && l < q)
 		for k, v := range r.Share10 {
 			m.Share10[k] += v
 		}
@@ -256,10 +254,6 @@ func means(rows []ImageRow, sets [][]uncertainty.Curve) (*DatasetMeans, error) {
 	m.Regions.VI /= n
 	m.Regions.PRI /= n
 	m.Regions.Covering /= n
-	m.ProposedBelowLikelihood /= n
-	m.ProposedBelowRandom /= n
-	m.LikelihoodBelowRandom /= n
-	m.BothBelowRandom /= n
 	for k := range m.Share10 {
 		m.Share10[k] /= n
 	}
@@ -268,6 +262,11 @@ func means(rows []ImageRow, sets [][]uncertainty.Curve) (*DatasetMeans, error) {
 		m.BelowRandom[k] /= n
 		m.WithLikelihoodBelowRandom[k] /= n
 	}
+	// The seed's three orderings, kept at the top level of the JSON.
+	m.ProposedBelowLikelihood = m.BelowLikelihood["proposed"]
+	m.ProposedBelowRandom = m.BelowRandom["proposed"]
+	m.LikelihoodBelowRandom = m.BelowRandom["likelihood"]
+	m.BothBelowRandom = m.WithLikelihoodBelowRandom["proposed"]
 	m.BySegments = bySegments(rows)
 	return m, nil
 }
