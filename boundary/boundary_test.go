@@ -190,7 +190,7 @@ func TestStepEdgeProbability(t *testing.T) {
 // TestRealValQuality checks the embedded model on five val images:
 // the pooled best F at 4 px tolerance is well above chance.
 func TestRealValQuality(t *testing.T) {
-	root := filepath.Join(testutil.RepoRoot(), "..", "shared", "data", "bsds500-dev")
+	root := testutil.BSDSDev()
 	items, err := bsds.List(filepath.Join(root, "images", "val"), filepath.Join(root, "groundTruth", "val"))
 	if err != nil {
 		t.Skipf("BSDS-500 not found: %v", err)

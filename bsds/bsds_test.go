@@ -55,7 +55,7 @@ func TestGroundTruthErrors(t *testing.T) {
 }
 
 func TestRealGroundTruth(t *testing.T) {
-	root := filepath.Join(testutil.RepoRoot(), "..", "shared", "data", "bsds500-dev")
+	root := testutil.BSDSDev()
 	items, err := List(filepath.Join(root, "images", "val"), filepath.Join(root, "groundTruth", "val"))
 	if err != nil {
 		t.Skipf("BSDS-500 not found: %v", err)

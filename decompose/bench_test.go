@@ -16,7 +16,7 @@ import (
 // benchImage returns a real 481×321 BSDS val image, or a synthetic one of the
 // same size when ../shared is absent.
 func benchImage(b *testing.B) (image.Image, string) {
-	p := filepath.Join(testutil.RepoRoot(), "..", "shared", "data", "bsds500-dev", "images", "val", "101085.jpg")
+	p := filepath.Join(testutil.BSDSDev(), "images", "val", "101085.jpg")
 	if img, err := bsds.ReadImage(p); err == nil {
 		return img, "bsds-101085"
 	}

@@ -426,7 +426,7 @@ func TestBySegments(t *testing.T) {
 // proposed-segment ordering removes VI faster than the likelihood baseline
 // (README: 0.172), and both beat random. Skips without ../shared.
 func TestProposedSegmentOnBSDS(t *testing.T) {
-	root := filepath.Join(testutil.RepoRoot(), "..", "shared", "data", "bsds500-dev")
+	root := testutil.BSDSDev()
 	img, err := bsds.ReadImage(filepath.Join(root, "images", "val", "143090.jpg"))
 	if err != nil {
 		t.Skipf("no BSDS data: %v", err)

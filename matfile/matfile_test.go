@@ -109,7 +109,7 @@ func TestBadFiles(t *testing.T) {
 
 // realFiles returns a few BSDS ground-truth files, or skips.
 func realFiles(tb testing.TB) []string {
-	dir := filepath.Join(testutil.RepoRoot(), "..", "shared", "data", "bsds500-dev", "groundTruth", "val")
+	dir := filepath.Join(testutil.BSDSDev(), "groundTruth", "val")
 	files, _ := filepath.Glob(filepath.Join(dir, "*.mat"))
 	if len(files) == 0 {
 		tb.Skipf("BSDS-500 ground truth not found in %s", dir)
@@ -161,7 +161,7 @@ func FuzzParse(f *testing.F) {
 	f.Add(plain)
 	f.Add(plain[:len(plain)/2])
 	f.Add(good[:len(good)-9])
-	dir := filepath.Join(testutil.RepoRoot(), "..", "shared", "data", "bsds500-dev", "groundTruth", "val")
+	dir := filepath.Join(testutil.BSDSDev(), "groundTruth", "val")
 	if files, _ := filepath.Glob(filepath.Join(dir, "*.mat")); len(files) > 0 {
 		if d, err := os.ReadFile(files[0]); err == nil {
 			f.Add(d)

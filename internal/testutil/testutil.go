@@ -41,6 +41,13 @@ func DAVISDev(tb testing.TB) string {
 	return p
 }
 
+// BSDSDev returns ../shared/data/bsds500-dev (beside the repository). It
+// does not check that the folder exists: its tests skip, or fall back to
+// synthetic data, each in its own way when the files they need are missing.
+func BSDSDev() string {
+	return filepath.Join(RepoRoot(), "..", "shared", "data", "bsds500-dev")
+}
+
 // DAVISSequences are the five sequences of the development subset.
 var DAVISSequences = []string{"blackswan", "car-shadow", "dog", "libby", "motocross-jump"}
 
