@@ -6,9 +6,10 @@
 //	max_θ Σ_i [y_i log σ(x_i·θ) + (1 − y_i) log σ(−x_i·θ)] − (λ/2) Σ_{j≥1} θ_j²,
 //
 // with y_i ∈ [0, 1] (hard or soft labels) and the intercept θ_0 (column 0
-// of X, all ones) not penalised. Each step solves H Δ = g with the Hessian
-// H = Xᵀ W X + λ I' (W = diag p(1−p), by gonum's rank-k update) by Cholesky (gonum) and halves Δ until
-// the objective does not decrease.
+// of X, all ones) not penalised. Each step forms the Hessian
+// H = Xᵀ W X + λ I' (W = diag p(1−p)) by gonum's rank-k updates, solves
+// H Δ = g by Cholesky (gonum) and halves Δ until the objective does not
+// decrease.
 package logistic
 
 import (
