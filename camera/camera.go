@@ -219,7 +219,24 @@ func Estimate(ts *trajectory.TrackSet, opt Options) (*Motion, error) {
 // units is not carried by the camera motion over most of its life: it moves
 // on its own (or with parallax far beyond the background's typical
 // departure s_t).
-func (m *Motion) TrackMedians() []float64 {
+func (m *Motion) TrackMedians() []float64 { return m.TrackQuantiles(0.5) }
+
+// UpperQuartile is the quantile of TrackUpperQuartiles.
+const UpperQuartile = 0.75
+
+// TrackUpperQuartiles returns, for every trajectory, the upper quartile of
+// its normalised residuals (TrackQuantiles(UpperQuartile)). It exceeds a few
+// units when the trajectory moves on its own over at least a quarter of its
+// life, which the median misses where a part of an object rests half of the
+// time: the hoof of a walking animal stands on the ground while the leg
+// swings past it, and a grazing head is still between moves.
+func (m *Motion) TrackUpperQuartiles() []float64 { return m.TrackQuantiles(UpperQuartile) }
+
+// TrackQuantiles returns, for every trajectory i, the q-quantile of its
+// normalised residuals Norm[i] (0 ≤ q < 1): the value of rank ⌊q·n⌋
+// (0-based) of its n sorted residuals, so q = ½ is the median (the upper
+// one for an even n); NaN when it has none (a single point).
+func (m *Motion) TrackQuantiles(q float64) []float64 {
 	out := make([]float64, len(m.Norm))
 	buf := []float32{}
 	for i, r := range m.Norm {
@@ -229,7 +246,7 @@ func (m *Motion) TrackMedians() []float64 {
 		}
 		buf = append(buf[:0], r...)
 		slices.Sort(buf)
-		out[i] = float64(buf[len(buf)/2])
+		out[i] = float64(buf[min(len(buf)-1, int(q*float64(len(buf))))])
 	}
 	return out
 }

@@ -290,3 +290,20 @@ func TestTrackMedians(t *testing.T) {
 		t.Error("TrackMedians reordered the residuals")
 	}
 }
+
+func TestTrackUpperQuartiles(t *testing.T) {
+	// rank ⌊0.75·n⌋ of the sorted residuals: n = 8 → the 7th smallest; a
+	// hoof at rest for five of its eight steps has median 0.5 and upper
+	// quartile 9; n = 2, 3, 4 → the largest; n = 5 → the 4th smallest
+	m := &Motion{Norm: [][]float32{{0.2, 9, 0.1, 0.5, 12, 0.3, 8, 0.4}, {1, 4}, {5, 1, 2}, {1, 2, 3, 4}, {5, 4, 3, 2, 1}, {}}}
+	got := m.TrackUpperQuartiles()
+	want := []float64{9, 4, 5, 4, 4, math.NaN()}
+	for i := range want {
+		if float32(got[i]) != float32(want[i]) && !(math.IsNaN(got[i]) && math.IsNaN(want[i])) {
+			t.Errorf("track %d: upper quartile %v, want %v", i, got[i], want[i])
+		}
+	}
+	if med := m.TrackMedians()[0]; float32(med) != 0.5 {
+		t.Errorf("hoof: median %v, want 0.5", med)
+	}
+}

@@ -16,75 +16,114 @@ import (
 )
 
 // CameraResidualsFile is the file beside segment.json that holds, per
-// trajectory, the median normalised camera residual
-// (SegmentResult.CameraResidual).
+// trajectory, the median and the upper quartile of its normalised camera
+// residuals (SegmentResult.CameraResidual, CameraResidualUpper).
 const CameraResidualsFile = "camera.csv"
 
-const cameraResidualsHeader = "trajectory,camera_residual_median"
+// CameraResidualsVersion is the version of camera.csv's columns: 1, the
+// median only; 2, the median and the upper quartile.
+const CameraResidualsVersion = 2
 
-// WriteCameraResiduals writes r (one value per trajectory, in track order)
-// as CSV with the header "trajectory,camera_residual_median"; a NaN (a
-// trajectory without a residual) is an empty field. Atomic.
-func WriteCameraResiduals(path string, r []float64) error {
+const (
+	cameraResidualsHeader = "trajectory,camera_residual_median,camera_residual_q75"
+	// the header of files written before the upper quartile (medians only)
+	cameraResidualsHeaderV1 = "trajectory,camera_residual_median"
+)
+
+// CameraResiduals are the per-trajectory evidence of camera.csv, in track
+// order; NaN for a trajectory without a residual (a single point).
+type CameraResiduals struct {
+	Median []float64 // camera.Motion.TrackMedians
+	// Upper is camera.Motion.TrackUpperQuartiles; nil when read from a file
+	// written before it.
+	Upper []float64
+}
+
+// WriteCameraResiduals writes r as CSV with the header
+// "trajectory,camera_residual_median,camera_residual_q75"; a NaN is an
+// empty field. Median and Upper have one value per trajectory. Atomic.
+func WriteCameraResiduals(path string, r CameraResiduals) error {
+	if len(r.Upper) != len(r.Median) {
+		return fmt.Errorf("%s: %d medians but %d upper quartiles", path, len(r.Median), len(r.Upper))
+	}
 	return atomicfile.Write(path, func(w io.Writer) error {
 		bw := bufio.NewWriter(w)
 		fmt.Fprintln(bw, cameraResidualsHeader)
-		for i, x := range r {
-			if math.IsNaN(x) {
-				fmt.Fprintf(bw, "%d,\n", i)
-			} else {
-				fmt.Fprintf(bw, "%d,%s\n", i, strconv.FormatFloat(x, 'g', -1, 64))
-			}
+		for i := range r.Median {
+			fmt.Fprintf(bw, "%d,%s,%s\n", i, residualField(r.Median[i]), residualField(r.Upper[i]))
 		}
 		return bw.Flush()
 	})
 }
 
+func residualField(x float64) string {
+	if math.IsNaN(x) {
+		return ""
+	}
+	return strconv.FormatFloat(x, 'g', -1, 64)
+}
+
 // ReadCameraResiduals reads a file written by WriteCameraResiduals: the
-// header, then the trajectories 0, 1, 2, … in order, each with a
-// non-negative residual or an empty field (NaN). Errors name the file and
-// line.
-func ReadCameraResiduals(path string) ([]float64, error) {
+// header, then the trajectories 0, 1, 2, … in order, each with non-negative
+// residuals or empty fields (NaN). A file of the earlier format (header
+// "trajectory,camera_residual_median", one value a line) gives the medians
+// and a nil Upper. Errors name the file and line.
+func ReadCameraResiduals(path string) (CameraResiduals, error) {
+	var out CameraResiduals
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return out, err
 	}
 	defer f.Close()
 	sc := bufio.NewScanner(f)
-	var out []float64
-	line := 0
+	line, fields := 0, 0
 	for sc.Scan() {
 		line++
 		s := strings.TrimSpace(sc.Text())
 		if line == 1 {
-			if s != cameraResidualsHeader {
-				return nil, fileerr.New(path, 1, "header must be %q, got %q", cameraResidualsHeader, clip(s))
+			switch s {
+			case cameraResidualsHeader:
+				fields = 2
+			case cameraResidualsHeaderV1:
+				fields = 1
+			default:
+				return CameraResiduals{}, fileerr.New(path, 1, "header must be %q, got %q", cameraResidualsHeader, clip(s))
 			}
 			continue
 		}
-		id, val, ok := strings.Cut(s, ",")
-		if !ok {
-			return nil, fileerr.New(path, line, "expected \"trajectory,residual\", got %q", clip(s))
+		parts := strings.Split(s, ",")
+		if len(parts) != fields+1 {
+			return CameraResiduals{}, fileerr.New(path, line, "expected %d comma-separated fields (%s), got %q", fields+1, strings.Join(strings.Split(cameraResidualsHeader, ",")[:fields+1], ", "), clip(s))
 		}
-		if i, err := strconv.Atoi(strings.TrimSpace(id)); err != nil || i != len(out) {
-			return nil, fileerr.New(path, line, "trajectory %q out of order: expected %d", clip(id), len(out))
+		if i, err := strconv.Atoi(strings.TrimSpace(parts[0])); err != nil || i != len(out.Median) {
+			return CameraResiduals{}, fileerr.New(path, line, "trajectory %q out of order: expected %d", clip(parts[0]), len(out.Median))
 		}
-		val = strings.TrimSpace(val)
-		if val == "" {
-			out = append(out, math.NaN())
-			continue
+		vals := make([]float64, fields)
+		for k, p := range parts[1:] {
+			p = strings.TrimSpace(p)
+			if p == "" {
+				vals[k] = math.NaN()
+				continue
+			}
+			x, err := strconv.ParseFloat(p, 64)
+			if err != nil || math.IsNaN(x) || math.IsInf(x, 0) || x < 0 {
+				return CameraResiduals{}, fileerr.New(path, line, "residual %q is not a finite number ≥ 0", clip(p))
+			}
+			vals[k] = x
 		}
-		x, err := strconv.ParseFloat(val, 64)
-		if err != nil || math.IsNaN(x) || math.IsInf(x, 0) || x < 0 {
-			return nil, fileerr.New(path, line, "residual %q is not a finite number ≥ 0", clip(val))
+		out.Median = append(out.Median, vals[0])
+		if fields == 2 {
+			out.Upper = append(out.Upper, vals[1])
 		}
-		out = append(out, x)
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fileerr.New(path, line+1, "%v", err)
+		return CameraResiduals{}, fileerr.New(path, line+1, "%v", err)
 	}
 	if line == 0 {
-		return nil, fileerr.New(path, 1, "empty file: expected the header %q", cameraResidualsHeader)
+		return CameraResiduals{}, fileerr.New(path, 1, "empty file: expected the header %q", cameraResidualsHeader)
+	}
+	if fields == 2 && out.Upper == nil {
+		out.Upper = []float64{}
 	}
 	return out, nil
 }

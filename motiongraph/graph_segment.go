@@ -63,6 +63,12 @@ type SegmentResult struct {
 	// `densify prepare` leaves unexplained trajectories of camera-explained
 	// background clusters unlabelled (sampling.Options.BackgroundResidual).
 	CameraResidual []float64
+	// CameraResidualUpper is, per trajectory, the upper quartile of the
+	// same residuals (camera.Motion.TrackUpperQuartiles), NaN as above:
+	// large when the trajectory moves on its own over a quarter of its
+	// life, such as the foot of a walking animal (sampling.Options.
+	// BackgroundResidual).
+	CameraResidualUpper []float64
 }
 
 // Segment builds the motion graph of ts (see BuildGraph), solves the
@@ -123,6 +129,7 @@ func Segment(ts *trajectory.TrackSet, frames []image.Image, opt SegmentOptions) 
 	res.Clusters = multicut.NumClusters(res.Labels)
 	res.Camera, res.Background = CameraEvidence(bcam, res.Labels, res.Clusters, BorderShares(ts, res.Labels, res.Clusters))
 	res.CameraResidual = bcam.TrackMedians()
+	res.CameraResidualUpper = bcam.TrackUpperQuartiles()
 	return res, nil
 }
 
