@@ -3,6 +3,7 @@ package pipeline
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -149,6 +150,38 @@ func TestRunStagesSkipAndRerun(t *testing.T) {
 	}
 	if len(fd.trains) != 1 {
 		t.Errorf("trained %d times, want 1", len(fd.trains))
+	}
+
+	// A segmentation stamped before camera.csv had upper quartiles (its
+	// params were the bare options, its camera.csv medians only) is redone
+	// with everything after it, so prepare does not fall back to medians.
+	stampPath := filepath.Join(lay.Dir, ".stamps", "segment.json")
+	raw, err := os.ReadFile(stampPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stamp Stamp
+	if err := json.Unmarshal(raw, &stamp); err != nil {
+		t.Fatal(err)
+	}
+	if stamp.Params, err = json.Marshal(opt.Segment); err != nil {
+		t.Fatal(err)
+	}
+	if raw, err = json.Marshal(stamp); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(stampPath, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	repOld, err := Run(ctx, filepath.Join(root, "tiny"), work, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantOld := all(true)
+	wantOld["track"] = false
+	ran(t, repOld, wantOld)
+	if r, err := motiongraph.ReadCameraResiduals(lay.CameraResiduals()); err != nil || r.Upper == nil {
+		t.Errorf("camera.csv after the redone segmentation: upper quartiles %v, err %v", r.Upper != nil, err)
 	}
 
 	// A changed segmentation parameter reruns segment and everything after

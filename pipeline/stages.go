@@ -157,7 +157,13 @@ func (p *seqRun) progressFunc(what string) func(done, total int) {
 
 func (p *seqRun) segment() error {
 	out := p.lay.LabelledTracks(p.res.TrackFrames)
-	st := stage{name: "segment", params: p.opt.Segment,
+	// the camera-residual format is a parameter: a segmentation whose
+	// camera.csv lacks the upper quartiles that prepare uses is redone
+	type params struct {
+		Options         motiongraph.SegmentOptions `json:"options"`
+		CameraResiduals int                        `json:"camera_residuals"`
+	}
+	st := stage{name: "segment", params: params{p.opt.Segment, motiongraph.CameraResidualsVersion},
 		inputs:  append([]string{p.lay.Tracks()}, p.frames...),
 		outputs: []string{p.lay.Graph(), p.lay.Labels(), out, p.lay.CameraResiduals(), p.lay.SegmentJSON()}}
 	var info motiongraph.SegmentReport
@@ -325,14 +331,14 @@ func (p *seqRun) prepare() error {
 		outputs: []string{filepath.Join(p.lay.Prepared(), "manifest.json")}}
 	var info PrepareInfo
 	_, err := p.runStage(st, &info, func(string) (any, error) {
-		var residual []float64
+		var residual motiongraph.CameraResiduals
 		if po.BackgroundResidual > 0 {
 			var err error
 			if residual, err = motiongraph.ReadCameraResiduals(p.lay.CameraResiduals()); err != nil {
 				return nil, err
 			}
 		}
-		set, err := sampling.PrepareFiles(p.seq.FramesDir, tracks, p.lay.UncertaintyCSV(), residual, p.lay.Prepared(), po)
+		set, err := sampling.PrepareFiles(p.seq.FramesDir, tracks, p.lay.UncertaintyCSV(), residual.Median, residual.Upper, p.lay.Prepared(), po)
 		if err != nil {
 			return nil, err
 		}

@@ -13,9 +13,10 @@ import (
 // DAVIS naming), a labelled Tracks*.dat and the uncertainty CSV of `densify
 // uncertainty` (empty path: no uncertainty, so no hard examples). The set is
 // written to outDir (replacing an older one only once complete). residual
-// is Input.CameraResidual (nil: none; see Options.BackgroundResidual).
-func PrepareFiles(framesDir, tracksPath, uncertaintyPath string, residual []float64, outDir string, opt Options) (*Set, error) {
-	return prepareFiles(framesDir, tracksPath, uncertaintyPath, residual, nil, outDir, opt)
+// and upper are Input.CameraResidual and CameraResidualUpper (nil: none;
+// see Options.BackgroundResidual).
+func PrepareFiles(framesDir, tracksPath, uncertaintyPath string, residual, upper []float64, outDir string, opt Options) (*Set, error) {
+	return prepareFiles(framesDir, tracksPath, uncertaintyPath, residual, upper, nil, outDir, opt)
 }
 
 // PrepareOracleFiles is PrepareFiles with the trajectories labelled by the
@@ -27,10 +28,10 @@ func PrepareOracleFiles(framesDir, tracksPath string, gt *dataset.GroundTruth, o
 		return nil, fmt.Errorf("%s: oracle labels need the ground truth", tracksPath)
 	}
 	opt.Oracle, opt.Background, opt.BackgroundClusters, opt.CameraBackground = true, -1, []int{0}, nil
-	return prepareFiles(framesDir, tracksPath, "", nil, gt, outDir, opt)
+	return prepareFiles(framesDir, tracksPath, "", nil, nil, gt, outDir, opt)
 }
 
-func prepareFiles(framesDir, tracksPath, uncertaintyPath string, residual []float64, oracle *dataset.GroundTruth, outDir string, opt Options) (*Set, error) {
+func prepareFiles(framesDir, tracksPath, uncertaintyPath string, residual, upper []float64, oracle *dataset.GroundTruth, outDir string, opt Options) (*Set, error) {
 	frames, err := dataset.ListFrames(framesDir)
 	if err != nil {
 		return nil, err
@@ -60,7 +61,7 @@ func prepareFiles(framesDir, tracksPath, uncertaintyPath string, residual []floa
 			return nil, fmt.Errorf("%s: oracle labels: no trajectory lies on the ground truth's background", tracksPath)
 		}
 	}
-	set, err := Prepare(Input{Tracks: ts, Uncertainty: u, CameraResidual: residual, Width: w, Height: h}, opt)
+	set, err := Prepare(Input{Tracks: ts, Uncertainty: u, CameraResidual: residual, CameraResidualUpper: upper, Width: w, Height: h}, opt)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", tracksPath, err)
 	}

@@ -349,6 +349,62 @@ func TestOracleTracksFromGroundTruth(t *testing.T) {
 	}
 }
 
+// With upper quartiles: camera-explained background cluster 0 has medians
+// 0.5, 0.8, 0.6, 1, 2 and none (m_0 = 0.8 ≤ 3) and upper quartiles 1, 2,
+// 9, 2.5, 7.5 and none: Q_0 = 2.5 (the middle of 1, 2, 2.5, 7.5, 9), θ_0 =
+// 7.5. Only the "hoof" (median 0.6, upper quartile 9) is left unlabelled;
+// 7.5 is not above θ_0, and by its median alone (θ = 3) no trajectory of
+// cluster 0 would be. Cluster 3 (camera-explained, but m_3 = 5 > 3) is
+// left alone whatever its upper quartiles (20, 30, 40).
+func TestUnexplainedBackgroundByUpperQuartile(t *testing.T) {
+	ts := &trajectory.TrackSet{Frames: 1}
+	ts.Tracks = []trajectory.Track{
+		track(0, 2, 2, 0), track(0, 4, 2, 0), track(0, 6, 2, 0), track(0, 8, 2, 0), track(0, 10, 2, 0), track(0, 12, 2, 0),
+		track(1, 20, 15, 0),
+		track(3, 2, 25, 0), track(3, 4, 25, 0), track(3, 6, 25, 0),
+	}
+	nan := math.NaN()
+	in := Input{Tracks: ts, Width: 40, Height: 30,
+		CameraResidual:      []float64{0.5, 0.8, 0.6, 1, 2, nan, 10, 4, 5, 6},
+		CameraResidualUpper: []float64{1, 2, 9, 2.5, 7.5, nan, 30, 20, 30, 40}}
+	opt := bare()
+	opt.BackgroundClusters, opt.CameraBackground, opt.BackgroundResidual = []int{0, 3}, []int{0, 3}, 3
+	for _, c := range []struct {
+		name  string
+		upper []float64
+		want  int // the one unlabelled trajectory, −1: none
+	}{{"upper quartiles", in.CameraResidualUpper, 2}, {"medians only", nil, -1}} {
+		i := in
+		i.CameraResidualUpper = c.upper
+		set, err := Prepare(i, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := set.Frames[0]
+		for k, tr := range ts.Tracks {
+			p := tr.Points[0]
+			want := int16(0)
+			if tr.Label == 1 {
+				want = 1
+			}
+			if k == c.want {
+				want = Unlabelled
+			}
+			if got := f.Labels[int(p.Y)*40+int(p.X)]; got != want {
+				t.Errorf("%s: trajectory %d label %d, want %d", c.name, k, got, want)
+			}
+		}
+		if n := set.Summary().Unexplained; n != min(1, c.want+1) {
+			t.Errorf("%s: %d unexplained, want %d", c.name, n, min(1, c.want+1))
+		}
+	}
+	bad := in
+	bad.CameraResidualUpper = bad.CameraResidualUpper[:9]
+	if _, err := Prepare(bad, opt); err == nil {
+		t.Error("9 upper quartiles for 10 medians accepted")
+	}
+}
+
 // Background cluster 0 (camera-explained) holds trajectories with median
 // camera residuals 0.5, 0.8, 5 and none (NaN): m_0 = 0.8, θ_0 = 3. Cluster 3
 // (camera-explained, moving somewhat itself) has 2, 2, 2.5, 20: m_3 = 2.5

@@ -48,7 +48,7 @@ func bindPrepareFlags(f *pflag.FlagSet, o *sampling.Options) {
 	f.Float64Var(&o.SupportRadius, "support-radius", o.SupportRadius, "keep a foreground point of a short trajectory (shorter than its segment's point-weighted median length) only within this many pixels of a long trajectory of the same segment in the same frame (0 = off)")
 	f.IntVar(&o.SupportLength, "support-length", o.SupportLength, "--support-radius: a trajectory of at least this many points is long whatever its segment's median (0 = no cap)")
 	f.Float64Var(&o.FarGap, "far-gap", o.FarGap, "far-background points keep this many pixels away from the points of trajectories left unlabelled by --background-residual (0 = off)")
-	f.Float64Var(&o.BackgroundResidual, "background-residual", o.BackgroundResidual, "R: leave unlabelled the trajectories of a camera-explained background cluster whose median normalised camera residual (segment's camera.csv) exceeds R·max(1, m), m the cluster's median, when m ≤ R")
+	f.Float64Var(&o.BackgroundResidual, "background-residual", o.BackgroundResidual, "R: leave unlabelled the trajectories of a camera-explained background cluster whose upper-quartile normalised camera residual (segment's camera.csv) exceeds R·max(1, Q), Q the cluster's median of them, when the cluster's median of the trajectories' median residuals is ≤ R")
 	f.BoolVar(&o.Balance, "balance", o.Balance, "class balance weights ⌊n_major/n_minor/10⌋+1 (ACCV'20)")
 	f.Float64Var(&o.Phi, "phi", o.Phi, "segment-uncertainty threshold φ: hard examples only in segments with mean uncertainty > φ")
 	f.Float64Var(&o.Factor, "factor", o.Factor, "loss weight of hard examples (oversampling factor; 1 disables)")

@@ -53,14 +53,19 @@ func runPrepare(o *prepareOptions) error {
 	if o.Frames == "" || o.Tracks == "" || o.Out == "" {
 		return fmt.Errorf("prepare needs --frames, --tracks and --out")
 	}
-	var residual []float64
+	var residual motiongraph.CameraResiduals
 	if o.Segment != "" {
 		var err error
 		if residual, err = segmentEvidence(o.Segment, &o.Prepare, o.Oracle); err != nil {
 			return err
 		}
-		if residual == nil && o.Prepare.BackgroundResidual > 0 && !o.Oracle {
-			fmt.Fprintf(o.IO.ErrOut, "note: %s lists no camera residuals (written by an older densify segment): background trajectories are not checked against the camera motion\n", o.Segment)
+		if o.Prepare.BackgroundResidual > 0 && !o.Oracle {
+			switch {
+			case residual.Median == nil:
+				fmt.Fprintf(o.IO.ErrOut, "note: %s lists no camera residuals (written by an older densify segment): background trajectories are not checked against the camera motion\n", o.Segment)
+			case residual.Upper == nil:
+				fmt.Fprintf(o.IO.ErrOut, "note: the camera residuals of %s have no upper quartiles (written by an older densify segment): background trajectories are checked by their median residual; run densify segment again for the upper quartile\n", o.Segment)
+			}
 		}
 	}
 	var gt *dataset.GroundTruth
@@ -78,7 +83,7 @@ func runPrepare(o *prepareOptions) error {
 	if o.Oracle {
 		set, err = sampling.PrepareOracleFiles(o.Frames, o.Tracks, gt, o.Out, o.Prepare)
 	} else {
-		set, err = sampling.PrepareFiles(o.Frames, o.Tracks, o.Uncertainty, residual, o.Out, o.Prepare)
+		set, err = sampling.PrepareFiles(o.Frames, o.Tracks, o.Uncertainty, residual.Median, residual.Upper, o.Out, o.Prepare)
 	}
 	if err != nil {
 		return err
@@ -114,18 +119,18 @@ func runPrepare(o *prepareOptions) error {
 
 // segmentEvidence reads a segment.json: its background clusters and
 // camera-explained background clusters go into opt, and it returns the
-// per-trajectory camera residuals (nil when the report lists none or for
+// per-trajectory camera residuals (none when the report lists none or for
 // oracle labels, which do not use the segmentation).
-func segmentEvidence(path string, opt *sampling.Options, oracle bool) ([]float64, error) {
+func segmentEvidence(path string, opt *sampling.Options, oracle bool) (motiongraph.CameraResiduals, error) {
 	r, err := motiongraph.ReadSegmentReport(path)
 	if err != nil {
-		return nil, err
+		return motiongraph.CameraResiduals{}, err
 	}
 	opt.BackgroundClusters = r.Background
 	opt.CameraBackground = r.CameraBackground()
 	rp := r.CameraResidualsPath(path)
 	if rp == "" || oracle || opt.BackgroundResidual == 0 {
-		return nil, nil
+		return motiongraph.CameraResiduals{}, nil
 	}
 	return motiongraph.ReadCameraResiduals(rp)
 }
