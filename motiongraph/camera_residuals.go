@@ -17,7 +17,7 @@ import (
 
 // CameraResidualsFile is the file beside segment.json that holds, per
 // trajectory, the median and the upper quartile of its normalised camera
-// residuals (SegmentResult.CameraResidual, CameraResidualUpper).
+// residuals (SegmentResult.CameraResidual).
 const CameraResidualsFile = "camera.csv"
 
 // CameraResidualsVersion is the version of camera.csv's columns: 1, the
@@ -84,6 +84,7 @@ func ReadCameraResiduals(path string) (CameraResiduals, error) {
 			switch s {
 			case cameraResidualsHeader:
 				fields = 2
+				out.Upper = []float64{} // non-nil even without trajectories
 			case cameraResidualsHeaderV1:
 				fields = 1
 			default:
@@ -121,9 +122,6 @@ func ReadCameraResiduals(path string) (CameraResiduals, error) {
 	}
 	if line == 0 {
 		return CameraResiduals{}, fileerr.New(path, 1, "empty file: expected the header %q", cameraResidualsHeader)
-	}
-	if fields == 2 && out.Upper == nil {
-		out.Upper = []float64{}
 	}
 	return out, nil
 }

@@ -56,19 +56,16 @@ type SegmentResult struct {
 	// BackgroundParts are the parts of background clusters that
 	// SplitBackground made clusters of their own.
 	BackgroundParts []BackgroundPart
-	// CameraResidual is, per trajectory, the median of its normalised
-	// residuals against the border band's camera motion (the motion the
-	// background decision uses; camera.Motion.TrackMedians), NaN for a
-	// single-point trajectory: the per-trajectory evidence with which
-	// `densify prepare` leaves unexplained trajectories of camera-explained
-	// background clusters unlabelled (sampling.Options.BackgroundResidual).
-	CameraResidual []float64
-	// CameraResidualUpper is, per trajectory, the upper quartile of the
-	// same residuals (camera.Motion.TrackUpperQuartiles), NaN as above:
-	// large when the trajectory moves on its own over a quarter of its
-	// life, such as the foot of a walking animal (sampling.Options.
-	// BackgroundResidual).
-	CameraResidualUpper []float64
+	// CameraResidual is, per trajectory, the median and the upper quartile
+	// of its normalised residuals against the border band's camera motion
+	// (the motion the background decision uses; camera.Motion.TrackMedians,
+	// TrackUpperQuartiles), NaN for a single-point trajectory: the
+	// per-trajectory evidence with which `densify prepare` leaves
+	// unexplained trajectories of camera-explained background clusters
+	// unlabelled (sampling.Options.BackgroundResidual). The upper quartile
+	// is large when the trajectory moves on its own over a quarter of its
+	// life, such as the foot of a walking animal.
+	CameraResidual CameraResiduals
 }
 
 // Segment builds the motion graph of ts (see BuildGraph), solves the
@@ -128,8 +125,7 @@ func Segment(ts *trajectory.TrackSet, frames []image.Image, opt SegmentOptions) 
 	res.Energy = multicut.Energy(g, res.Labels)
 	res.Clusters = multicut.NumClusters(res.Labels)
 	res.Camera, res.Background = CameraEvidence(bcam, res.Labels, res.Clusters, BorderShares(ts, res.Labels, res.Clusters))
-	res.CameraResidual = bcam.TrackMedians()
-	res.CameraResidualUpper = bcam.TrackUpperQuartiles()
+	res.CameraResidual = CameraResiduals{Median: bcam.TrackMedians(), Upper: bcam.TrackUpperQuartiles()}
 	return res, nil
 }
 

@@ -169,7 +169,7 @@ func SegmentFiles(opt FilesOptions) (*SegmentReport, error) {
 	if err := res.Write(ts, outTracks, filepath.Join(opt.Out, "graph.txt"), filepath.Join(opt.Out, "labels.txt")); err != nil {
 		return nil, err
 	}
-	if err := WriteCameraResiduals(filepath.Join(opt.Out, CameraResidualsFile), CameraResiduals{Median: res.CameraResidual, Upper: res.CameraResidualUpper}); err != nil {
+	if err := WriteCameraResiduals(filepath.Join(opt.Out, CameraResidualsFile), res.CameraResidual); err != nil {
 		return nil, err
 	}
 	rep.TotalSeconds = time.Since(t0).Seconds()

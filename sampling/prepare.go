@@ -193,11 +193,11 @@ type Input struct {
 	// (no hard examples).
 	Uncertainty []float64
 	// CameraResidual[i] is the median normalised camera residual of track i
-	// (NaN: none; motiongraph.SegmentResult.CameraResidual); nil turns
+	// (NaN: none; motiongraph.SegmentResult.CameraResidual.Median); nil turns
 	// Options.BackgroundResidual off.
 	CameraResidual []float64
 	// CameraResidualUpper[i] is the upper quartile of the same residuals
-	// (motiongraph.SegmentResult.CameraResidualUpper); nil: the median
+	// (motiongraph.SegmentResult.CameraResidual.Upper); nil: the median
 	// stands in for it (a camera.csv written before it).
 	CameraResidualUpper []float64
 	Width, Height       int
