@@ -31,13 +31,7 @@ func GAEC(g *Graph) ([]int, error) {
 	return gaec(g), nil
 }
 
-func gaec(g *Graph) []int { return gaecWithin(g, nil, 0) }
-
-// gaecWithin is GAEC restricted to the edges inside the clusters of within
-// (nil: all edges) that never forms a cluster of more than maxSize nodes
-// (0: no bound). With both it returns fragments of the clusters of within,
-// each connected through E, for KLj's multilevel refinement.
-func gaecWithin(g *Graph, within []int, maxSize int) []int {
+func gaec(g *Graph) []int {
 	n := g.N
 	m := len(g.Edges)
 	cost := make([]float64, m)
@@ -46,14 +40,9 @@ func gaecWithin(g *Graph, within []int, maxSize int) []int {
 	// Initial lists in one flat array; each list's capacity ends at its
 	// own part, so an append moves it out instead of overwriting the next.
 	deg := make([]int32, n+1)
-	kept := 0
 	for _, e := range g.Edges {
-		if within != nil && within[e.U] != within[e.V] {
-			continue
-		}
 		deg[e.U+1]++
 		deg[e.V+1]++
-		kept++
 	}
 	for v := 0; v < n; v++ {
 		deg[v+1] += deg[v]
@@ -63,12 +52,9 @@ func gaecWithin(g *Graph, within []int, maxSize int) []int {
 	for v := range adj {
 		adj[v] = flat[deg[v]:deg[v]:deg[v+1]]
 	}
-	pairs := newPairTable(kept)
+	pairs := newPairTable(m)
 	h := newGainHeap(m)
 	for i, e := range g.Edges {
-		if within != nil && within[e.U] != within[e.V] {
-			continue
-		}
 		u, v := int32(e.U), int32(e.V)
 		cost[i] = e.Cost
 		reg[i] = !e.Lifted
@@ -82,17 +68,12 @@ func gaecWithin(g *Graph, within []int, maxSize int) []int {
 	}
 	h.heapify()
 	parent := make([]int32, n)
-	size := make([]int32, n)
 	for i := range parent {
 		parent[i] = int32(i)
-		size[i] = 1
 	}
 	for h.len() > 0 {
 		e := h.pop().id
 		a, b := end[e][0], end[e][1]
-		if maxSize > 0 && int(size[a]+size[b]) > maxSize {
-			continue // stays in the cluster graph, never contracted
-		}
 		// Survivor s keeps the longer list.
 		s, o := a, b
 		if len(adj[s]) < len(adj[o]) {
@@ -108,7 +89,7 @@ func gaecWithin(g *Graph, within []int, maxSize int) []int {
 				h.remove(eo)
 				cost[es] += cost[eo]
 				reg[es] = reg[es] || reg[eo]
-				if reg[es] && cost[es] > 0 && (maxSize == 0 || int(size[s]+size[o]+size[nb]) <= maxSize) {
+				if reg[es] && cost[es] > 0 {
 					h.set(es, cost[es])
 				} else {
 					h.remove(es)
@@ -121,7 +102,6 @@ func gaecWithin(g *Graph, within []int, maxSize int) []int {
 			}
 		}
 		adj[o] = nil
-		size[s] += size[o]
 	}
 	labels := make([]int, n)
 	for v := range labels {
@@ -148,10 +128,16 @@ type nbrEdge struct{ nbr, edge int32 }
 // full. Entries are never deleted (GAEC skips pairs of merged-away
 // clusters, which are never looked up again).
 type pairTable struct {
-	keys  []uint64 // packed pair, emptyPair when free
-	vals  []int32
+	slots []pairSlot
 	count int
 	shift uint
+}
+
+// pairSlot is one entry of pairTable; key and value side by side, so that
+// a probe touches one cache line.
+type pairSlot struct {
+	key uint64 // packed pair, emptyPair when free
+	val int32
 }
 
 const emptyPair = ^uint64(0)
@@ -168,11 +154,10 @@ func (t *pairTable) alloc(want int) {
 	for 1<<bits < want {
 		bits++
 	}
-	t.keys = make([]uint64, 1<<bits)
-	for i := range t.keys {
-		t.keys[i] = emptyPair
+	t.slots = make([]pairSlot, 1<<bits)
+	for i := range t.slots {
+		t.slots[i].key = emptyPair
 	}
-	t.vals = make([]int32, 1<<bits)
 	t.count = 0
 	t.shift = 64 - bits
 }
@@ -192,11 +177,11 @@ func (t *pairTable) slot(key uint64) int {
 // get returns the edge of pair {u, v}, if present.
 func (t *pairTable) get(u, v int32) (int32, bool) {
 	key := pairKey(u, v)
-	mask := len(t.keys) - 1
+	mask := len(t.slots) - 1
 	for i := t.slot(key); ; i = (i + 1) & mask {
-		switch t.keys[i] {
+		switch t.slots[i].key {
 		case key:
-			return t.vals[i], true
+			return t.slots[i].val, true
 		case emptyPair:
 			return 0, false
 		}
@@ -205,12 +190,12 @@ func (t *pairTable) get(u, v int32) (int32, bool) {
 
 // put sets the edge of pair {u, v}, which is not in the table.
 func (t *pairTable) put(u, v int32, e int32) {
-	if 2*(t.count+1) > len(t.keys) {
-		keys, vals := t.keys, t.vals
-		t.alloc(2 * len(keys))
-		for i, k := range keys {
-			if k != emptyPair {
-				t.insert(k, vals[i])
+	if 2*(t.count+1) > len(t.slots) {
+		old := t.slots
+		t.alloc(2 * len(old))
+		for _, x := range old {
+			if x.key != emptyPair {
+				t.insert(x.key, x.val)
 			}
 		}
 	}
@@ -218,12 +203,11 @@ func (t *pairTable) put(u, v int32, e int32) {
 }
 
 func (t *pairTable) insert(key uint64, e int32) {
-	mask := len(t.keys) - 1
+	mask := len(t.slots) - 1
 	i := t.slot(key)
-	for t.keys[i] != emptyPair {
+	for t.slots[i].key != emptyPair {
 		i = (i + 1) & mask
 	}
-	t.keys[i] = key
-	t.vals[i] = e
+	t.slots[i] = pairSlot{key, e}
 	t.count++
 }

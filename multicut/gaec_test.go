@@ -9,22 +9,16 @@ import (
 // naiveGAEC is GAEC written from its definition, for comparison: at every
 // step it recomputes every pair of clusters' summed cost and whether a
 // regular edge joins them, and merges the contractible pair of largest
-// positive cost whose union has at most maxSize nodes (0: no bound), with
-// edges inside the clusters of within only (nil: all). O(steps · |E|).
-func naiveGAEC(g *Graph, within []int, maxSize int) []int {
+// positive cost. O(steps · |E|).
+func naiveGAEC(g *Graph) []int {
 	lab := make([]int, g.N)
-	size := map[int]int{}
 	for v := range lab {
 		lab[v] = v
-		size[v] = 1
 	}
 	for {
 		sum := map[[2]int]float64{}
 		reg := map[[2]int]bool{}
 		for _, e := range g.Edges {
-			if within != nil && within[e.U] != within[e.V] {
-				continue
-			}
 			a, b := lab[e.U], lab[e.V]
 			if a == b {
 				continue
@@ -35,7 +29,7 @@ func naiveGAEC(g *Graph, within []int, maxSize int) []int {
 		}
 		best, bk := 0.0, [2]int{-1, -1}
 		for k, c := range sum {
-			if reg[k] && c > best && (maxSize == 0 || size[k[0]]+size[k[1]] <= maxSize) {
+			if reg[k] && c > best {
 				best, bk = c, k
 			}
 		}
@@ -47,14 +41,12 @@ func naiveGAEC(g *Graph, within []int, maxSize int) []int {
 				lab[v] = bk[0]
 			}
 		}
-		size[bk[0]] += size[bk[1]]
 	}
 }
 
 // TestGAECAgainstNaive compares GAEC's partitions with naiveGAEC on random
-// graphs with lifted edges, whole and restricted to the clusters of a
-// labelling with a size bound (the multilevel coarsening). Costs are
-// continuous, so ties do not occur and the partitions must be identical.
+// graphs with lifted edges. Costs are continuous, so ties do not occur and
+// the partitions must be identical.
 // The graphs are large enough that the pair table grows and clusters
 // merge many times over.
 func TestGAECAgainstNaive(t *testing.T) {
@@ -63,20 +55,11 @@ func TestGAECAgainstNaive(t *testing.T) {
 	for trial := range 60 {
 		n := 20 + r.IntN(60)
 		g := randomGraph(r, n, 0.15, 0.1, -0.3+0.8*r.Float64())
-		got, want := gaec(g), naiveGAEC(g, nil, 0)
+		got, want := gaec(g), naiveGAEC(g)
 		if !slices.Equal(got, want) {
 			t.Fatalf("trial %d: GAEC %v, naive %v", trial, got, want)
 		}
 		merges += n - NumClusters(got)
-		within := make([]int, n)
-		for v := range within {
-			within[v] = r.IntN(3)
-		}
-		maxSize := 2 + r.IntN(6)
-		got, want = gaecWithin(g, within, maxSize), naiveGAEC(g, within, maxSize)
-		if !slices.Equal(got, want) {
-			t.Fatalf("trial %d: GAEC within, size ≤ %d: %v, naive %v", trial, maxSize, got, want)
-		}
 	}
 	if merges < 500 {
 		t.Fatalf("only %d merges compared", merges)
@@ -97,8 +80,8 @@ func TestPairTable(t *testing.T) {
 			ref[k] = int32(i)
 		}
 	}
-	if len(tab.keys) < 2*len(ref) {
-		t.Fatalf("table of %d slots holds %d pairs, more than half full", len(tab.keys), len(ref))
+	if len(tab.slots) < 2*len(ref) {
+		t.Fatalf("table of %d slots holds %d pairs, more than half full", len(tab.slots), len(ref))
 	}
 	for u := int32(0); u < 300; u++ {
 		for v := int32(0); v < 300; v++ {

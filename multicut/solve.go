@@ -8,6 +8,13 @@ import (
 	"github.com/densify/densify/internal/atomicfile"
 )
 
+// SolverVersion numbers the search of Solve: it is raised by every change
+// that can give other labels on the same graph and options, so that stored
+// results (a pipeline's segment stage) are recomputed. 2: the multilevel
+// refinement coarsens by sorted heavy-edge matching (matchFragments); 1:
+// by GAEC restricted to the clusters.
+const SolverVersion = 2
+
 // SolveOptions selects the solver of Solve.
 type SolveOptions struct {
 	// Solver is "gaec" (greedy additive edge contraction) or "klj"

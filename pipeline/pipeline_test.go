@@ -16,6 +16,7 @@ import (
 
 	"github.com/densify/densify/internal/testutil"
 	"github.com/densify/densify/motiongraph"
+	"github.com/densify/densify/multicut"
 	"github.com/densify/densify/sampling"
 	"github.com/densify/densify/synth"
 	"github.com/densify/densify/trajectory"
@@ -153,35 +154,46 @@ func TestRunStagesSkipAndRerun(t *testing.T) {
 	}
 
 	// A segmentation stamped before camera.csv had upper quartiles (its
-	// params were the bare options, its camera.csv medians only) is redone
-	// with everything after it, so prepare does not fall back to medians.
+	// params were the bare options, its camera.csv medians only), or by an
+	// earlier version of the solver, is redone with everything after it, so
+	// prepare does not fall back to medians and the labels are the current
+	// search's.
 	stampPath := filepath.Join(lay.Dir, ".stamps", "segment.json")
-	raw, err := os.ReadFile(stampPath)
-	if err != nil {
-		t.Fatal(err)
+	type segmentParams struct { // as the segment stage writes them
+		Options         motiongraph.SegmentOptions `json:"options"`
+		CameraResiduals int                        `json:"camera_residuals"`
+		Solver          int                        `json:"solver"`
 	}
-	var stamp Stamp
-	if err := json.Unmarshal(raw, &stamp); err != nil {
-		t.Fatal(err)
-	}
-	if stamp.Params, err = json.Marshal(opt.Segment); err != nil {
-		t.Fatal(err)
-	}
-	if raw, err = json.Marshal(stamp); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(stampPath, raw, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	repOld, err := Run(ctx, filepath.Join(root, "tiny"), work, opt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	wantOld := all(true)
-	wantOld["track"] = false
-	ran(t, repOld, wantOld)
-	if r, err := motiongraph.ReadCameraResiduals(lay.CameraResiduals()); err != nil || r.Upper == nil {
-		t.Errorf("camera.csv after the redone segmentation: upper quartiles %v, err %v", r.Upper != nil, err)
+	oldParams := []any{opt.Segment, segmentParams{opt.Segment, motiongraph.CameraResidualsVersion, multicut.SolverVersion - 1}}
+	for i, old := range oldParams {
+		raw, err := os.ReadFile(stampPath)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var stamp Stamp
+		if err := json.Unmarshal(raw, &stamp); err != nil {
+			t.Fatal(err)
+		}
+		if stamp.Params, err = json.Marshal(old); err != nil {
+			t.Fatal(err)
+		}
+		if raw, err = json.Marshal(stamp); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(stampPath, raw, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		repOld, err := Run(ctx, filepath.Join(root, "tiny"), work, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantOld := all(true)
+		wantOld["track"] = false
+		t.Logf("old segment stamp %d", i)
+		ran(t, repOld, wantOld)
+		if r, err := motiongraph.ReadCameraResiduals(lay.CameraResiduals()); err != nil || r.Upper == nil {
+			t.Errorf("camera.csv after the redone segmentation: upper quartiles %v, err %v", r.Upper != nil, err)
+		}
 	}
 
 	// A changed segmentation parameter reruns segment and everything after

@@ -14,6 +14,7 @@ import (
 	"github.com/densify/densify/internal/atomicfile"
 	"github.com/densify/densify/internal/progress"
 	"github.com/densify/densify/motiongraph"
+	"github.com/densify/densify/multicut"
 	"github.com/densify/densify/sampling"
 	"github.com/densify/densify/trajectory"
 	"github.com/densify/densify/uncertainty"
@@ -157,13 +158,15 @@ func (p *seqRun) progressFunc(what string) func(done, total int) {
 
 func (p *seqRun) segment() error {
 	out := p.lay.LabelledTracks(p.res.TrackFrames)
-	// the camera-residual format is a parameter: a segmentation whose
-	// camera.csv lacks the upper quartiles that prepare uses is redone
+	// the camera-residual format and the solver's version are parameters:
+	// a segmentation whose camera.csv lacks the upper quartiles that
+	// prepare uses, or that an earlier search found, is redone
 	type params struct {
 		Options         motiongraph.SegmentOptions `json:"options"`
 		CameraResiduals int                        `json:"camera_residuals"`
+		Solver          int                        `json:"solver"`
 	}
-	st := stage{name: "segment", params: params{p.opt.Segment, motiongraph.CameraResidualsVersion},
+	st := stage{name: "segment", params: params{p.opt.Segment, motiongraph.CameraResidualsVersion, multicut.SolverVersion},
 		inputs:  append([]string{p.lay.Tracks()}, p.frames...),
 		outputs: []string{p.lay.Graph(), p.lay.Labels(), out, p.lay.CameraResiduals(), p.lay.SegmentJSON()}}
 	var info motiongraph.SegmentReport
