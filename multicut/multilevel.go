@@ -200,22 +200,45 @@ func matchFragments(g *Graph, within []int, maxSize int) []int {
 	frag := make([]int32, n)
 	next := make([]int32, n)
 	last := make([]int32, n)
-	size := make([]int32, n)
+	// Per root: its size and the last round (1-based) it was matched in,
+	// side by side since the search for a partner reads both.
+	type rootState struct{ size, round int32 }
+	root := make([]rootState, n)
 	for v := range frag {
-		frag[v], next[v], last[v], size[v] = int32(v), -1, int32(v), 1
+		frag[v], next[v], last[v], root[v] = int32(v), -1, int32(v), rootState{1, 0}
 	}
-	sum := make([]float64, n)
-	reg := make([]bool, n)
-	seen := make([]int32, n)
-	for i := range seen {
-		seen[i] = -1
+	// Scratch sums to the neighbouring fragments, valid where seen is the
+	// current stamp.
+	type acc struct {
+		sum  float64
+		seen int32
+		reg  bool
 	}
-	round := make([]int32, n) // per root: the last round (1-based) it was matched in
+	sums := make([]acc, n)
+	for i := range sums {
+		sums[i].seen = -1
+	}
 	var touched []int32
 	stamp := int32(0)
 	// partner returns F's best partner among the fragments not matched in
 	// round r, and c_FH; −1 when there is none.
 	partner := func(f, r int32) (int32, float64) {
+		best, bestSum := int32(-1), 0.0
+		eligible := func(h int32, c float64, reg bool) {
+			if !reg || c <= 0 || root[h].round == r || int(root[f].size+root[h].size) > maxSize {
+				return
+			}
+			if best < 0 || c > bestSum || c == bestSum && h < best {
+				best, bestSum = h, c
+			}
+		}
+		if r == 1 {
+			// Single nodes: no parallel arcs, so every arc is a pair.
+			for _, a := range arcs[off[f]:off[f+1]] {
+				eligible(a.to, a.cost, a.reg)
+			}
+			return best, bestSum
+		}
 		touched = touched[:0]
 		for u := f; u >= 0; u = next[u] {
 			for _, a := range arcs[off[u]:off[u+1]] {
@@ -223,28 +246,20 @@ func matchFragments(g *Graph, within []int, maxSize int) []int {
 				if h == f {
 					continue
 				}
-				if seen[h] != stamp {
-					seen[h], sum[h], reg[h] = stamp, 0, false
+				x := &sums[h]
+				if x.seen != stamp {
+					*x = acc{0, stamp, false}
 					touched = append(touched, h)
 				}
-				sum[h] += a.cost
-				reg[h] = reg[h] || a.reg
+				x.sum += a.cost
+				x.reg = x.reg || a.reg
 			}
 		}
 		stamp++
-		best := int32(-1)
 		for _, h := range touched {
-			if round[h] == r || !reg[h] || sum[h] <= 0 || int(size[f]+size[h]) > maxSize {
-				continue
-			}
-			if best < 0 || sum[h] > sum[best] || sum[h] == sum[best] && h < best {
-				best = h
-			}
+			eligible(h, sums[h].sum, sums[h].reg)
 		}
-		if best < 0 {
-			return -1, 0
-		}
-		return best, sum[best]
+		return best, bestSum
 	}
 	type candidate struct {
 		f, h int32
@@ -274,10 +289,10 @@ func matchFragments(g *Graph, within []int, maxSize int) []int {
 		})
 		for _, o := range order {
 			f, h := o.f, o.h
-			if round[f] == r {
+			if root[f].round == r {
 				continue
 			}
-			if round[h] == r {
+			if root[h].round == r {
 				if h, _ = partner(f, r); h < 0 {
 					continue
 				}
@@ -287,8 +302,8 @@ func matchFragments(g *Graph, within []int, maxSize int) []int {
 			}
 			next[last[f]] = h
 			last[f] = last[h]
-			size[f] += size[h]
-			round[f], round[h] = r, r
+			root[f].size += root[h].size
+			root[f].round, root[h].round = r, r
 		}
 	}
 	id := make([]int32, n)

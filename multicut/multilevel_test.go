@@ -105,6 +105,12 @@ func TestMatchFragmentsPath(t *testing.T) {
 	if got, want := matchFragments(g, []int{0, 0, 1, 1}, 16), []int{0, 0, 1, 1}; !slices.Equal(got, want) {
 		t.Errorf("within clusters: fragments %v, want %v", got, want)
 	}
+	// Ties go to the smaller id: node 0 with two partners of cost 2 visits
+	// first and takes node 1.
+	star := &Graph{N: 3, Edges: []Edge{{U: 0, V: 2, Cost: 2}, {U: 0, V: 1, Cost: 2}}}
+	if got, want := matchFragments(star, []int{0, 0, 0}, 2), []int{0, 0, 1}; !slices.Equal(got, want) {
+		t.Errorf("tie: fragments %v, want %v", got, want)
+	}
 	// A lifted edge does not make a pair contractible.
 	g.Edges[1].Lifted = true
 	if got, want := matchFragments(g, same, 2), []int{0, 0, 1, 1}; !slices.Equal(got, want) {
