@@ -56,6 +56,7 @@ summary.md; it resumes.`,
 	fl.IntVar(&g.MinSize, "min-size", g.MinSize, "absorb segments of fewer pixels (0: the solver's result)")
 	fl.IntVar(&o.Opt.KLjFullSweep, "full-sweep", o.Opt.KLjFullSweep, "KLj's second phase: pairs of segments with at most this many pixels together run their sequence to the end, as do every split and every pair of two segments of at least 200 pixels each (-1: no second phase, faster and worse; see densify multicut)")
 	fl.IntVar(&o.Opt.KLjGroupMoves, "group-moves", o.Opt.KLjGroupMoves, "KLj's connected group moves of at most this many pixels (-1: none; see densify multicut)")
+	fl.BoolVar(&o.Opt.KLjMultilevel, "multilevel", o.Opt.KLjMultilevel, "KLj's multilevel refinement after the node-level search (off by default for pixel graphs: 2–3× KLj's time; see densify multicut --levels)")
 	fl.StringVar(&o.Opt.GammaCosts, "gamma-costs", o.Opt.GammaCosts, "edge weights of the uncertainty γ: logit (β-free, the seed's product of edge probabilities) or prior (the solver's costs)")
 	fl.IntVar(&o.Opt.Sparsify.Stride, "stride", o.Opt.Sparsify.Stride, "sparsification ranks every stride-th pixel in x and y")
 	cmd.AddCommand(newCmdDecomposeFit(f))

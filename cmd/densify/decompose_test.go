@@ -102,8 +102,8 @@ func TestDecomposeImageAndDataset(t *testing.T) {
 	if seg := s["segments"].(float64); seg < 2 {
 		t.Errorf("%v segments: the two halves were not separated", seg)
 	}
-	if opt := s["options"].(map[string]any); opt["klj_full_sweep"] != 1000.0 || opt["klj_group_moves"] != -1.0 {
-		t.Errorf("summary options: KLj full sweep %v, group moves %v; want the defaults 1000 and -1", opt["klj_full_sweep"], opt["klj_group_moves"])
+	if opt := s["options"].(map[string]any); opt["klj_full_sweep"] != 1000.0 || opt["klj_group_moves"] != -1.0 || opt["klj_multilevel"] != false {
+		t.Errorf("summary options: KLj full sweep %v, group moves %v, multilevel %v; want the defaults 1000, -1, false", opt["klj_full_sweep"], opt["klj_group_moves"], opt["klj_multilevel"])
 	}
 	if o, err := densify(t, "decompose", "--image", img, "--out", filepath.Join(dir, "zero"), "--group-moves", "0"); err == nil || !strings.Contains(o, "decompose: --group-moves 0: want -1 (unlimited / none) or a count ≥ 1") {
 		t.Errorf("--group-moves 0: err %v, output %s", err, o)
@@ -111,7 +111,7 @@ func TestDecomposeImageAndDataset(t *testing.T) {
 	// dataset form, with KLj's options of the command multicut
 	dout := filepath.Join(dir, "dout")
 	o, err := densify(t, "decompose", "--images", filepath.Join(dir, "images"), "--gt-dir", filepath.Join(dir, "gt"), "--out", dout, "--min-size", "5",
-		"--full-sweep", "-1", "--group-moves", "16")
+		"--full-sweep", "-1", "--group-moves", "16", "--multilevel")
 	if err != nil {
 		t.Fatalf("%v\n%s", err, o)
 	}
@@ -123,8 +123,8 @@ func TestDecomposeImageAndDataset(t *testing.T) {
 			t.Errorf("missing dataset output %s", f)
 		}
 	}
-	if opt := readJSON(t, filepath.Join(dout, "b", "summary.json"))["options"].(map[string]any); opt["klj_full_sweep"] != -1.0 || opt["klj_group_moves"] != 16.0 {
-		t.Errorf("dataset options: KLj full sweep %v, group moves %v; want -1 and 16", opt["klj_full_sweep"], opt["klj_group_moves"])
+	if opt := readJSON(t, filepath.Join(dout, "b", "summary.json"))["options"].(map[string]any); opt["klj_full_sweep"] != -1.0 || opt["klj_group_moves"] != 16.0 || opt["klj_multilevel"] != true {
+		t.Errorf("dataset options: KLj full sweep %v, group moves %v, multilevel %v; want -1, 16, true", opt["klj_full_sweep"], opt["klj_group_moves"], opt["klj_multilevel"])
 	}
 }
 
