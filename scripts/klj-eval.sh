@@ -37,6 +37,10 @@ BETAS=${BETAS:-0.5 0.1}
 MODES=${MODES:-default thorough}
 REPS=${REPS:-3}
 ANDRES=${ANDRES:-}
+if [[ ! $REPS =~ ^[1-9][0-9]*$ ]]; then
+  echo "klj-eval: REPS must be a count ≥ 1, got '$REPS'" >&2
+  exit 1
+fi
 if [[ ! -d $WORK/folds ]]; then
   echo "klj-eval: no cost models in $WORK/folds: run scripts/sparse-eval.sh $WORK first" >&2
   exit 1
