@@ -215,7 +215,7 @@ func KLj(g *Graph, opts KLjOptions) ([]int, error) {
 		}
 		lv := slices.Clone(levels)
 		for c := 0; c < cycles; c++ {
-			labels = multilevel(g, labels, lv, solve, refine)
+			labels = multilevel(g, s.adj, labels, lv, solve, refine)
 			// The next cycle: fragments half as large at the finest
 			// level (other boundaries), one more level on top.
 			lv = append([]int{max(2, lv[0]/2)}, append(lv[1:], 4)...)

@@ -97,7 +97,7 @@ func TestFragmentGraph(t *testing.T) {
 			labels = gaec(g)
 		}
 		maxSize := 2 + r.IntN(8)
-		frag := matchFragments(g, labels, maxSize)
+		frag := matchFragments(buildAdjacency(g), labels, maxSize)
 		if err := Feasible(g, frag); err != nil {
 			t.Fatalf("instance %d: fragments not connected: %v", it, err)
 		}

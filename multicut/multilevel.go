@@ -37,14 +37,18 @@ var DefaultLevels = []int{16, 4, 4, 4, 4}
 //
 // The result is returned only when it lowers the energy. solve is KLj's
 // search on a fragment graph with every sequence run to its end; refine is
-// KLj's search on the nodes (phases 1 and 2), both from a labelling.
-func multilevel(g *Graph, labels []int, levels []int, solve func(*Graph, []int) []int, refine func([]int) []int) []int {
+// KLj's search on the nodes (phases 1 and 2), both from a labelling; adj is
+// g's adjacency, the one KLj's search already holds.
+func multilevel(g *Graph, adj adjacency, labels []int, levels []int, solve func(*Graph, []int) []int, refine func([]int) []int) []int {
 	graphs := []*Graph{g}
 	var frags [][]int
 	lab := labels
-	for _, maxSize := range levels {
+	for l, maxSize := range levels {
 		cur := graphs[len(graphs)-1]
-		frag := matchFragments(cur, lab, maxSize)
+		if l > 0 {
+			adj = buildAdjacency(cur)
+		}
+		frag := matchFragments(adj, lab, maxSize)
 		k := 0
 		for _, f := range frag {
 			k = max(k, f+1)
@@ -159,7 +163,8 @@ func fragmentGraph(g *Graph, frag []int, k int) *Graph {
 // sums to them, so the best partner found at the start stands unless it
 // was matched meanwhile; only then is it looked for again.
 //
-// A round reads every edge inside the clusters at most twice (sums to the
+// a is the graph's adjacency (buildAdjacency); its arcs between clusters
+// are skipped. A round reads every edge at most twice (sums to the
 // neighbouring fragments in a scratch array indexed by fragment), so the
 // coarsening costs O(|E| + |F|) per round and needs neither GAEC's
 // priority queue nor its table of cluster pairs. On the 20 DAVIS
@@ -170,34 +175,8 @@ func fragmentGraph(g *Graph, frag []int, k int) *Graph {
 // 2 (libby β 0.5 by 25.5), higher on 2 (kite-surf β 0.5 by 128.6), the
 // same on 16.
 // Fragment labels are canonical.
-func matchFragments(g *Graph, within []int, maxSize int) []int {
-	n := g.N
-	// The edges inside clusters as arcs in CSR form.
-	off := make([]int32, n+1)
-	for _, e := range g.Edges {
-		if within[e.U] == within[e.V] {
-			off[e.U+1]++
-			off[e.V+1]++
-		}
-	}
-	for v := 0; v < n; v++ {
-		off[v+1] += off[v]
-	}
-	type arc struct {
-		to   int32
-		reg  bool
-		cost float64
-	}
-	arcs := make([]arc, off[n])
-	fill := slices.Clone(off[:n])
-	for _, e := range g.Edges {
-		if within[e.U] == within[e.V] {
-			arcs[fill[e.U]] = arc{int32(e.V), !e.Lifted, e.Cost}
-			fill[e.U]++
-			arcs[fill[e.V]] = arc{int32(e.U), !e.Lifted, e.Cost}
-			fill[e.V]++
-		}
-	}
+func matchFragments(a adjacency, within []int, maxSize int) []int {
+	n := len(a.off) - 1
 	// A fragment is named by its first node (root) and lists its members
 	// through next (−1 ends the list); last is a root's last member.
 	frag := make([]int32, n)
@@ -235,18 +214,22 @@ func matchFragments(g *Graph, within []int, maxSize int) []int {
 				best, bestSum = h, c
 			}
 		}
+		cl := within[f]
 		if r == 1 {
 			// Single nodes: no parallel arcs, so every arc is a pair.
-			for _, a := range arcs[off[f]:off[f+1]] {
-				eligible(a.to, a.cost, a.reg)
+			for k := a.off[f]; k < a.off[f+1]; k++ {
+				if v := a.nbr[k]; within[v] == cl {
+					eligible(v, a.cost[k], a.reg[k])
+				}
 			}
 			return best, bestSum
 		}
 		touched = touched[:0]
 		for u := f; u >= 0; u = next[u] {
-			for _, a := range arcs[off[u]:off[u+1]] {
-				h := frag[a.to]
-				if h == f {
+			for k := a.off[u]; k < a.off[u+1]; k++ {
+				v := a.nbr[k]
+				h := frag[v]
+				if h == f || within[v] != cl {
 					continue
 				}
 				x := &sums[h]
@@ -254,8 +237,8 @@ func matchFragments(g *Graph, within []int, maxSize int) []int {
 					*x = acc{0, stamp, false}
 					touched = append(touched, h)
 				}
-				x.sum += a.cost
-				x.reg = x.reg || a.reg
+				x.sum += a.cost[k]
+				x.reg = x.reg || a.reg[k]
 			}
 		}
 		stamp++

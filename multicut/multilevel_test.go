@@ -97,23 +97,23 @@ func TestMatchFragmentsPath(t *testing.T) {
 		maxSize int
 		want    []int
 	}{{2, []int{0, 1, 1, 2}}, {3, []int{0, 0, 0, 1}}, {4, []int{0, 0, 0, 1}}, {8, []int{0, 0, 0, 0}}} {
-		if got := matchFragments(g, same, c.maxSize); !slices.Equal(got, c.want) {
+		if got := matchFragments(buildAdjacency(g), same, c.maxSize); !slices.Equal(got, c.want) {
 			t.Errorf("maxSize %d: fragments %v, want %v", c.maxSize, got, c.want)
 		}
 	}
 	// Clusters bound the fragments: b and c apart leave a with b, c with d.
-	if got, want := matchFragments(g, []int{0, 0, 1, 1}, 16), []int{0, 0, 1, 1}; !slices.Equal(got, want) {
+	if got, want := matchFragments(buildAdjacency(g), []int{0, 0, 1, 1}, 16), []int{0, 0, 1, 1}; !slices.Equal(got, want) {
 		t.Errorf("within clusters: fragments %v, want %v", got, want)
 	}
 	// Ties go to the smaller id: node 0 with two partners of cost 2 visits
 	// first and takes node 1.
 	star := &Graph{N: 3, Edges: []Edge{{U: 0, V: 2, Cost: 2}, {U: 0, V: 1, Cost: 2}}}
-	if got, want := matchFragments(star, []int{0, 0, 0}, 2), []int{0, 0, 1}; !slices.Equal(got, want) {
+	if got, want := matchFragments(buildAdjacency(star), []int{0, 0, 0}, 2), []int{0, 0, 1}; !slices.Equal(got, want) {
 		t.Errorf("tie: fragments %v, want %v", got, want)
 	}
 	// A lifted edge does not make a pair contractible.
 	g.Edges[1].Lifted = true
-	if got, want := matchFragments(g, same, 2), []int{0, 0, 1, 1}; !slices.Equal(got, want) {
+	if got, want := matchFragments(buildAdjacency(g), same, 2), []int{0, 0, 1, 1}; !slices.Equal(got, want) {
 		t.Errorf("lifted b–c: fragments %v, want %v", got, want)
 	}
 }
@@ -132,7 +132,7 @@ func TestMatchFragmentsAgainstNaive(t *testing.T) {
 			within[v] = r.IntN(1 + trial%3)
 		}
 		maxSize := 2 + r.IntN(15)
-		got, want := matchFragments(g, within, maxSize), naiveMatch(g, within, maxSize)
+		got, want := matchFragments(buildAdjacency(g), within, maxSize), naiveMatch(g, within, maxSize)
 		if !slices.Equal(got, want) {
 			t.Fatalf("trial %d (maxSize %d): fragments %v, naive %v", trial, maxSize, got, want)
 		}
