@@ -219,7 +219,7 @@ func Estimate(ts *trajectory.TrackSet, opt Options) (*Motion, error) {
 // units is not carried by the camera motion over most of its life: it moves
 // on its own (or with parallax far beyond the background's typical
 // departure s_t).
-func (m *Motion) TrackMedians() []float64 { return m.TrackQuantiles(0.5) }
+func (m *Motion) TrackMedians() []float64 { return m.TrackQuantiles(0.5)[0] }
 
 // UpperQuartile is the quantile of TrackUpperQuartiles.
 const UpperQuartile = 0.75
@@ -230,23 +230,32 @@ const UpperQuartile = 0.75
 // life, which the median misses where a part of an object rests half of the
 // time: the hoof of a walking animal stands on the ground while the leg
 // swings past it, and a grazing head is still between moves.
-func (m *Motion) TrackUpperQuartiles() []float64 { return m.TrackQuantiles(UpperQuartile) }
+func (m *Motion) TrackUpperQuartiles() []float64 { return m.TrackQuantiles(UpperQuartile)[0] }
 
-// TrackQuantiles returns, for every trajectory i, the q-quantile of its
-// normalised residuals Norm[i] (0 ≤ q < 1): the value of rank ⌊q·n⌋
-// (0-based) of its n sorted residuals, so q = ½ is the median (the upper
-// one for an even n); NaN when it has none (a single point).
-func (m *Motion) TrackQuantiles(q float64) []float64 {
-	out := make([]float64, len(m.Norm))
+// TrackQuantiles returns, for each q of qs (0 ≤ q < 1) and every
+// trajectory i, the q-quantile of its normalised residuals Norm[i]: the
+// value of rank ⌊q·n⌋ (0-based) of its n sorted residuals, so q = ½ is the
+// median (the upper one for an even n); NaN when it has none (a single
+// point). out[j][i] is qs[j]'s for trajectory i; each trajectory is sorted
+// once for all of qs.
+func (m *Motion) TrackQuantiles(qs ...float64) [][]float64 {
+	out := make([][]float64, len(qs))
+	for j := range out {
+		out[j] = make([]float64, len(m.Norm))
+	}
 	buf := []float32{}
 	for i, r := range m.Norm {
 		if len(r) == 0 {
-			out[i] = math.NaN()
+			for j := range out {
+				out[j][i] = math.NaN()
+			}
 			continue
 		}
 		buf = append(buf[:0], r...)
 		slices.Sort(buf)
-		out[i] = float64(buf[min(len(buf)-1, int(q*float64(len(buf))))])
+		for j, q := range qs {
+			out[j][i] = float64(buf[min(len(buf)-1, int(q*float64(len(buf))))])
+		}
 	}
 	return out
 }

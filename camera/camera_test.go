@@ -306,4 +306,13 @@ func TestTrackUpperQuartiles(t *testing.T) {
 	if med := m.TrackMedians()[0]; float32(med) != 0.5 {
 		t.Errorf("hoof: median %v, want 0.5", med)
 	}
+	// both at once, as segment asks for them: the same values
+	both := m.TrackQuantiles(0.5, UpperQuartile)
+	for j, single := range [][]float64{m.TrackMedians(), got} {
+		for i := range single {
+			if both[j][i] != single[i] && !(math.IsNaN(both[j][i]) && math.IsNaN(single[i])) {
+				t.Errorf("quantile %d of track %d: %v together, %v alone", j, i, both[j][i], single[i])
+			}
+		}
+	}
 }

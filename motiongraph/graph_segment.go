@@ -125,7 +125,8 @@ func Segment(ts *trajectory.TrackSet, frames []image.Image, opt SegmentOptions) 
 	res.Energy = multicut.Energy(g, res.Labels)
 	res.Clusters = multicut.NumClusters(res.Labels)
 	res.Camera, res.Background = CameraEvidence(bcam, res.Labels, res.Clusters, BorderShares(ts, res.Labels, res.Clusters))
-	res.CameraResidual = CameraResiduals{Median: bcam.TrackMedians(), Upper: bcam.TrackUpperQuartiles()}
+	q := bcam.TrackQuantiles(0.5, camera.UpperQuartile)
+	res.CameraResidual = CameraResiduals{Median: q[0], Upper: q[1]}
 	return res, nil
 }
 
