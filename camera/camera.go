@@ -213,31 +213,22 @@ func Estimate(ts *trajectory.TrackSet, opt Options) (*Motion, error) {
 	return m, nil
 }
 
-// TrackMedians returns, for every trajectory i, the median of its
-// normalised residuals Norm[i] (the upper median for an even count), or NaN
-// when it has none (a single point). A trajectory whose median exceeds a few
-// units is not carried by the camera motion over most of its life: it moves
-// on its own (or with parallax far beyond the background's typical
-// departure s_t).
-func (m *Motion) TrackMedians() []float64 { return m.TrackQuantiles(0.5)[0] }
-
-// UpperQuartile is the quantile of TrackUpperQuartiles.
+// UpperQuartile is the quantile of the second column of camera.csv: the
+// upper quartile of a trajectory's normalised residuals exceeds a few
+// units when the trajectory moves on its own over at least a quarter of
+// its life, which the median misses where a part of an object rests half
+// of the time: the hoof of a walking animal stands on the ground while the
+// leg swings past it, and a grazing head is still between moves.
 const UpperQuartile = 0.75
-
-// TrackUpperQuartiles returns, for every trajectory, the upper quartile of
-// its normalised residuals (TrackQuantiles(UpperQuartile)). It exceeds a few
-// units when the trajectory moves on its own over at least a quarter of its
-// life, which the median misses where a part of an object rests half of the
-// time: the hoof of a walking animal stands on the ground while the leg
-// swings past it, and a grazing head is still between moves.
-func (m *Motion) TrackUpperQuartiles() []float64 { return m.TrackQuantiles(UpperQuartile)[0] }
 
 // TrackQuantiles returns, for each q of qs (0 ≤ q < 1) and every
 // trajectory i, the q-quantile of its normalised residuals Norm[i]: the
 // value of rank ⌊q·n⌋ (0-based) of its n sorted residuals, so q = ½ is the
 // median (the upper one for an even n); NaN when it has none (a single
 // point). out[j][i] is qs[j]'s for trajectory i; each trajectory is sorted
-// once for all of qs.
+// once for all of qs. A trajectory whose median exceeds a few units is not
+// carried by the camera motion over most of its life: it moves on its own
+// (or with parallax far beyond the background's typical departure s_t).
 func (m *Motion) TrackQuantiles(qs ...float64) [][]float64 {
 	out := make([][]float64, len(qs))
 	for j := range out {

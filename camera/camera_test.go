@@ -276,9 +276,9 @@ func TestBorderBandFollowsTheBackground(t *testing.T) {
 	}
 }
 
-func TestTrackMedians(t *testing.T) {
+func TestTrackQuantilesMedian(t *testing.T) {
 	m := &Motion{Norm: [][]float32{{3, 1, 2}, {4, 1}, {}, {7}}}
-	got := m.TrackMedians()
+	got := m.TrackQuantiles(0.5)[0]
 	// odd count: the middle value; even: the upper of the two middle ones
 	want := []float64{2, 4, math.NaN(), 7}
 	for i := range want {
@@ -287,28 +287,28 @@ func TestTrackMedians(t *testing.T) {
 		}
 	}
 	if m.Norm[0][0] != 3 {
-		t.Error("TrackMedians reordered the residuals")
+		t.Error("TrackQuantiles reordered the residuals")
 	}
 }
 
-func TestTrackUpperQuartiles(t *testing.T) {
+func TestTrackQuantilesUpperQuartile(t *testing.T) {
 	// rank ⌊0.75·n⌋ of the sorted residuals: n = 8 → the 7th smallest; a
 	// hoof at rest for five of its eight steps has median 0.5 and upper
 	// quartile 9; n = 2, 3, 4 → the largest; n = 5 → the 4th smallest
 	m := &Motion{Norm: [][]float32{{0.2, 9, 0.1, 0.5, 12, 0.3, 8, 0.4}, {1, 4}, {5, 1, 2}, {1, 2, 3, 4}, {5, 4, 3, 2, 1}, {}}}
-	got := m.TrackUpperQuartiles()
+	got := m.TrackQuantiles(UpperQuartile)[0]
 	want := []float64{9, 4, 5, 4, 4, math.NaN()}
 	for i := range want {
 		if float32(got[i]) != float32(want[i]) && !(math.IsNaN(got[i]) && math.IsNaN(want[i])) {
 			t.Errorf("track %d: upper quartile %v, want %v", i, got[i], want[i])
 		}
 	}
-	if med := m.TrackMedians()[0]; float32(med) != 0.5 {
+	if med := m.TrackQuantiles(0.5)[0][0]; float32(med) != 0.5 {
 		t.Errorf("hoof: median %v, want 0.5", med)
 	}
 	// both at once, as segment asks for them: the same values
 	both := m.TrackQuantiles(0.5, UpperQuartile)
-	for j, single := range [][]float64{m.TrackMedians(), got} {
+	for j, single := range [][]float64{m.TrackQuantiles(0.5)[0], got} {
 		for i := range single {
 			if both[j][i] != single[i] && !(math.IsNaN(both[j][i]) && math.IsNaN(single[i])) {
 				t.Errorf("quantile %d of track %d: %v together, %v alone", j, i, both[j][i], single[i])

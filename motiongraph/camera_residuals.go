@@ -33,9 +33,9 @@ const (
 // CameraResiduals are the per-trajectory evidence of camera.csv, in track
 // order; NaN for a trajectory without a residual (a single point).
 type CameraResiduals struct {
-	Median []float64 // camera.Motion.TrackMedians
-	// Upper is camera.Motion.TrackUpperQuartiles; nil when read from a file
-	// written before it.
+	Median []float64 // camera.Motion.TrackQuantiles(0.5)
+	// Upper is camera.Motion.TrackQuantiles(camera.UpperQuartile); nil
+	// when read from a file written before it.
 	Upper []float64
 }
 

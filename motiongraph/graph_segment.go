@@ -58,8 +58,8 @@ type SegmentResult struct {
 	BackgroundParts []BackgroundPart
 	// CameraResidual is, per trajectory, the median and the upper quartile
 	// of its normalised residuals against the border band's camera motion
-	// (the motion the background decision uses; camera.Motion.TrackMedians,
-	// TrackUpperQuartiles), NaN for a single-point trajectory: the
+	// (the motion the background decision uses;
+	// camera.Motion.TrackQuantiles), NaN for a single-point trajectory: the
 	// per-trajectory evidence with which `densify prepare` leaves
 	// unexplained trajectories of camera-explained background clusters
 	// unlabelled (sampling.Options.BackgroundResidual). The upper quartile
