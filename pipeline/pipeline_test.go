@@ -574,10 +574,12 @@ type fakeTracker struct {
 	ts     *trajectory.TrackSet
 	frames int
 	flow   string
+	calls  int
 }
 
 func (f *fakeTracker) TrackSequence(frames []string, opt trajectory.TrackerOptions, flow string, progress func(done, total int)) (*trajectory.TrackSet, error) {
 	f.frames, f.flow = len(frames), flow
+	f.calls++
 	for i := 1; i < len(frames); i++ {
 		progress(i, len(frames)-1)
 	}
@@ -617,6 +619,48 @@ func TestTrackStageUsesInjectedTracker(t *testing.T) {
 	opt.FlowTracker = nil
 	if _, err := Run(context.Background(), root, t.TempDir(), opt); err == nil || !strings.Contains(err.Error(), "no tracker") {
 		t.Errorf("err = %v, want no tracker", err)
+	}
+}
+
+// describedTracker is a fakeTracker that describes its flow's parameters
+// (trajectory.FlowDescriber), as video.Tracker does.
+type describedTracker struct {
+	*fakeTracker
+	params string
+}
+
+func (d describedTracker) FlowParams(flow string) string { return flow + " " + d.params }
+
+// The flow's parameters are part of the tracking stage's stamp: a second run
+// with the same ones keeps the tracks, a run after they changed (a new
+// default of the flow) tracks again, and so does a run over a work folder
+// stamped by a tracker that did not describe them.
+func TestTrackStageRedoneWhenFlowParamsChange(t *testing.T) {
+	root, tracks := tinySequence(t)
+	gt, err := trajectory.ReadTracks(tracks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var log bytes.Buffer
+	opt := testOptions("", &fakeDensifier{}, &log)
+	ft := &fakeTracker{ts: gt}
+	work := t.TempDir()
+	for i, step := range []struct {
+		tracker   trajectory.SequenceTracker
+		wantCalls int
+	}{
+		{ft, 1},                                        // no description
+		{describedTracker{ft, "scale 1"}, 2},           // a description where the stamp had none
+		{describedTracker{ft, "scale 1"}, 2},           // the same: kept
+		{describedTracker{ft, "scale 0, patch 12"}, 3}, // changed: tracked again
+	} {
+		opt.FlowTracker = step.tracker
+		if _, err := Run(context.Background(), root, work, opt); err != nil {
+			t.Fatalf("run %d: %v\n%s", i, err, log.String())
+		}
+		if ft.calls != step.wantCalls {
+			t.Errorf("run %d: tracker called %d times in all, want %d", i, ft.calls, step.wantCalls)
+		}
 	}
 }
 

@@ -101,17 +101,25 @@ func (p *seqRun) track() error {
 	if p.opt.TracksFor != nil {
 		src = p.opt.TracksFor(p.name)
 	}
+	// the flow's own parameters are stamped when the tracker describes them
+	// (video.Tracker does): tracks of an earlier flow configuration, or of
+	// a stamp without them, are tracked again
 	type params struct {
-		Tracker trajectory.TrackerOptions `json:"tracker,omitempty"`
-		Flow    string                    `json:"flow,omitempty"`
-		From    string                    `json:"from,omitempty"`
+		Tracker    trajectory.TrackerOptions `json:"tracker,omitempty"`
+		Flow       string                    `json:"flow,omitempty"`
+		FlowParams string                    `json:"flow_params,omitempty"`
+		From       string                    `json:"from,omitempty"`
 	}
 	st := stage{name: "track", outputs: []string{p.lay.Tracks()}}
 	if src != "" {
 		st.params = params{From: src}
 		st.inputs = []string{src}
 	} else {
-		st.params = params{Tracker: p.opt.Tracker, Flow: p.opt.Flow}
+		pr := params{Tracker: p.opt.Tracker, Flow: p.opt.Flow}
+		if d, ok := p.opt.FlowTracker.(trajectory.FlowDescriber); ok {
+			pr.FlowParams = d.FlowParams(p.opt.Flow)
+		}
+		st.params = pr
 		st.inputs = p.frames
 	}
 	var info TrackInfo

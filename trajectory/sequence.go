@@ -11,3 +11,11 @@ package trajectory
 type SequenceTracker interface {
 	TrackSequence(frames []string, opt TrackerOptions, flow string, progress func(done, total int)) (*TrackSet, error)
 }
+
+// FlowDescriber is implemented by a SequenceTracker whose optical flow has
+// parameters beyond its method name. FlowParams describes those of the named
+// method (the empty string when it has none), so that a stage that caches
+// trajectories can record them and track again when they change.
+type FlowDescriber interface {
+	FlowParams(flow string) string
+}

@@ -1,6 +1,10 @@
 package video
 
-import "github.com/densify/densify/trajectory"
+import (
+	"fmt"
+
+	"github.com/densify/densify/trajectory"
+)
 
 // Tracker is the trajectory.SequenceTracker of this package: OpenCV optical
 // flow (the method named by flow) and the point tracker, as TrackSequence.
@@ -11,4 +15,19 @@ func (Tracker) TrackSequence(frames []string, opt trajectory.TrackerOptions, flo
 	return TrackSequence(frames, opt, Method(flow), progress)
 }
 
-var _ trajectory.SequenceTracker = Tracker{}
+// FlowParams implements trajectory.FlowDescriber: the parameters the named
+// method runs with (DefaultDIS, DefaultFarneback), "" for an unknown name.
+func (Tracker) FlowParams(flow string) string {
+	switch Method(flow) {
+	case DIS:
+		return fmt.Sprintf("%+v", DefaultDIS)
+	case Farneback:
+		return fmt.Sprintf("%+v", DefaultFarneback)
+	}
+	return ""
+}
+
+var (
+	_ trajectory.SequenceTracker = Tracker{}
+	_ trajectory.FlowDescriber   = Tracker{}
+)

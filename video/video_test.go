@@ -258,3 +258,18 @@ func TestTrackDAVISBlackswan(t *testing.T) {
 		t.Errorf("density %.3f (want ≥ 0.5), object coverage %.3f (want ≥ 0.7)", dens, cov)
 	}
 }
+
+// The tracker describes each method's parameters (the pipeline stamps them):
+// DIS by DefaultDIS, so a change of its defaults changes the description.
+func TestTrackerFlowParams(t *testing.T) {
+	dis := Tracker{}.FlowParams(string(DIS))
+	if !strings.Contains(dis, "FinestScale:0") || !strings.Contains(dis, "PatchSize:12") {
+		t.Errorf("DIS described as %q, want DefaultDIS's fields", dis)
+	}
+	if fb := (Tracker{}).FlowParams(string(Farneback)); fb == dis || !strings.Contains(fb, "WinSize:31") {
+		t.Errorf("Farnebäck described as %q", fb)
+	}
+	if s := (Tracker{}).FlowParams("lucas"); s != "" {
+		t.Errorf("unknown method described as %q", s)
+	}
+}
