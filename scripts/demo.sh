@@ -106,6 +106,11 @@ if [ -n "$top" ]; then
 	done
 fi
 
+where="most in $W/prepared/${preview#* } (${preview%% *} px, red squares)"
+if [[ -z $preview || ${preview%% *} == 0 ]]; then
+	where="none in any frame (no trajectory qualifies), so the weighted variant trains as uniform does"
+fi
+
 elapsed=$((SECONDS - start))
 cat <<EOF
 
@@ -114,7 +119,7 @@ cat <<EOF
   trajectory scores  $OUT/eval-gt.json (F = $f_gt %), $OUT/eval-corrupt.json (F = $f_bad %)
   report             $OUT/run/report.md, $OUT/run/report.json
   ablation           $OUT/run/ablation.md, $OUT/run/ablation.csv (uniform / hard examples / confidence, $SEEDS seeds)
-  hard examples      $hard (φ = ${PHI:-default}); most in $W/prepared/${preview#* } (${preview%% *} px, red squares)
+  hard examples      $hard (φ = ${PHI:-default}); $where
   uncertainty        most uncertain trajectory: node ${top:-none}; heat map ${heat:-none}
   sparsification     VI-AUC $auc: $W/uncertainty/sparsify/vi.png
   per stage          $OUT/run/$SEQ/{tracks.dat,segment/,uncertainty/,prepared/,model-{uniform,weighted,confidence}*/,masks-*/,eval/}
