@@ -591,19 +591,25 @@ func (f *fakeTracker) TrackSequence(frames []string, opt trajectory.TrackerOptio
 	return out, nil
 }
 
-// The tracking stage runs the injected tracker on the sequence's frames with
-// the configured flow method; without a tracker (and no Tracks file) it fails
-// with a clear message.
-func TestTrackStageUsesInjectedTracker(t *testing.T) {
+// trackerRun returns the tiny sequence's root, a fakeTracker of its
+// ground-truth trajectories and test options that log into log.
+func trackerRun(t *testing.T, log *bytes.Buffer) (string, *fakeTracker, Options) {
 	root, tracks := tinySequence(t)
 	gt, err := trajectory.ReadTracks(tracks)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return root, &fakeTracker{ts: gt}, testOptions("", &fakeDensifier{}, log)
+}
+
+// The tracking stage runs the injected tracker on the sequence's frames with
+// the configured flow method; without a tracker (and no Tracks file) it fails
+// with a clear message.
+func TestTrackStageUsesInjectedTracker(t *testing.T) {
 	var log bytes.Buffer
-	opt := testOptions("", &fakeDensifier{}, &log)
+	root, ft, opt := trackerRun(t, &log)
+	gt := ft.ts
 	opt.Flow = "farneback"
-	ft := &fakeTracker{ts: gt}
 	opt.FlowTracker = ft
 	work := t.TempDir()
 	rep, err := Run(context.Background(), root, work, opt)
@@ -636,14 +642,8 @@ func (d describedTracker) FlowParams(flow string) string { return flow + " " + d
 // default of the flow) tracks again, and so does a run over a work folder
 // stamped by a tracker that did not describe them.
 func TestTrackStageRedoneWhenFlowParamsChange(t *testing.T) {
-	root, tracks := tinySequence(t)
-	gt, err := trajectory.ReadTracks(tracks)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var log bytes.Buffer
-	opt := testOptions("", &fakeDensifier{}, &log)
-	ft := &fakeTracker{ts: gt}
+	root, ft, opt := trackerRun(t, &log)
 	work := t.TempDir()
 	for i, step := range []struct {
 		tracker   trajectory.SequenceTracker
