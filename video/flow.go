@@ -103,10 +103,10 @@ type DISParams struct {
 //	scale 0, 12/4 (default)    94.2 / 87.5 / 90.2   0.844 (0.624)         7/10    0.900
 //
 // F rises on 9 of 10 sequences (libby 81.4 → 89.5, kite-surf 81.9 → 84.0;
-// dog 86.2 → 83.0). Tracking takes about 2.5× as long (28 s instead of 11 s
-// for 50 frames of 854×480 on 2 cores). A full-resolution variational
-// refinement after MEDIUM (F 85.7) and OpenCV's DeepFlow without its
-// matching term (F 82.2: trajectories slide off fast objects) were worse.
+// dog 86.2 → 83.0). Tracking takes about 5.5× as long: 27 s instead of 4.9 s
+// for kite-surf's 50 frames of 854×480 on 2 cores. A full-resolution
+// variational refinement after MEDIUM (F 85.7) and OpenCV's DeepFlow without
+// its matching term (F 82.2: trajectories slide off fast objects) were worse.
 var DefaultDIS = DISParams{Preset: 2, FinestScale: 0, PatchSize: 12, PatchStride: 4,
 	GDIterations: -1, VRIterations: -1, VRAlpha: -1, VRDelta: -1, VRGamma: -1}
 
