@@ -10,10 +10,11 @@ import (
 
 // SolverVersion numbers the search of Solve: it is raised by every change
 // that can give other labels on the same graph and options, so that stored
-// results (a pipeline's segment stage) are recomputed. 2: the multilevel
+// results (a pipeline's segment stage) are recomputed. 3: connected group
+// moves of up to 32 nodes (DefaultGroupMoves; 16 before); 2: the multilevel
 // refinement coarsens by sorted heavy-edge matching (matchFragments); 1:
 // by GAEC restricted to the clusters.
-const SolverVersion = 2
+const SolverVersion = 3
 
 // SolveOptions selects the solver of Solve.
 type SolveOptions struct {
