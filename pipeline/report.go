@@ -302,6 +302,9 @@ func (r *Report) Markdown(w io.Writer) error {
 		if pr := s.Prepared; pr != nil {
 			fmt.Fprintf(&b, "Training set: %d frames %d×%d, %d classes, labelled pixels per class %v, %d hard-example pixels (%d trajectories), %d background trajectories left unlabelled (the camera motion does not explain them), %d foreground points of short trajectories dropped (no long trajectory of their segment nearby).\n",
 				pr.Frames, pr.Width, pr.Height, pr.Classes, pr.ClassCounts, pr.HardPixels, pr.HardTracks, pr.Unexplained, pr.Unsupported)
+			if pr.ColourRejected > 0 {
+				fmt.Fprintf(&b, "The colour check dropped %d more (their colour is the background's).\n", pr.ColourRejected)
+			}
 			if q := pr.LabelQuality; q != nil {
 				away := "" // absent from the stamps of sets prepared before it existed
 				if a := q.AwayFromThin; a != nil {

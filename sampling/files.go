@@ -2,6 +2,7 @@ package sampling
 
 import (
 	"fmt"
+	"image"
 	"path/filepath"
 
 	"github.com/densify/densify/dataset"
@@ -28,6 +29,7 @@ func PrepareOracleFiles(framesDir, tracksPath string, gt *dataset.GroundTruth, o
 		return nil, fmt.Errorf("%s: oracle labels need the ground truth", tracksPath)
 	}
 	opt.Oracle, opt.Background, opt.BackgroundClusters, opt.CameraBackground = true, -1, []int{0}, nil
+	opt.ColourWindow = 0 // the ground truth's labels need no colour check
 	return prepareFiles(framesDir, tracksPath, "", nil, nil, gt, outDir, opt)
 }
 
@@ -61,7 +63,14 @@ func prepareFiles(framesDir, tracksPath, uncertaintyPath string, residual, upper
 			return nil, fmt.Errorf("%s: oracle labels: no trajectory lies on the ground truth's background", tracksPath)
 		}
 	}
-	set, err := Prepare(Input{Tracks: ts, Uncertainty: u, CameraResidual: residual, CameraResidualUpper: upper, Width: w, Height: h}, opt)
+	frame := func(f int) (image.Image, error) {
+		img, err := dataset.ReadImage(frames[f])
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", frames[f], err)
+		}
+		return img, nil
+	}
+	set, err := Prepare(Input{Tracks: ts, Uncertainty: u, CameraResidual: residual, CameraResidualUpper: upper, Width: w, Height: h, Frame: frame}, opt)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", tracksPath, err)
 	}
@@ -109,13 +118,15 @@ type Summary struct {
 	// Unsupported: foreground points of short trajectories dropped for want
 	// of a long trajectory of their segment nearby (Options.SupportRadius).
 	Unsupported int `json:"dropped_unsupported_points"`
+	// ColourRejected: those dropped for their colour (Options.ColourWindow).
+	ColourRejected int `json:"dropped_colour_points,omitempty"`
 }
 
 // Summary counts the labelled, hard-example and border pixels of s and its
 // hard trajectories.
 func (s *Set) Summary() Summary {
 	sum := Summary{Frames: len(s.Frames), Width: s.Width, Height: s.Height, Classes: s.Classes, ClassCounts: make([]int, s.Classes),
-		Unsupported: s.DroppedUnsupported}
+		Unsupported: s.DroppedUnsupported, ColourRejected: s.DroppedColour}
 	for _, fr := range s.Frames {
 		sum.HardPixels += fr.NHard
 		sum.BorderPoints += fr.NBorder

@@ -29,6 +29,7 @@ package sampling
 import (
 	"errors"
 	"fmt"
+	"image"
 	"math"
 	"slices"
 	"sort"
@@ -105,6 +106,18 @@ type Options struct {
 	// means of two seeds: cows 81.4 → 82.5, blackswan 65.7 → 62.2, so it
 	// is not the default.
 	SupportLength int `json:",omitempty"`
+	// ColourWindow, when > 0, also drops a foreground point of a short
+	// trajectory (as SupportRadius defines short) whose colour is more
+	// probable under the background's colour model than under its class's:
+	// per frame, GrabCut mixtures (K = 5) fitted to the colours under the
+	// class's long trajectories and under the background's trajectories in
+	// the frames within ColourWindow of it (colourModel). The multicut
+	// cannot tell apart what moves with an object but is not part of it:
+	// kite-surf's spray and the water between the kite lines, blackswan's
+	// reflection. Their trajectories are short, and their colour is the
+	// background's. Dropped points are treated like SupportRadius's. Needs
+	// Input.Frame.
+	ColourWindow int `json:",omitempty"`
 	// Balance enables the ACCV'20 class balance weights.
 	Balance bool
 	// Oracle records that the labels come from the ground truth
@@ -181,7 +194,7 @@ func DefaultOptions() Options {
 		Background: -1, BorderMargin: 10,
 		MinSegment: 20, DropIsolated: true, IsolatedRadius: 16,
 		BorderPoints: true, BorderStep: 10, BorderInsets: []int{5, 15}, FarBackground: DefaultFarBackground,
-		BackgroundResidual: DefaultBackgroundResidual, FarGap: DefaultFarGap, SupportRadius: DefaultSupportRadius,
+		BackgroundResidual: DefaultBackgroundResidual, FarGap: DefaultFarGap, SupportRadius: DefaultSupportRadius, ColourWindow: DefaultColourWindow,
 		Balance: true, Phi: DefaultPhi, Factor: 1000,
 	}
 }
@@ -201,6 +214,9 @@ type Input struct {
 	// stands in for it (a camera.csv written before it).
 	CameraResidualUpper []float64
 	Width, Height       int
+	// Frame returns frame f's image (Options.ColourWindow; nil: no
+	// frames). Prepare reads every frame once.
+	Frame func(f int) (image.Image, error)
 }
 
 // Frame is the training data of one frame.
@@ -252,6 +268,9 @@ type Set struct {
 	// DroppedUnsupported counts the foreground points of short trajectories
 	// dropped for want of a long trajectory nearby (Options.SupportRadius).
 	DroppedUnsupported int
+	// DroppedColour counts those dropped for their colour
+	// (Options.ColourWindow).
+	DroppedColour int
 }
 
 // Validate checks the ranges: background ≥ −1, border margin, minimum
@@ -276,6 +295,8 @@ func (o Options) Validate() error {
 		return fmt.Errorf("prepare: far gap must be in [0, 10000] px (0: off), got %v", o.FarGap)
 	case !(o.SupportRadius >= 0 && o.SupportRadius <= 10000):
 		return fmt.Errorf("prepare: support radius must be in [0, 10000] px (0: off), got %v", o.SupportRadius)
+	case o.ColourWindow < 0 || o.ColourWindow > 1000:
+		return fmt.Errorf("prepare: colour window must be in [0, 1000] frames (0: off), got %d", o.ColourWindow)
 	case o.SupportLength < 0 || o.SupportLength > 1e6:
 		return fmt.Errorf("prepare: support length must be in [0, 1000000] points (0: no cap), got %d", o.SupportLength)
 	case !(o.IsolatedRadius >= 0 && o.IsolatedRadius <= 10000):
@@ -433,7 +454,7 @@ func Prepare(in Input, opt Options) (*Set, error) {
 
 	// Long trajectories of each foreground segment (SupportRadius).
 	var long []bool
-	if opt.SupportRadius > 0 {
+	if opt.SupportRadius > 0 || opt.ColourWindow > 0 {
 		long = longTrajectories(ts, func(label int) bool { return class[label] >= 1 }, opt.SupportLength)
 	}
 
@@ -441,6 +462,7 @@ func Prepare(in Input, opt Options) (*Set, error) {
 	type pt struct {
 		pix, track int
 		class      int16
+		col        [3]uint8 // Options.ColourWindow
 	}
 	perFrame := make([][]pt, ts.Frames)
 	// Points of the trajectories left unlabelled as unexplained background:
@@ -463,7 +485,36 @@ func Prepare(in Input, opt Options) (*Set, error) {
 			if x < 0 || y < 0 || x >= W || y >= H || p.Frame < 0 || p.Frame >= ts.Frames {
 				continue
 			}
-			perFrame[p.Frame] = append(perFrame[p.Frame], pt{y*W + x, i, int16(c)})
+			perFrame[p.Frame] = append(perFrame[p.Frame], pt{pix: y*W + x, track: i, class: int16(c)})
+		}
+	}
+	var colours []colourModel
+	if opt.ColourWindow > 0 {
+		if in.Frame == nil {
+			return nil, errors.New("prepare: the colour check (colour window > 0) needs the frames")
+		}
+		samples := make([][]colourSample, len(perFrame))
+		for f, pts := range perFrame {
+			if len(pts) == 0 {
+				continue
+			}
+			img, err := in.Frame(f)
+			if err != nil {
+				return nil, fmt.Errorf("prepare: %w", err)
+			}
+			if b := img.Bounds(); b.Dx() != W || b.Dy() != H {
+				return nil, fmt.Errorf("prepare: frame %d is %dx%d, the tracks' frames %dx%d", f, b.Dx(), b.Dy(), W, H)
+			}
+			samples[f] = make([]colourSample, len(pts))
+			for k := range pts {
+				p := &pts[k]
+				p.col = rgbAt(img, p.pix%W, p.pix/W)
+				samples[f][k] = colourSample{p.class, long[p.track], p.col}
+			}
+		}
+		var err error
+		if colours, err = colourModels(samples, opt.ColourWindow); err != nil {
+			return nil, fmt.Errorf("prepare: %w", err)
 		}
 	}
 	owner := make([]int32, W*H)
@@ -508,6 +559,20 @@ func Prepare(in Input, opt Options) (*Set, error) {
 					continue
 				}
 				set.DroppedUnsupported++
+				if opt.FarGap > 0 {
+					avoid[f] = append(avoid[f], [2]int{p.pix % W, p.pix / W})
+				}
+			}
+			pts = kept
+		}
+		if colours != nil {
+			kept := pts[:0]
+			for _, p := range pts {
+				if p.class == 0 || long[p.track] || !colours[f].rejects(p.class, p.col) {
+					kept = append(kept, p)
+					continue
+				}
+				set.DroppedColour++
 				if opt.FarGap > 0 {
 					avoid[f] = append(avoid[f], [2]int{p.pix % W, p.pix / W})
 				}

@@ -13,6 +13,7 @@
 #   DENSIFY   densify binary (default: built into WORK)
 #   TRACKS    folder of cached <seq>Tracks<N>.dat (default WORK/tracks)
 #   ORACLE    1 (default) adds the oracle-label column, 0 leaves it out
+#   PREPARE   extra densify prepare flags (e.g. "--colour-window 5")
 #
 # Prints, per sequence: trajectories, clusters, sparse P / R / F (FBMS protocol),
 # the share of trajectories in clusters of fewer than 20, the clusters the
@@ -31,6 +32,8 @@ DAVIS=${DAVIS:-$here/../shared/data/davis2016-dev}
 BETA=${BETA:-0.5}
 TRACKS=${TRACKS:-$WORK/tracks}
 ORACLE=${ORACLE:-1}
+# shellcheck disable=SC2206
+prep_args=(${PREPARE:-})
 if [[ $ORACLE != 0 && $ORACLE != 1 ]]; then
   echo "sparse-eval: ORACLE must be 0 or 1, got '$ORACLE'" >&2
   exit 1
@@ -66,7 +69,7 @@ for d in "$DAVIS"/JPEGImages/480p/*/; do
   "$DENSIFY" eval --gt "$gt" --tracks "$out/${seq}Tracks$n.dat" --json "$out/eval.json" > /dev/null
   "$DENSIFY" uncertainty --graph "$out/graph.txt" --labels "$out/labels.txt" --out "$out/u.csv" > /dev/null
   "$DENSIFY" prepare --frames "$d" --tracks "$out/${seq}Tracks$n.dat" --uncertainty "$out/u.csv" \
-    --segment "$out/segment.json" --gt "$gt" --out "$out/set" > "$out/prepare.txt"
+    --segment "$out/segment.json" --gt "$gt" "${prep_args[@]}" --out "$out/set" > "$out/prepare.txt"
   rm -rf "$out/oracle"
   if [[ $ORACLE == 1 ]]; then
     "$DENSIFY" prepare --frames "$d" --tracks "$out/${seq}Tracks$n.dat" --oracle --gt "$gt" \

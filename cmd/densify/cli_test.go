@@ -121,6 +121,18 @@ func TestSynthEvalPrepareChain(t *testing.T) {
 		!strings.Contains(out, fmt.Sprintf(", %v foreground points of short trajectories dropped (no long trajectory of their segment within 4 px)", sup["dropped_unsupported_points"])) {
 		t.Fatalf("prepare --support-radius 4: manifest %v\n%s", sup["parameters"], out)
 	}
+	// --colour-window reaches Prepare, reads the frames, and its count is
+	// printed and recorded (the rule itself is tested in sampling).
+	colSet := filepath.Join(dir, "set-colour")
+	out, err = densify(t, "prepare", "--frames", seq, "--tracks", labelled[0], "--segment", filepath.Join(sdir, "segment.json"), "--out", colSet, "--colour-window", "2")
+	if err != nil {
+		t.Fatalf("prepare --colour-window: %v\n%s", err, out)
+	}
+	col := readJSON(t, filepath.Join(colSet, "manifest.json"))
+	if dropped, _ := col["dropped_colour_points"].(float64); col["parameters"].(map[string]any)["ColourWindow"] != 2.0 ||
+		!strings.Contains(out, fmt.Sprintf("colour check: %v foreground points of short trajectories dropped", dropped)) {
+		t.Fatalf("prepare --colour-window 2: manifest %v\n%s", col["parameters"], out)
+	}
 	os.WriteFile(filepath.Join(sdir, "camera.csv"), []byte("trajectory,camera_residual_median\n0,1\n1,x\n"), 0o644)
 	out, err = densify(t, "prepare", "--frames", seq, "--tracks", labelled[0], "--segment", filepath.Join(sdir, "segment.json"), "--out", filepath.Join(dir, "set-seg2"))
 	if err == nil || !strings.Contains(out, "camera.csv:3") {
