@@ -544,6 +544,22 @@ func Prepare(in Input, opt Options) (*Set, error) {
 		for i := range fr.Labels {
 			fr.Labels[i] = Unlabelled
 		}
+		// drop removes the points reject names, counting them; the far
+		// gap keeps far-background points away from them.
+		drop := func(pts []pt, reject func(k int, p pt) bool, count *int) []pt {
+			kept := pts[:0]
+			for k, p := range pts {
+				if !reject(k, p) {
+					kept = append(kept, p)
+					continue
+				}
+				*count++
+				if opt.FarGap > 0 {
+					avoid[f] = append(avoid[f], [2]int{p.pix % W, p.pix / W})
+				}
+			}
+			return kept
+		}
 		if long != nil {
 			unsupported := unsupportedPoints(pts, func(p pt) (int, int, int, bool) {
 				t := p.track
@@ -552,32 +568,12 @@ func Prepare(in Input, opt Options) (*Set, error) {
 				}
 				return p.pix % W, p.pix / W, ts.Tracks[t].Label, long[t]
 			}, opt.SupportRadius)
-			kept := pts[:0]
-			for k, p := range pts {
-				if !unsupported[k] {
-					kept = append(kept, p)
-					continue
-				}
-				set.DroppedUnsupported++
-				if opt.FarGap > 0 {
-					avoid[f] = append(avoid[f], [2]int{p.pix % W, p.pix / W})
-				}
-			}
-			pts = kept
+			pts = drop(pts, func(k int, _ pt) bool { return unsupported[k] }, &set.DroppedUnsupported)
 		}
 		if colours != nil {
-			kept := pts[:0]
-			for _, p := range pts {
-				if p.class == 0 || long[p.track] || !colours[f].rejects(p.class, p.col) {
-					kept = append(kept, p)
-					continue
-				}
-				set.DroppedColour++
-				if opt.FarGap > 0 {
-					avoid[f] = append(avoid[f], [2]int{p.pix % W, p.pix / W})
-				}
-			}
-			pts = kept
+			pts = drop(pts, func(_ int, p pt) bool {
+				return p.class != 0 && !long[p.track] && colours[f].rejects(p.class, p.col)
+			}, &set.DroppedColour)
 		}
 		isolated := map[int]bool{}
 		if opt.DropIsolated {
