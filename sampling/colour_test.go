@@ -15,7 +15,8 @@ import (
 // outside the object; segment 7 has 56 long (3-point) trajectories on the
 // object, a 1-point trajectory on the object at (9, 9) and a 1-point
 // trajectory on the water at (31, 15), like spray that moves with the
-// object for a frame.
+// object for a frame; segment 9, spray thrown off on its own, has three
+// 1-point trajectories on the water at (33–37, 25).
 func colourScene() (Input, func(f int) (image.Image, error)) {
 	inObject := func(x, y int) bool { return x >= 8 && x < 24 && y >= 8 && y < 22 }
 	ts := &trajectory.TrackSet{Frames: 3}
@@ -28,7 +29,7 @@ func colourScene() (Input, func(f int) (image.Image, error)) {
 			ts.Tracks = append(ts.Tracks, track(l, float64(x), float64(y), 0, 1, 2))
 		}
 	}
-	ts.Tracks = append(ts.Tracks, track(7, 9, 9, 0), track(7, 31, 15, 0))
+	ts.Tracks = append(ts.Tracks, track(7, 9, 9, 0), track(7, 31, 15, 0), track(9, 33, 25, 0), track(9, 35, 25, 0), track(9, 37, 25, 0))
 	img := image.NewRGBA(image.Rect(0, 0, 40, 30))
 	for y := 0; y < 30; y++ {
 		for x := 0; x < 40; x++ {
@@ -58,8 +59,13 @@ func TestColourCheckDropsShortForegroundPointsOfBackgroundColour(t *testing.T) {
 		t.Errorf("labels: spray %d (want unlabelled), short on the object %d, long on the object %d, water %d",
 			at(31, 15), at(9, 9), at(10, 10), at(30, 14))
 	}
-	if set.DroppedColour != 1 || set.Summary().ColourRejected != 1 {
-		t.Errorf("%d points dropped for their colour (summary %d), want 1", set.DroppedColour, set.Summary().ColourRejected)
+	// Segment 9's trajectories are as long as its median, but short for
+	// the class: dropped too.
+	if at(33, 25) != Unlabelled || at(35, 25) != Unlabelled || at(37, 25) != Unlabelled {
+		t.Errorf("labels of the spray segment: %d %d %d, want unlabelled", at(33, 25), at(35, 25), at(37, 25))
+	}
+	if set.DroppedColour != 4 || set.Summary().ColourRejected != 4 {
+		t.Errorf("%d points dropped for their colour (summary %d), want 4", set.DroppedColour, set.Summary().ColourRejected)
 	}
 	// Off: the spray keeps its label.
 	opt.ColourWindow = 0

@@ -107,7 +107,9 @@ type Options struct {
 	// is not the default.
 	SupportLength int `json:",omitempty"`
 	// ColourWindow, when > 0, also drops a foreground point of a short
-	// trajectory (as SupportRadius defines short) whose colour is more
+	// trajectory (shorter than the point-weighted median length of its
+	// class, not of its segment: a segment made only of short trajectories
+	// is short as a whole; SupportLength caps it) whose colour is more
 	// probable under the background's colour model than under its class's:
 	// per frame, GrabCut mixtures (K = 5) fitted to the colours under the
 	// class's long trajectories and under the background's trajectories in
@@ -457,6 +459,17 @@ func Prepare(in Input, opt Options) (*Set, error) {
 	if opt.SupportRadius > 0 || opt.ColourWindow > 0 {
 		long = longTrajectories(ts, func(label int) bool { return class[label] >= 1 }, opt.SupportLength)
 	}
+	// The colour check measures length against the class, not the segment:
+	// a segment made only of short trajectories (spray thrown off by an
+	// object) is short as a whole.
+	var colourLong []bool
+	if opt.ColourWindow > 0 {
+		byClass := &trajectory.TrackSet{Frames: ts.Frames, Tracks: make([]trajectory.Track, len(ts.Tracks))}
+		for i, t := range ts.Tracks {
+			byClass.Tracks[i] = trajectory.Track{Label: class[t.Label], Points: t.Points}
+		}
+		colourLong = longTrajectories(byClass, func(c int) bool { return c >= 1 }, opt.SupportLength)
+	}
 
 	// Points per frame: the most confident trajectory labels a pixel.
 	type pt struct {
@@ -509,7 +522,7 @@ func Prepare(in Input, opt Options) (*Set, error) {
 			for k := range pts {
 				p := &pts[k]
 				p.col = rgbAt(img, p.pix%W, p.pix/W)
-				samples[f][k] = colourSample{p.class, long[p.track], p.col}
+				samples[f][k] = colourSample{p.class, colourLong[p.track], p.col}
 			}
 		}
 		var err error
@@ -572,7 +585,7 @@ func Prepare(in Input, opt Options) (*Set, error) {
 		}
 		if colours != nil {
 			pts = drop(pts, func(_ int, p pt) bool {
-				return p.class != 0 && !long[p.track] && colours[f].rejects(p.class, p.col)
+				return p.class != 0 && !colourLong[p.track] && colours[f].rejects(p.class, p.col)
 			}, &set.DroppedColour)
 		}
 		isolated := map[int]bool{}
