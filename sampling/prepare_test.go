@@ -37,6 +37,7 @@ func fixture() Input {
 func bare() Options {
 	o := DefaultOptions()
 	o.MinSegment, o.DropIsolated, o.BorderPoints, o.FarBackground = 0, false, false, 0
+	o.ColourWindow = 0 // the fixtures have no frames; colour_test.go tests it
 	return o
 }
 
@@ -222,7 +223,7 @@ func TestNPYRoundTripAndLayout(t *testing.T) {
 
 func TestWriteSetAndManifest(t *testing.T) {
 	o := DefaultOptions()
-	o.MinSegment = 0
+	o.MinSegment, o.ColourWindow = 0, 0
 	set, err := Prepare(fixture(), o)
 	if err != nil {
 		t.Fatal(err)

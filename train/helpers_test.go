@@ -45,7 +45,8 @@ func synthSet(t testing.TB, dir string, w, h, frames int, opt sampling.Options) 
 			u[i] = 0.9
 		}
 	}
-	set, err := sampling.Prepare(sampling.Input{Tracks: tracks, Uncertainty: u, Width: w, Height: h}, opt)
+	frame := func(f int) (image.Image, error) { return seq.Frames[f], nil }
+	set, err := sampling.Prepare(sampling.Input{Tracks: tracks, Uncertainty: u, Width: w, Height: h, Frame: frame}, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
