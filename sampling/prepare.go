@@ -456,7 +456,7 @@ func Prepare(in Input, opt Options) (*Set, error) {
 
 	// Long trajectories of each foreground segment (SupportRadius).
 	var long []bool
-	if opt.SupportRadius > 0 || opt.ColourWindow > 0 {
+	if opt.SupportRadius > 0 {
 		long = longTrajectories(ts, func(label int) bool { return class[label] >= 1 }, opt.SupportLength)
 	}
 	// The colour check measures length against the class, not the segment:
