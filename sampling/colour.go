@@ -69,12 +69,12 @@ func colourModels(samples [][]colourSample, w int) ([]colourModel, error) {
 		var bg []float64
 		for g := max(0, f-w); g <= min(len(samples)-1, f+w); g++ {
 			for _, s := range samples[g] {
-				c := []float64{float64(s.col[0]), float64(s.col[1]), float64(s.col[2])}
+				r, gr, b := float64(s.col[0]), float64(s.col[1]), float64(s.col[2])
 				switch {
 				case s.class == 0:
-					bg = append(bg, c...)
+					bg = append(bg, r, gr, b)
 				case s.long:
-					fg[s.class] = append(fg[s.class], c...)
+					fg[s.class] = append(fg[s.class], r, gr, b)
 				}
 			}
 		}

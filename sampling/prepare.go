@@ -457,18 +457,14 @@ func Prepare(in Input, opt Options) (*Set, error) {
 	// Long trajectories of each foreground segment (SupportRadius).
 	var long []bool
 	if opt.SupportRadius > 0 {
-		long = longTrajectories(ts, func(label int) bool { return class[label] >= 1 }, opt.SupportLength)
+		long = longTrajectories(ts, func(label int) (int, bool) { return label, class[label] >= 1 }, opt.SupportLength)
 	}
 	// The colour check measures length against the class, not the segment:
 	// a segment made only of short trajectories (spray thrown off by an
 	// object) is short as a whole.
 	var colourLong []bool
 	if opt.ColourWindow > 0 {
-		byClass := &trajectory.TrackSet{Frames: ts.Frames, Tracks: make([]trajectory.Track, len(ts.Tracks))}
-		for i, t := range ts.Tracks {
-			byClass.Tracks[i] = trajectory.Track{Label: class[t.Label], Points: t.Points}
-		}
-		colourLong = longTrajectories(byClass, func(c int) bool { return c >= 1 }, opt.SupportLength)
+		colourLong = longTrajectories(ts, func(label int) (int, bool) { return class[label], class[label] >= 1 }, opt.SupportLength)
 	}
 
 	// Points per frame: the most confident trajectory labels a pixel.
@@ -766,21 +762,26 @@ func isolatedPoints[P any](pts []P, at func(P) (x, y, c int), r float64) map[int
 	return out
 }
 
-// longTrajectories marks, for every segment whose label fg accepts, its
-// long trajectories: those at least as long as the segment's
-// point-weighted median length
+// longTrajectories marks, in every group c of trajectories, the long ones:
+// those at least as long as the group's point-weighted median length
 //
 //	m_c = min{ℓ : Σ_{i∈c, ℓ_i ≤ ℓ} ℓ_i ≥ ½ Σ_{i∈c} ℓ_i},   ℓ_i = |points of i|,
 //
-// so that the long trajectories hold at least half of the segment's
-// points, or (capLen > 0) at least capLen long. Trajectories of other
-// segments are not marked.
-func longTrajectories(ts *trajectory.TrackSet, fg func(label int) bool, capLen int) []bool {
+// so that the long trajectories hold at least half of the group's points,
+// or (capLen > 0) at least capLen long. group maps a trajectory's label to
+// its group (a segment, or a class); trajectories it does not accept (ok
+// false) are not marked.
+func longTrajectories(ts *trajectory.TrackSet, group func(label int) (c int, ok bool), capLen int) []bool {
 	lens := map[int][]int{}
-	for _, t := range ts.Tracks {
-		if fg(t.Label) {
-			lens[t.Label] = append(lens[t.Label], len(t.Points))
+	of := make([]int, len(ts.Tracks))
+	for i, t := range ts.Tracks {
+		c, ok := group(t.Label)
+		if !ok {
+			of[i] = -1
+			continue
 		}
+		of[i] = c
+		lens[c] = append(lens[c], len(t.Points))
 	}
 	median := map[int]int{}
 	for c, ls := range lens {
@@ -800,7 +801,7 @@ func longTrajectories(ts *trajectory.TrackSet, fg func(label int) bool, capLen i
 	}
 	long := make([]bool, len(ts.Tracks))
 	for i, t := range ts.Tracks {
-		if m, ok := median[t.Label]; ok && (len(t.Points) >= m || (capLen > 0 && len(t.Points) >= capLen)) {
+		if m, ok := median[of[i]]; ok && of[i] >= 0 && (len(t.Points) >= m || (capLen > 0 && len(t.Points) >= capLen)) {
 			long[i] = true
 		}
 	}

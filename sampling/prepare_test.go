@@ -509,17 +509,17 @@ func TestShortTrajectoriesNeedALongNeighbourOfTheirSegment(t *testing.T) {
 		track(7, 20, 15, 0, 1, 2, 3), track(7, 23, 15, 0), track(7, 30, 15, 0),
 		track(9, 20, 25, 0, 1), track(9, 24, 15, 0),
 	}}
-	long := longTrajectories(ts, func(label int) bool { return label != 0 }, 0)
+	long := longTrajectories(ts, func(label int) (int, bool) { return label, label != 0 }, 0)
 	if want := []bool{false, false, true, false, false, true, false}; !reflect.DeepEqual(long, want) {
 		t.Fatalf("long %v, want %v", long, want)
 	}
 	// A cap of 2 points changes nothing (segment 7's short trajectories
 	// have 1 point, segment 9's 2-point one is long already); a cap of 1
 	// makes every foreground trajectory long.
-	if got, want := longTrajectories(ts, func(label int) bool { return label != 0 }, 2), long; !reflect.DeepEqual(got, want) {
+	if got, want := longTrajectories(ts, func(label int) (int, bool) { return label, label != 0 }, 2), long; !reflect.DeepEqual(got, want) {
 		t.Fatalf("cap 2: long %v, want %v", got, want)
 	}
-	if got, want := longTrajectories(ts, func(label int) bool { return label != 0 }, 1), []bool{false, false, true, true, true, true, true}; !reflect.DeepEqual(got, want) {
+	if got, want := longTrajectories(ts, func(label int) (int, bool) { return label, label != 0 }, 1), []bool{false, false, true, true, true, true, true}; !reflect.DeepEqual(got, want) {
 		t.Fatalf("cap 1: long %v, want %v", got, want)
 	}
 	in := Input{Tracks: ts, Width: 40, Height: 30}
