@@ -1,6 +1,8 @@
 package motiongraph
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"image"
@@ -159,10 +161,48 @@ func FitDataset(opt FitDatasetOptions) (*FitReport, error) {
 	})
 }
 
-// cachedTracks returns the trajectories of a sequence:
-// <tracksDir>/<name>Tracks<frames>.dat (or the same name in the frame folder)
-// when it exists, otherwise it tracks the frames and caches the result in
-// tracksDir. It also returns the frame paths.
+// tracksRecord is how fit-costs made a cached track file: written beside it
+// as <file>.json, so that tracks of other tracker options, of another
+// optical flow configuration (trajectory.FlowDescriber) or of other frames
+// are tracked again instead of being fitted on silently.
+type tracksRecord struct {
+	Tracker    trajectory.TrackerOptions `json:"tracker"`
+	Flow       string                    `json:"flow"`
+	FlowParams string                    `json:"flow_params,omitempty"`
+	// Frames is the SHA-256 of the frames' file names and sizes, one
+	// "name size" line per frame in order.
+	Frames string `json:"frames"`
+}
+
+// recordFor is the record of tracking paths with opt's tracker.
+func recordFor(paths []string, opt FitDatasetOptions) (tracksRecord, error) {
+	r := tracksRecord{Tracker: opt.TrackerOptions, Flow: opt.Flow}
+	if d, ok := opt.Tracker.(trajectory.FlowDescriber); ok {
+		r.FlowParams = d.FlowParams(opt.Flow)
+	}
+	h := sha256.New()
+	for _, p := range paths {
+		fi, err := os.Stat(p)
+		if err != nil {
+			return r, err
+		}
+		fmt.Fprintf(h, "%s %d\n", filepath.Base(p), fi.Size())
+	}
+	r.Frames = hex.EncodeToString(h.Sum(nil))
+	return r, nil
+}
+
+// cachedTracks returns the trajectories of a sequence and its frame paths.
+//   - <name>Tracks<frames>.dat in the frame folder (tracks that come with
+//     the dataset) is used as it is;
+//   - <tracksDir>/<name>Tracks<frames>.dat is used when its record
+//     (<file>.json, tracksRecord) matches the tracker, its options, the
+//     flow and the frames; a cache of another configuration, or without a
+//     record (written before records existed), is tracked again when a
+//     tracker is given, and otherwise used with a line in the log that says
+//     how it differs;
+//   - otherwise the frames are tracked, and the tracks and their record are
+//     cached in tracksDir.
 func cachedTracks(name, framesDir, tracksDir string, opt FitDatasetOptions, log io.Writer) (*trajectory.TrackSet, []string, error) {
 	paths, err := dataset.ListFrames(framesDir)
 	if err != nil {
@@ -172,21 +212,59 @@ func cachedTracks(name, framesDir, tracksDir string, opt FitDatasetOptions, log 
 		return nil, nil, fmt.Errorf("%s: no frames", framesDir)
 	}
 	file := trajectory.TracksFileName(name, len(paths))
-	for _, p := range []string{filepath.Join(tracksDir, file), filepath.Join(framesDir, file)} {
-		if _, err := os.Stat(p); err == nil {
-			ts, err := trajectory.ReadTracks(p)
+	if p := filepath.Join(framesDir, file); fileExists(p) {
+		ts, err := trajectory.ReadTracks(p)
+		return ts, paths, err
+	}
+	want, err := recordFor(paths, opt)
+	if err != nil {
+		return nil, nil, err
+	}
+	cache := filepath.Join(tracksDir, file)
+	if fileExists(cache) {
+		why := ""
+		var got tracksRecord
+		switch data, err := os.ReadFile(cache + ".json"); {
+		case err != nil:
+			why = "it has no record of how it was tracked (" + filepath.Base(cache) + ".json)"
+		case json.Unmarshal(data, &got) != nil:
+			why = "its record " + cache + ".json is unreadable"
+		case got.Frames != want.Frames:
+			why = "the frames changed since"
+		case got != want:
+			why = "it was tracked with other tracker or flow settings"
+		}
+		if why == "" {
+			ts, err := trajectory.ReadTracks(cache)
 			return ts, paths, err
 		}
-	}
-	if opt.Tracker == nil {
+		if opt.Tracker == nil {
+			fmt.Fprintf(log, "fit-costs: %s: using %s although %s (no tracker to track again)\n", name, cache, why)
+			ts, err := trajectory.ReadTracks(cache)
+			return ts, paths, err
+		}
+		fmt.Fprintf(log, "fit-costs: %s: tracking again: %s, but %s\n", name, cache, why)
+	} else if opt.Tracker == nil {
 		return nil, nil, fmt.Errorf("%s: no cached %s and no tracker", name, file)
 	}
 	ts, err := opt.Tracker.TrackSequence(paths, opt.TrackerOptions, opt.Flow, progress.Func(log, "track "+name))
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := trajectory.WriteTracks(filepath.Join(tracksDir, file), ts); err != nil {
+	if err := trajectory.WriteTracks(cache, ts); err != nil {
+		return nil, nil, err
+	}
+	data, err := json.MarshalIndent(want, "", "  ")
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := atomicfile.WriteBytes(cache+".json", append(data, '\n')); err != nil {
 		return nil, nil, err
 	}
 	return ts, paths, nil
+}
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
 }

@@ -23,7 +23,9 @@ func NewCmdFitCosts(f *Factory) *cobra.Command {
 		Use:   "fit-costs --data DIR --out model.json",
 		Short: "Fit the edge cost model (logistic regression on ground-truth labelled trajectory pairs)",
 		Long: `fit-costs finds the sequences under --data (FBMS, DAVIS or synthetic layout), reads or computes
-their trajectories (cached as <tracks-dir>/<seq>Tracks<frames>.dat), builds the motion graph pairs,
+their trajectories (cached as <tracks-dir>/<seq>Tracks<frames>.dat with a record of the tracker
+settings, flow parameters and frames beside it, <file>.json: a cache of other settings or frames,
+or without a record, is tracked again), builds the motion graph pairs,
 labels each pair "cut" when the ground truth puts its trajectories in different regions, and fits
 p_cut = σ(θ·[1, features]) by L2-regularised logistic regression. It writes the model JSON, the
 reliability table (CSV, --calibration) and a JSON report (<out>.calibration.json) with in-sample
