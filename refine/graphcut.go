@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"image"
 	"math"
+
+	"github.com/densify/densify/internal/gmm"
 )
 
 // CutOptions are the settings of GraphCut, the refinement that combines the
@@ -79,7 +81,7 @@ const minColourSamples = 16
 //
 // where P_net(1) = P(p) clamped to [10⁻³, 1 − 10⁻³], P_net(0) = 1 − P_net(1),
 // θ_1 and θ_0 are Gaussian colour mixtures of the object and the background
-// (FitGMM), p ~ q ranges over the 8-neighbourhood (pairs with a fixed pixel
+// (gmm.Fit), p ~ q ranges over the 8-neighbourhood (pairs with a fixed pixel
 // are paid when x_p = 1), and ⟨·⟩ is the mean over the neighbouring pairs of
 // F. The pairwise term is the contrast-sensitive Potts model of Boykov &
 // Jolly ("Interactive graph cuts for optimal boundary & region segmentation
@@ -258,11 +260,11 @@ func cutEnergy(rgb, p []float64, node []int32, n, w, h int, o CutOptions) (lab [
 			}
 			break // the last cut emptied a side: keep it
 		}
-		gf, err := FitGMM(fg, o.Components, 2)
+		gf, err := gmm.Fit(fg, o.Components, 2)
 		if err != nil {
 			return nil, false, err
 		}
-		gb, err := FitGMM(bg, o.Components, 2)
+		gb, err := gmm.Fit(bg, o.Components, 2)
 		if err != nil {
 			return nil, false, err
 		}
@@ -327,7 +329,7 @@ func newPairTerms(rgb []float64, node []int32, n, w, h int, beta, gamma float64)
 // the others are fixed background) with colour models gf and gb and the
 // pair weights pt, and returns the labels of its minimum cut. lnP1 and lnP0
 // are −log P_net and −log(1 − P_net) per node.
-func solve(rgb, lnP1, lnP0 []float64, n int, gf, gb *GMM, pt *pairTerms, o CutOptions) ([]bool, error) {
+func solve(rgb, lnP1, lnP0 []float64, n int, gf, gb *gmm.Mixture, pt *pairTerms, o CutOptions) ([]bool, error) {
 	g := NewGraph(n, 4*n)
 	for k := range n {
 		i := int(pt.pix[k])

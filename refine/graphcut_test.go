@@ -7,12 +7,14 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/densify/densify/internal/gmm"
 )
 
 // energy is the package comment's energy of a labelling of the free pixels
 // (node ≥ 0; fixed pixels are background), computed directly from its
 // definition over all unordered 8-neighbour pairs.
-func energy(lab []bool, rgb, p []float64, node []int32, w, h int, gf, gb *GMM, beta float64, o CutOptions) float64 {
+func energy(lab []bool, rgb, p []float64, node []int32, w, h int, gf, gb *gmm.Mixture, beta float64, o CutOptions) float64 {
 	x := func(i int) bool { return node[i] >= 0 && lab[node[i]] }
 	e := 0.0
 	for i := 0; i < w*h; i++ {
@@ -69,8 +71,8 @@ func TestSolveBruteForce(t *testing.T) {
 				n++
 			}
 		}
-		gf, _ := FitGMM(rgb[:18], 2, 1)
-		gb, _ := FitGMM(rgb[18:], 3, 1)
+		gf, _ := gmm.Fit(rgb[:18], 2, 1)
+		gb, _ := gmm.Fit(rgb[18:], 3, 1)
 		o := CutOptions{Net: 0.5 + rng.Float64(), Colour: rng.Float64() * 0.3, Smooth: rng.Float64() * 6, Components: 2, Iterations: 1, Confident: 0.9, Band: 1, Scale: 1}
 		beta := 1 / (2 * 40000.0)
 		lnP1, lnP0 := make([]float64, n), make([]float64, n)

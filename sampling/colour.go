@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"image"
 
-	"github.com/densify/densify/refine"
+	"github.com/densify/densify/internal/gmm"
 )
 
 // DefaultColourWindow is the default of Options.ColourWindow: the colour
@@ -33,8 +33,8 @@ const colourSamples = 20000
 // trajectories, and the mixture of the colours under the background's
 // trajectories, both over the frames within the window.
 type colourModel struct {
-	fg map[int16]*refine.GMM
-	bg *refine.GMM
+	fg map[int16]*gmm.Mixture
+	bg *gmm.Mixture
 }
 
 // rejects reports whether the colour c of a point of class cl is more
@@ -78,7 +78,7 @@ func colourModels(samples [][]colourSample, w int) ([]colourModel, error) {
 				}
 			}
 		}
-		m := colourModel{fg: map[int16]*refine.GMM{}}
+		m := colourModel{fg: map[int16]*gmm.Mixture{}}
 		var err error
 		if m.bg, err = fitColours(bg); err != nil {
 			return nil, fmt.Errorf("frame %d: background colour model: %w", f, err)
@@ -98,7 +98,7 @@ const minColourSamples = 50
 
 // fitColours fits a GrabCut mixture to at most colourSamples of the colours
 // (3 values each); nil when there are fewer than minColourSamples.
-func fitColours(cols []float64) (*refine.GMM, error) {
+func fitColours(cols []float64) (*gmm.Mixture, error) {
 	n := len(cols) / 3
 	if n < minColourSamples {
 		return nil, nil
@@ -110,7 +110,7 @@ func fitColours(cols []float64) (*refine.GMM, error) {
 		}
 		cols = sub
 	}
-	return refine.FitGMM(cols, colourComponents, 2)
+	return gmm.Fit(cols, colourComponents, 2)
 }
 
 // rgbAt is the 8-bit colour of img at (x, y).

@@ -1,4 +1,4 @@
-package refine
+package gmm
 
 import (
 	"math"
@@ -11,7 +11,7 @@ import (
 // 8, 8: det 320, and (1,1,1) from the mean has Mahalanobis² 3/5.
 func TestGMMOneComponentByHand(t *testing.T) {
 	cols := []float64{10, 20, 30, 14, 20, 30, 10, 24, 30, 10, 20, 34}
-	g, err := FitGMM(cols, 1, 2)
+	g, err := Fit(cols, 1, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +46,7 @@ func TestGMMSplitsClusters(t *testing.T) {
 		d := float64(i%2)*2 - 1
 		cols = append(cols, 200, 30+d, 100)
 	}
-	g, err := FitGMM(cols, 2, 2)
+	g, err := Fit(cols, 2, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,11 +62,11 @@ func TestGMMSplitsClusters(t *testing.T) {
 	if !(a > b+10) {
 		t.Errorf("log density at a cluster %v, between clusters %v", a, b)
 	}
-	g, err = FitGMM([]float64{1, 2, 3, 1, 2, 3, 9, 9, 9, 9, 9, 9, 5, 5, 5}, 5, 2)
+	g, err = Fit([]float64{1, 2, 3, 1, 2, 3, 9, 9, 9, 9, 9, 9, 5, 5, 5}, 5, 2)
 	if err != nil || len(g.Weight) > 3 {
 		t.Fatalf("three colours: %d components, err %v", len(g.Weight), err)
 	}
-	if _, err := FitGMM(nil, 5, 1); err == nil {
+	if _, err := Fit(nil, 5, 1); err == nil {
 		t.Error("no samples accepted")
 	}
 }

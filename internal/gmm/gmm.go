@@ -1,14 +1,17 @@
-package refine
+// Package gmm holds the Gaussian mixture colour model of GrabCut, shared by
+// the colour check of the training labels (sampling) and the graph-cut
+// refinement of the dense masks (refine).
+package gmm
 
 import (
 	"errors"
 	"math"
 )
 
-// GMM is a Gaussian mixture over RGB colours (0–255 per channel) with full
+// Mixture is a Gaussian mixture over RGB colours (0–255 per channel) with full
 // covariances, the colour model of GrabCut (Rother, Kolmogorov & Blake,
 // SIGGRAPH 2004, Sec. 3.1: K = 5 components per side).
-type GMM struct {
+type Mixture struct {
 	Weight []float64
 	Mean   [][3]float64
 	Cov    [][9]float64 // row-major 3×3, including the regularisation Eps·I
@@ -22,7 +25,7 @@ type GMM struct {
 // standard deviation of 2 levels, about the noise of a JPEG frame.
 const covEps = 4.0
 
-// FitGMM fits a mixture of at most k components to colours (3 values per
+// Fit fits a mixture of at most k components to colours (3 values per
 // sample). The components are found as GrabCut finds them: the colour
 // quantisation of Orchard & Bouman ("Color quantization of images", IEEE
 // Trans. Signal Processing 39(12), 1991) splits, k − 1 times, the cluster
@@ -31,7 +34,7 @@ const covEps = 4.0
 // component of highest weighted density, parameters re-estimated; Rother et
 // al. 2004, Fig. 3 steps 1–2) refine them. It is deterministic. An error
 // when there are no samples.
-func FitGMM(colours []float64, k, rounds int) (*GMM, error) {
+func Fit(colours []float64, k, rounds int) (*Mixture, error) {
 	n := len(colours) / 3
 	if n == 0 || len(colours)%3 != 0 {
 		return nil, errors.New("gmm: no colour samples")
@@ -155,8 +158,8 @@ func principal(c [9]float64) ([3]float64, float64) {
 	return best, bestL
 }
 
-func fromStats(stats []clusterStats, n int) *GMM {
-	g := &GMM{}
+func fromStats(stats []clusterStats, n int) *Mixture {
+	g := &Mixture{}
 	for _, s := range stats {
 		if s.n == 0 {
 			continue
@@ -193,14 +196,14 @@ func inverse3(m [9]float64) (inv [9]float64, det float64) {
 }
 
 // component is log(π_k N(x; μ_k, Σ_k)).
-func (g *GMM) component(k int, x []float64) float64 {
+func (g *Mixture) component(k int, x []float64) float64 {
 	d0, d1, d2 := x[0]-g.Mean[k][0], x[1]-g.Mean[k][1], x[2]-g.Mean[k][2]
 	m := &g.inv[k]
 	q := d0*(m[0]*d0+m[1]*d1+m[2]*d2) + d1*(m[3]*d0+m[4]*d1+m[5]*d2) + d2*(m[6]*d0+m[7]*d1+m[8]*d2)
 	return g.logc[k] - 0.5*q
 }
 
-func (g *GMM) best(x []float64) int {
+func (g *Mixture) best(x []float64) int {
 	b, bv := 0, math.Inf(-1)
 	for k := range g.Weight {
 		if v := g.component(k, x); v > bv {
@@ -211,7 +214,7 @@ func (g *GMM) best(x []float64) int {
 }
 
 // LogDensity is log Σ_k π_k N(x; μ_k, Σ_k) for one colour (3 values).
-func (g *GMM) LogDensity(x []float64) float64 {
+func (g *Mixture) LogDensity(x []float64) float64 {
 	mx := math.Inf(-1)
 	var v [16]float64
 	vs := v[:0]
