@@ -774,7 +774,7 @@ func TestVariantNamesAndSweepParameters(t *testing.T) {
 func TestReportColourCheckLine(t *testing.T) {
 	for _, n := range []int{17, 0} {
 		r := &Report{Root: "data", Work: "out", Sequences: []*SequenceResult{{Name: "s1",
-			Prepared: &PrepareInfo{Summary: sampling.Summary{Frames: 2, Width: 4, Height: 3, Classes: 2, ClassCounts: []int{5, 1}, Unsupported: 3, ColourRejected: n}}}}}
+			Prepared: &PrepareInfo{Summary: sampling.Summary{Frames: 2, Width: 4, Height: 3, Classes: 2, ClassCounts: []int{5, 1}, Unsupported: 3, ColourRejected: n, ColourRejectedTracks: n / 4}}}}}
 		r.summarise()
 		var b bytes.Buffer
 		if err := r.Markdown(&b); err != nil {
@@ -782,7 +782,7 @@ func TestReportColourCheckLine(t *testing.T) {
 		}
 		md := b.String()
 		testutil.Contains(t, "report", md, "3 foreground points of short trajectories dropped (no long trajectory of their segment nearby).")
-		if has := strings.Contains(md, "The colour check dropped 17 more (their colour is the background's)."); has != (n == 17) {
+		if has := strings.Contains(md, "The colour check dropped 17 more, of 4 trajectories whose colours are, on the whole, the background's."); has != (n == 17) {
 			t.Errorf("%d points dropped for their colour: line present %v\n%s", n, has, md)
 		}
 		if n == 0 && strings.Contains(md, "colour check") {

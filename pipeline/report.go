@@ -303,7 +303,7 @@ func (r *Report) Markdown(w io.Writer) error {
 			fmt.Fprintf(&b, "Training set: %d frames %d×%d, %d classes, labelled pixels per class %v, %d hard-example pixels (%d trajectories), %d background trajectories left unlabelled (the camera motion does not explain them), %d foreground points of short trajectories dropped (no long trajectory of their segment nearby).\n",
 				pr.Frames, pr.Width, pr.Height, pr.Classes, pr.ClassCounts, pr.HardPixels, pr.HardTracks, pr.Unexplained, pr.Unsupported)
 			if pr.ColourRejected > 0 {
-				fmt.Fprintf(&b, "The colour check dropped %d more (their colour is the background's).\n", pr.ColourRejected)
+				fmt.Fprintf(&b, "The colour check dropped %d more, of %d trajectories whose colours are, on the whole, the background's.\n", pr.ColourRejected, pr.ColourRejectedTracks)
 			}
 			if q := pr.LabelQuality; q != nil {
 				away := "" // absent from the stamps of sets prepared before it existed

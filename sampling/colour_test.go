@@ -7,16 +7,21 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/densify/densify/internal/gmm"
 	"github.com/densify/densify/trajectory"
 )
 
 // colourScene is a 40×30, 3-frame sequence: a red object (x 8–23, y 8–21)
 // on blue water. Background cluster 0 has 3-point trajectories every 2 px
 // outside the object; segment 7 has 56 long (3-point) trajectories on the
-// object, a 1-point trajectory on the object at (9, 9) and a 1-point
+// object, a 1-point trajectory on the object at (9, 9), a 1-point
 // trajectory on the water at (31, 15), like spray that moves with the
-// object for a frame; segment 9, spray thrown off on its own, has three
-// 1-point trajectories on the water at (33–37, 25).
+// object for a frame, a 3-point trajectory that follows the water at
+// (35, 5) for its whole life (as long as the object's, like the water
+// between kite lines), and a 3-point trajectory on the object at (11, 11)
+// and (13, 11) in frames 0 and 1 that slips onto the water at (27, 11) in
+// frame 2; segment 9, spray thrown off on its own, has three 1-point
+// trajectories on the water at (33–37, 25).
 func colourScene() (Input, func(f int) (image.Image, error)) {
 	inObject := func(x, y int) bool { return x >= 8 && x < 24 && y >= 8 && y < 22 }
 	ts := &trajectory.TrackSet{Frames: 3}
@@ -29,7 +34,8 @@ func colourScene() (Input, func(f int) (image.Image, error)) {
 			ts.Tracks = append(ts.Tracks, track(l, float64(x), float64(y), 0, 1, 2))
 		}
 	}
-	ts.Tracks = append(ts.Tracks, track(7, 9, 9, 0), track(7, 31, 15, 0), track(9, 33, 25, 0), track(9, 35, 25, 0), track(9, 37, 25, 0))
+	ts.Tracks = append(ts.Tracks, track(7, 9, 9, 0), track(7, 31, 15, 0), track(9, 33, 25, 0), track(9, 35, 25, 0), track(9, 37, 25, 0),
+		track(7, 35, 5, 0, 1, 2), trajectory.Track{Label: 7, Points: []trajectory.Point{{X: 11, Y: 11, Frame: 0}, {X: 13, Y: 11, Frame: 1}, {X: 27, Y: 11, Frame: 2}}})
 	img := image.NewRGBA(image.Rect(0, 0, 40, 30))
 	for y := 0; y < 30; y++ {
 		for x := 0; x < 40; x++ {
@@ -45,7 +51,12 @@ func colourScene() (Input, func(f int) (image.Image, error)) {
 	return Input{Tracks: ts, Width: 40, Height: 30, Frame: frame}, frame
 }
 
-func TestColourCheckDropsShortForegroundPointsOfBackgroundColour(t *testing.T) {
+// The check decides per trajectory: the spray, the spray segment and the
+// long trajectory on the water lose their labels in every frame; the short
+// trajectory on the object keeps its, and so does the object's trajectory
+// that slips onto the water for one frame of three (a per-point decision
+// would drop that point; an inverted decision would drop the object).
+func TestColourCheckDropsTrajectoriesOfBackgroundColour(t *testing.T) {
 	in, _ := colourScene()
 	opt := bare()
 	opt.BackgroundClusters, opt.SupportRadius, opt.ColourWindow = []int{0}, 0, 1
@@ -53,25 +64,84 @@ func TestColourCheckDropsShortForegroundPointsOfBackgroundColour(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := set.Frames[0]
-	at := func(x, y int) int16 { return f.Labels[y*40+x] }
-	if at(31, 15) != Unlabelled || at(9, 9) != 1 || at(10, 10) != 1 || at(30, 14) != 0 {
+	at := func(f, x, y int) int16 { return set.Frames[f].Labels[y*40+x] }
+	if at(0, 31, 15) != Unlabelled || at(0, 9, 9) != 1 || at(0, 10, 10) != 1 || at(0, 30, 14) != 0 {
 		t.Errorf("labels: spray %d (want unlabelled), short on the object %d, long on the object %d, water %d",
-			at(31, 15), at(9, 9), at(10, 10), at(30, 14))
+			at(0, 31, 15), at(0, 9, 9), at(0, 10, 10), at(0, 30, 14))
 	}
-	// Segment 9's trajectories are as long as its median, but short for
-	// the class: dropped too.
-	if at(33, 25) != Unlabelled || at(35, 25) != Unlabelled || at(37, 25) != Unlabelled {
-		t.Errorf("labels of the spray segment: %d %d %d, want unlabelled", at(33, 25), at(35, 25), at(37, 25))
+	if at(0, 33, 25) != Unlabelled || at(0, 35, 25) != Unlabelled || at(0, 37, 25) != Unlabelled {
+		t.Errorf("labels of the spray segment: %d %d %d, want unlabelled", at(0, 33, 25), at(0, 35, 25), at(0, 37, 25))
 	}
-	if set.DroppedColour != 4 || set.Summary().ColourRejected != 4 {
-		t.Errorf("%d points dropped for their colour (summary %d), want 4", set.DroppedColour, set.Summary().ColourRejected)
+	for f := 0; f < 3; f++ {
+		if at(f, 35, 5) != Unlabelled {
+			t.Errorf("frame %d: the long trajectory on the water is labelled %d, want unlabelled", f, at(f, 35, 5))
+		}
+	}
+	if at(0, 11, 11) != 1 || at(1, 13, 11) != 1 || at(2, 27, 11) != 1 {
+		t.Errorf("the object's trajectory that slips onto the water: labels %d %d %d, want 1 1 1",
+			at(0, 11, 11), at(1, 13, 11), at(2, 27, 11))
+	}
+	// 1 spray point, 3 of the spray segment, 3 of the long water trajectory.
+	if set.DroppedColour != 7 || set.Summary().ColourRejected != 7 {
+		t.Errorf("%d points dropped for their colour (summary %d), want 7", set.DroppedColour, set.Summary().ColourRejected)
+	}
+	if set.DroppedColourTracks != 5 || set.Summary().ColourRejectedTracks != 5 {
+		t.Errorf("%d trajectories rejected for their colour (summary %d), want 5", set.DroppedColourTracks, set.Summary().ColourRejectedTracks)
 	}
 	// Off: the spray keeps its label.
 	opt.ColourWindow = 0
 	if s, err := Prepare(in, opt); err != nil || s.DroppedColour != 0 || s.Frames[0].Labels[15*40+31] != 1 {
 		t.Errorf("colour check off: dropped %d, err %v", s.DroppedColour, err)
 	}
+}
+
+// colourRejected on one-component models of red (the class) and blue (the
+// background): the decision is the sign of the summed log ratio over a
+// trajectory's points; background points and frames without models
+// contribute nothing.
+func TestColourRejectedSumsLogRatios(t *testing.T) {
+	red, blue := fitTestColours(t, 200, 30, 20), fitTestColours(t, 20, 40, 200)
+	models := []colourModel{{fg: map[int16]*gmm.Mixture{1: red}, bg: blue}, {}, {fg: map[int16]*gmm.Mixture{1: red}, bg: blue}}
+	pts := [][]struct {
+		t   int
+		cl  int16
+		col [3]uint8
+	}{
+		{{0, 1, [3]uint8{200, 30, 20}}, {1, 1, [3]uint8{20, 40, 200}}, {2, 0, [3]uint8{200, 30, 20}}, {3, 1, [3]uint8{20, 40, 200}}},
+		{{3, 1, [3]uint8{200, 30, 20}}, {3, 1, [3]uint8{200, 30, 20}}}, // no models: ignored
+		{{0, 1, [3]uint8{20, 40, 200}}, {1, 1, [3]uint8{20, 40, 200}}},
+	}
+	got := colourRejected(5, 3, func(f int, visit func(int, int16, [3]uint8)) {
+		for _, p := range pts[f] {
+			visit(p.t, p.cl, p.col)
+		}
+	}, models)
+	r0, _ := models[0].logRatio(1, [3]uint8{200, 30, 20})
+	r1, _ := models[0].logRatio(1, [3]uint8{20, 40, 200})
+	if r0 >= 0 || r1 <= 0 {
+		t.Fatalf("log ratios: red %g (want < 0), blue %g (want > 0)", r0, r1)
+	}
+	// Track 0: red then blue, rejected iff the blue's ratio outweighs the red's.
+	want := []bool{r0+r1 > 0, true, false, true, false}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("track %d rejected %v, want %v", i, got[i], want[i])
+		}
+	}
+}
+
+// fitTestColours fits a colour model to 100 colours scattered around (r, g, b).
+func fitTestColours(t *testing.T, r, g, b int) *gmm.Mixture {
+	t.Helper()
+	var cols []float64
+	for i := 0; i < 100; i++ {
+		cols = append(cols, float64(r+i%7-3), float64(g+i%5-2), float64(b+i%3-1))
+	}
+	m, err := gmm.Fit(cols, 1, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
 }
 
 func TestColourCheckErrors(t *testing.T) {

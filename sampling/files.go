@@ -118,15 +118,17 @@ type Summary struct {
 	// Unsupported: foreground points of short trajectories dropped for want
 	// of a long trajectory of their segment nearby (Options.SupportRadius).
 	Unsupported int `json:"dropped_unsupported_points"`
-	// ColourRejected: those dropped for their colour (Options.ColourWindow).
-	ColourRejected int `json:"dropped_colour_points,omitempty"`
+	// ColourRejected: foreground points dropped for their colour, the
+	// points of ColourRejectedTracks trajectories (Options.ColourWindow).
+	ColourRejected       int `json:"dropped_colour_points,omitempty"`
+	ColourRejectedTracks int `json:"dropped_colour_trajectories,omitempty"`
 }
 
 // Summary counts the labelled, hard-example and border pixels of s and its
 // hard trajectories.
 func (s *Set) Summary() Summary {
 	sum := Summary{Frames: len(s.Frames), Width: s.Width, Height: s.Height, Classes: s.Classes, ClassCounts: make([]int, s.Classes),
-		Unsupported: s.DroppedUnsupported, ColourRejected: s.DroppedColour}
+		Unsupported: s.DroppedUnsupported, ColourRejected: s.DroppedColour, ColourRejectedTracks: s.DroppedColourTracks}
 	for _, fr := range s.Frames {
 		sum.HardPixels += fr.NHard
 		sum.BorderPoints += fr.NBorder

@@ -106,19 +106,20 @@ type Options struct {
 	// means of two seeds: cows 81.4 → 82.5, blackswan 65.7 → 62.2, so it
 	// is not the default.
 	SupportLength int `json:",omitempty"`
-	// ColourWindow, when > 0, also drops a foreground point of a short
-	// trajectory (shorter than the point-weighted median length of its
-	// class, not of its segment: a segment made only of short trajectories
-	// is short as a whole; SupportLength caps it) whose colour is more
-	// probable under the background's colour model than under its class's:
+	// ColourWindow, when > 0, also drops the foreground points of every
+	// trajectory whose colours are, on the whole, more probable under the
+	// background's colour model than under its class's (colourRejected: the
+	// mean log-likelihood ratio over the trajectory's points is positive):
 	// per frame, GrabCut mixtures (K = 5) fitted to the colours under the
-	// class's long trajectories and under the background's trajectories in
-	// the frames within ColourWindow of it (colourModel). The multicut
-	// cannot tell apart what moves with an object but is not part of it:
-	// kite-surf's spray and the water between the kite lines, blackswan's
-	// reflection. Their trajectories are short, and their colour is the
-	// background's. Dropped points are treated like SupportRadius's. Needs
-	// Input.Frame.
+	// class's long trajectories (at least the point-weighted median length
+	// of the class, not of the segment: a segment made only of short
+	// trajectories does not shape the model; SupportLength caps it) and
+	// under the background's trajectories in the frames within ColourWindow
+	// of it (colourModel). The multicut cannot tell apart what moves with an
+	// object but is not part of it: kite-surf's spray and the water between
+	// the kite lines and between arms and body, blackswan's reflection.
+	// Their colour is the background's. Dropped points are treated like
+	// SupportRadius's. Needs Input.Frame.
 	ColourWindow int `json:",omitempty"`
 	// Balance enables the ACCV'20 class balance weights.
 	Balance bool
@@ -270,9 +271,11 @@ type Set struct {
 	// DroppedUnsupported counts the foreground points of short trajectories
 	// dropped for want of a long trajectory nearby (Options.SupportRadius).
 	DroppedUnsupported int
-	// DroppedColour counts those dropped for their colour
-	// (Options.ColourWindow).
-	DroppedColour int
+	// DroppedColour counts the foreground points dropped for their colour
+	// (Options.ColourWindow), and DroppedColourTracks the foreground
+	// trajectories the colour check rejected.
+	DroppedColour       int
+	DroppedColourTracks int
 }
 
 // Validate checks the ranges: background ≥ −1, border margin, minimum
@@ -459,9 +462,10 @@ func Prepare(in Input, opt Options) (*Set, error) {
 	if opt.SupportRadius > 0 {
 		long = longTrajectories(ts, func(label int) (int, bool) { return label, class[label] >= 1 }, opt.SupportLength)
 	}
-	// The colour check measures length against the class, not the segment:
-	// a segment made only of short trajectories (spray thrown off by an
-	// object) is short as a whole.
+	// The colour models of a class are fitted to its long trajectories,
+	// long against the class, not the segment: a segment made only of short
+	// trajectories (spray thrown off by an object) is short as a whole and
+	// does not shape the model it is tested against.
 	var colourLong []bool
 	if opt.ColourWindow > 0 {
 		colourLong = longTrajectories(ts, func(label int) (int, bool) { return class[label], class[label] >= 1 }, opt.SupportLength)
@@ -526,6 +530,19 @@ func Prepare(in Input, opt Options) (*Set, error) {
 			return nil, fmt.Errorf("prepare: %w", err)
 		}
 	}
+	var colourReject []bool
+	if colours != nil {
+		colourReject = colourRejected(len(ts.Tracks), len(perFrame), func(f int, visit func(track int, class int16, col [3]uint8)) {
+			for _, p := range perFrame[f] {
+				visit(p.track, p.class, p.col)
+			}
+		}, colours)
+		for _, r := range colourReject {
+			if r {
+				set.DroppedColourTracks++
+			}
+		}
+	}
 	owner := make([]int32, W*H)
 	for f, pts := range perFrame {
 		if len(pts) == 0 {
@@ -579,10 +596,8 @@ func Prepare(in Input, opt Options) (*Set, error) {
 			}, opt.SupportRadius)
 			pts = drop(pts, func(k int, _ pt) bool { return unsupported[k] }, &set.DroppedUnsupported)
 		}
-		if colours != nil {
-			pts = drop(pts, func(_ int, p pt) bool {
-				return p.class != 0 && !colourLong[p.track] && colours[f].rejects(p.class, p.col)
-			}, &set.DroppedColour)
+		if colourReject != nil {
+			pts = drop(pts, func(_ int, p pt) bool { return p.class != 0 && colourReject[p.track] }, &set.DroppedColour)
 		}
 		isolated := map[int]bool{}
 		if opt.DropIsolated {

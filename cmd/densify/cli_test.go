@@ -129,8 +129,10 @@ func TestSynthEvalPrepareChain(t *testing.T) {
 		t.Fatalf("prepare --colour-window: %v\n%s", err, out)
 	}
 	col := readJSON(t, filepath.Join(colSet, "manifest.json"))
-	if dropped, _ := col["dropped_colour_points"].(float64); col["parameters"].(map[string]any)["ColourWindow"] != 2.0 ||
-		!strings.Contains(out, fmt.Sprintf("colour check: %v foreground points of short trajectories dropped", dropped)) {
+	dropped, _ := col["dropped_colour_points"].(float64)
+	tracks, _ := col["dropped_colour_trajectories"].(float64)
+	if col["parameters"].(map[string]any)["ColourWindow"] != 2.0 || (dropped > 0) != (tracks > 0) ||
+		!strings.Contains(out, fmt.Sprintf("colour check: %v foreground points of %v trajectories dropped", dropped, tracks)) {
 		t.Fatalf("prepare --colour-window 2: manifest %v\n%s", col["parameters"], out)
 	}
 	os.WriteFile(filepath.Join(sdir, "camera.csv"), []byte("trajectory,camera_residual_median\n0,1\n1,x\n"), 0o644)

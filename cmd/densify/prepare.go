@@ -115,7 +115,7 @@ func runPrepare(o *prepareOptions) error {
 	fmt.Fprintf(o.IO.Out, "prepared %d frames (%dx%d, %d classes): %d labelled pixels, %d hard examples, %d background trajectories left unlabelled (camera residual > %g), %d foreground points of short trajectories dropped (no long trajectory of their segment within %g px) → %s\n",
 		s.Frames, s.Width, s.Height, s.Classes, s.Labelled, s.HardPixels, s.Unexplained, o.Prepare.BackgroundResidual, s.Unsupported, o.Prepare.SupportRadius, o.Out)
 	if o.Prepare.ColourWindow > 0 {
-		fmt.Fprintf(o.IO.Out, "colour check: %d foreground points of short trajectories dropped (their colour is the background's, frames within %d)\n", s.ColourRejected, o.Prepare.ColourWindow)
+		fmt.Fprintf(o.IO.Out, "colour check: %d foreground points of %d trajectories dropped (their colours are, on the whole, the background's; frames within %d)\n", s.ColourRejected, s.ColourRejectedTracks, o.Prepare.ColourWindow)
 	}
 	return nil
 }
