@@ -77,19 +77,19 @@ func (m colourModel) logRatio(cl int16, c [3]uint8) (r float64, ok bool) {
 // of kite-surf 0.720 → 0.821 and bmx-trees 0.792 → 0.805, dog 0.865 →
 // 0.852, the others by at most 0.004; mean 0.864 → 0.874.
 //
-// points(f, visit) calls visit for every labelled point of frame f; points
-// of class 0 (background) are ignored.
-func colourRejected(n, frames int, points func(f int, visit func(track int, class int16, col [3]uint8)), models []colourModel) []bool {
+// samples[f] are the labelled points of frame f, the ones the models were
+// fitted from (colourModels); points of class 0 (background) are ignored.
+func colourRejected(n int, samples [][]colourSample, models []colourModel) []bool {
 	sum := make([]float64, n)
-	for f := 0; f < frames; f++ {
-		points(f, func(t int, cl int16, col [3]uint8) {
-			if cl == 0 {
-				return
+	for f, pts := range samples {
+		for _, s := range pts {
+			if s.class == 0 {
+				continue
 			}
-			if r, ok := models[f].logRatio(cl, col); ok {
-				sum[t] += r
+			if r, ok := models[f].logRatio(s.class, s.col); ok {
+				sum[s.track] += r
 			}
-		})
+		}
 	}
 	out := make([]bool, n)
 	for t, s := range sum {
@@ -100,6 +100,7 @@ func colourRejected(n, frames int, points func(f int, visit func(track int, clas
 
 // colourSample is what the colour models need of one labelled point.
 type colourSample struct {
+	track int // index in the track set
 	class int16
 	long  bool
 	col   [3]uint8

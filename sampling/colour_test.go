@@ -102,22 +102,15 @@ func TestColourCheckDropsTrajectoriesOfBackgroundColour(t *testing.T) {
 func TestColourRejectedSumsLogRatios(t *testing.T) {
 	red, blue := fitTestColours(t, 200, 30, 20), fitTestColours(t, 20, 40, 200)
 	models := []colourModel{{fg: map[int16]*gmm.Mixture{1: red}, bg: blue}, {}, {fg: map[int16]*gmm.Mixture{1: red}, bg: blue}}
-	pts := [][]struct {
-		t   int
-		cl  int16
-		col [3]uint8
-	}{
-		{{0, 1, [3]uint8{200, 30, 20}}, {1, 1, [3]uint8{20, 40, 200}}, {2, 0, [3]uint8{200, 30, 20}}, {3, 1, [3]uint8{20, 40, 200}}},
-		{{3, 1, [3]uint8{200, 30, 20}}, {3, 1, [3]uint8{200, 30, 20}}}, // no models: ignored
-		{{0, 1, [3]uint8{20, 40, 200}}, {1, 1, [3]uint8{20, 40, 200}}},
+	red3, blue3 := [3]uint8{200, 30, 20}, [3]uint8{20, 40, 200}
+	samples := [][]colourSample{
+		{{0, 1, true, red3}, {1, 1, true, blue3}, {2, 0, true, red3}, {3, 1, true, blue3}},
+		{{3, 1, true, red3}, {3, 1, true, red3}}, // no models: ignored
+		{{0, 1, true, blue3}, {1, 1, true, blue3}},
 	}
-	got := colourRejected(5, 3, func(f int, visit func(int, int16, [3]uint8)) {
-		for _, p := range pts[f] {
-			visit(p.t, p.cl, p.col)
-		}
-	}, models)
-	r0, _ := models[0].logRatio(1, [3]uint8{200, 30, 20})
-	r1, _ := models[0].logRatio(1, [3]uint8{20, 40, 200})
+	got := colourRejected(5, samples, models)
+	r0, _ := models[0].logRatio(1, red3)
+	r1, _ := models[0].logRatio(1, blue3)
 	if r0 >= 0 || r1 <= 0 {
 		t.Fatalf("log ratios: red %g (want < 0), blue %g (want > 0)", r0, r1)
 	}

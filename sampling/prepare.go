@@ -475,7 +475,6 @@ func Prepare(in Input, opt Options) (*Set, error) {
 	type pt struct {
 		pix, track int
 		class      int16
-		col        [3]uint8 // Options.ColourWindow
 	}
 	perFrame := make([][]pt, ts.Frames)
 	// Points of the trajectories left unlabelled as unexplained background:
@@ -501,7 +500,8 @@ func Prepare(in Input, opt Options) (*Set, error) {
 			perFrame[p.Frame] = append(perFrame[p.Frame], pt{pix: y*W + x, track: i, class: int16(c)})
 		}
 	}
-	var colours []colourModel
+	// colourReject marks the trajectories the colour check rejects.
+	var colourReject []bool
 	if opt.ColourWindow > 0 {
 		if in.Frame == nil {
 			return nil, errors.New("prepare: the colour check (colour window > 0) needs the frames")
@@ -519,24 +519,15 @@ func Prepare(in Input, opt Options) (*Set, error) {
 				return nil, fmt.Errorf("prepare: frame %d is %dx%d, the tracks' frames %dx%d", f, b.Dx(), b.Dy(), W, H)
 			}
 			samples[f] = make([]colourSample, len(pts))
-			for k := range pts {
-				p := &pts[k]
-				p.col = rgbAt(img, p.pix%W, p.pix/W)
-				samples[f][k] = colourSample{p.class, colourLong[p.track], p.col}
+			for k, p := range pts {
+				samples[f][k] = colourSample{p.track, p.class, colourLong[p.track], rgbAt(img, p.pix%W, p.pix/W)}
 			}
 		}
-		var err error
-		if colours, err = colourModels(samples, opt.ColourWindow); err != nil {
+		colours, err := colourModels(samples, opt.ColourWindow)
+		if err != nil {
 			return nil, fmt.Errorf("prepare: %w", err)
 		}
-	}
-	var colourReject []bool
-	if colours != nil {
-		colourReject = colourRejected(len(ts.Tracks), len(perFrame), func(f int, visit func(track int, class int16, col [3]uint8)) {
-			for _, p := range perFrame[f] {
-				visit(p.track, p.class, p.col)
-			}
-		}, colours)
+		colourReject = colourRejected(len(ts.Tracks), samples, colours)
 		for _, r := range colourReject {
 			if r {
 				set.DroppedColourTracks++
@@ -788,15 +779,10 @@ func isolatedPoints[P any](pts []P, at func(P) (x, y, c int), r float64) map[int
 // false) are not marked.
 func longTrajectories(ts *trajectory.TrackSet, group func(label int) (c int, ok bool), capLen int) []bool {
 	lens := map[int][]int{}
-	of := make([]int, len(ts.Tracks))
-	for i, t := range ts.Tracks {
-		c, ok := group(t.Label)
-		if !ok {
-			of[i] = -1
-			continue
+	for _, t := range ts.Tracks {
+		if c, ok := group(t.Label); ok {
+			lens[c] = append(lens[c], len(t.Points))
 		}
-		of[i] = c
-		lens[c] = append(lens[c], len(t.Points))
 	}
 	median := map[int]int{}
 	for c, ls := range lens {
@@ -816,7 +802,7 @@ func longTrajectories(ts *trajectory.TrackSet, group func(label int) (c int, ok 
 	}
 	long := make([]bool, len(ts.Tracks))
 	for i, t := range ts.Tracks {
-		if m, ok := median[of[i]]; ok && of[i] >= 0 && (len(t.Points) >= m || (capLen > 0 && len(t.Points) >= capLen)) {
+		if c, ok := group(t.Label); ok && (len(t.Points) >= median[c] || (capLen > 0 && len(t.Points) >= capLen)) {
 			long[i] = true
 		}
 	}
