@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/densify/densify/internal/morph"
 	"github.com/densify/densify/internal/testutil"
 )
 
@@ -43,7 +44,7 @@ func davisProb(tb testing.TB, seq string, r float64) (image.Image, []float32, []
 		}
 	}
 	prob := make([]float32, W*H)
-	for i, d2 := range SquaredDistance(obj, W, H, true) {
+	for i, d2 := range morph.SquaredDistance(obj, W, H, true) {
 		switch {
 		case obj[i]:
 			prob[i] = 0.97

@@ -6,6 +6,8 @@ import (
 	"math"
 
 	"github.com/densify/densify/internal/gmm"
+	"github.com/densify/densify/internal/maxflow"
+	"github.com/densify/densify/internal/morph"
 )
 
 // CutOptions are the settings of GraphCut, the refinement that combines the
@@ -88,7 +90,7 @@ const minColourSamples = 16
 // of objects in N-D images", ICCV 2001, Sec. 2–3) with GrabCut's β (Rother,
 // Kolmogorov & Blake, SIGGRAPH 2004, Eq. 5); the network's posterior takes
 // the place of the user's hard constraints as a data term next to the colour
-// likelihoods. E is submodular, so one minimum s–t cut (Graph, Kolmogorov &
+// likelihoods. E is submodular, so one minimum s–t cut (maxflow.Graph, Kolmogorov &
 // Zabih 2004) gives its exact minimum.
 //
 // The mixtures are first fitted on the confident pixels of F (P > Confident:
@@ -129,7 +131,7 @@ func GraphCut(img image.Image, prob []float32, o CutOptions) ([]uint8, Stats, er
 	for i, v := range p {
 		mask[i] = v > 0.5
 	}
-	dF2 := SquaredDistance(mask, w, h, true)
+	dF2 := morph.SquaredDistance(mask, w, h, true)
 	band := sq(o.Band * diagonal(w, h))
 	node := make([]int32, w*h) // graph node of each free pixel, −1: fixed background
 	n := 0
@@ -330,7 +332,7 @@ func newPairTerms(rgb []float64, node []int32, n, w, h int, beta, gamma float64)
 // pair weights pt, and returns the labels of its minimum cut. lnP1 and lnP0
 // are −log P_net and −log(1 − P_net) per node.
 func solve(rgb, lnP1, lnP0 []float64, n int, gf, gb *gmm.Mixture, pt *pairTerms, o CutOptions) ([]bool, error) {
-	g := NewGraph(n, 4*n)
+	g := maxflow.NewGraph(n, 4*n)
 	for k := range n {
 		i := int(pt.pix[k])
 		c := rgb[3*i : 3*i+3]

@@ -3,7 +3,7 @@
 // behind the Refiner interface: ProbCut ("graphcut", the default), a
 // minimum cut of an energy made of the network's probabilities, colour
 // mixtures and a contrast-sensitive Potts term (GraphCut, solved exactly by
-// this package's Boykov–Kolmogorov max-flow, Graph); and TrimapCut
+// the Boykov–Kolmogorov max-flow of internal/maxflow); and TrimapCut
 // ("grabcut"), GrabCut (Rother, Kolmogorov & Blake, SIGGRAPH 2004) on a
 // trimap built from the network's mask, behind the Cutter interface.
 // Before either, Temporal can fuse each frame's probability map with its
@@ -109,6 +109,8 @@ import (
 	"fmt"
 	"image"
 	"math"
+
+	"github.com/densify/densify/internal/morph"
 )
 
 // Trimap values: GrabCut's GC_BGD, GC_FGD, GC_PR_BGD and GC_PR_FGD.
@@ -243,11 +245,11 @@ func Mask(img image.Image, mask []uint8, o Options, c Cutter) ([]uint8, Stats, e
 // empty when the mask is) and the squared distances d_F² to the mask.
 func Trimap(mask []bool, W, H int, o Options) (tri []uint8, roi image.Rectangle, dF2 []float64) {
 	band := sq(o.Band * diagonal(W, H))
-	dF2 = SquaredDistance(mask, W, H, true)
+	dF2 = morph.SquaredDistance(mask, W, H, true)
 	var dB2 []float64
 	core := math.Inf(1)
 	if o.Core > 0 {
-		dB2 = SquaredDistance(mask, W, H, false)
+		dB2 = morph.SquaredDistance(mask, W, H, false)
 		R2 := 0.0
 		for i, v := range mask {
 			if v {
@@ -284,83 +286,3 @@ func Trimap(mask []bool, W, H int, o Options) (tri []uint8, roi image.Rectangle,
 func diagonal(W, H int) float64 { return math.Hypot(float64(W), float64(H)) }
 
 func sq(v float64) float64 { return v * v }
-
-// SquaredDistance is the exact squared Euclidean distance transform of a W×H
-// binary image: for every pixel, the squared distance to the nearest pixel
-// whose value is target (0 on those pixels; +Inf everywhere when there is
-// none). Felzenszwalb & Huttenlocher (2012), Sec. 2–3: the 1-D transform of
-// the sampled function f (0 on targets, ∞ elsewhere) is the lower envelope of
-// the parabolas (q − p)² + f(p), found in one pass; applied to the columns
-// and then to the rows it gives the 2-D transform in O(W·H).
-func SquaredDistance(img []bool, W, H int, target bool) []float64 {
-	d := make([]float64, W*H)
-	for i, v := range img {
-		if v == target {
-			d[i] = 0
-		} else {
-			d[i] = math.Inf(1)
-		}
-	}
-	n := max(W, H)
-	f := make([]float64, n)
-	out := make([]float64, n)
-	v := make([]int, n)
-	z := make([]float64, n+1)
-	for x := 0; x < W; x++ {
-		for y := 0; y < H; y++ {
-			f[y] = d[y*W+x]
-		}
-		dt1(f[:H], out[:H], v, z)
-		for y := 0; y < H; y++ {
-			d[y*W+x] = out[y]
-		}
-	}
-	for y := 0; y < H; y++ {
-		dt1(d[y*W:(y+1)*W], out[:W], v, z)
-		copy(d[y*W:(y+1)*W], out[:W])
-	}
-	return d
-}
-
-// dt1 is the 1-D transform: out[q] = min_p (q − p)² + f[p] (Felzenszwalb &
-// Huttenlocher 2012, Algorithm 1), skipping the infinite samples (they never
-// lie on the envelope), so an all-infinite f gives +Inf everywhere.
-func dt1(f, out []float64, v []int, z []float64) {
-	n := len(f)
-	k := -1
-	for q := 0; q < n; q++ {
-		if math.IsInf(f[q], 1) {
-			continue
-		}
-		if k < 0 {
-			k = 0
-			v[0], z[0], z[1] = q, math.Inf(-1), math.Inf(1)
-			continue
-		}
-		var s float64
-		for { // pops the parabolas the new one hides; z[0] = −∞ stops at k = 0
-			p := v[k]
-			s = ((f[q] + float64(q*q)) - (f[p] + float64(p*p))) / float64(2*(q-p))
-			if s > z[k] {
-				break
-			}
-			k--
-		}
-		k++
-		v[k], z[k], z[k+1] = q, s, math.Inf(1)
-	}
-	if k < 0 {
-		for q := range out {
-			out[q] = math.Inf(1)
-		}
-		return
-	}
-	j := 0
-	for q := 0; q < n; q++ {
-		for z[j+1] < float64(q) {
-			j++
-		}
-		p := v[j]
-		out[q] = float64((q-p)*(q-p)) + f[p]
-	}
-}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/densify/densify/dataset"
+	"github.com/densify/densify/internal/morph"
 	"github.com/densify/densify/internal/testutil"
 	"github.com/densify/densify/refine"
 )
@@ -114,7 +115,7 @@ func davisHalo(tb testing.TB, seq string, r float64) (img image.Image, object, h
 			}
 		}
 	}
-	for i, d2 := range refine.SquaredDistance(in, W, H, true) {
+	for i, d2 := range morph.SquaredDistance(in, W, H, true) {
 		if d2 <= r*r {
 			halo[i] = 1
 		}

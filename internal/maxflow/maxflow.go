@@ -1,4 +1,7 @@
-package refine
+// Package maxflow computes minimum s–t cuts of the flow networks of binary
+// energies (Boykov & Kolmogorov): refine's mask refinement and sampling's
+// seeded background labels build their graph cuts on it.
+package maxflow
 
 import (
 	"fmt"

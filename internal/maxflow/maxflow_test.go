@@ -1,4 +1,4 @@
-package refine
+package maxflow
 
 import (
 	"math"
