@@ -305,6 +305,9 @@ func (r *Report) Markdown(w io.Writer) error {
 			if pr.ColourRejected > 0 {
 				fmt.Fprintf(&b, "The colour check dropped %d more, of %d trajectories whose colours are, on the whole, the background's.\n", pr.ColourRejected, pr.ColourRejectedTracks)
 			}
+			if pr.CutPoints > 0 {
+				fmt.Fprintf(&b, "A graph cut seeded by the labels added %d background points near the object, where no trajectory is.\n", pr.CutPoints)
+			}
 			if q := pr.LabelQuality; q != nil {
 				away := "" // absent from the stamps of sets prepared before it existed
 				if a := q.AwayFromThin; a != nil {

@@ -114,7 +114,9 @@ type Summary struct {
 	HardTracks   int   `json:"hard_trajectories"`
 	BorderPoints int   `json:"border_points"`
 	FarPoints    int   `json:"far_background_points"`
-	Unexplained  int   `json:"unexplained_background_trajectories"`
+	// CutPoints: background points of the seeded cut (Options.CutBackground).
+	CutPoints   int `json:"cut_background_points,omitempty"`
+	Unexplained int `json:"unexplained_background_trajectories"`
 	// Unsupported: foreground points of short trajectories dropped for want
 	// of a long trajectory of their segment nearby (Options.SupportRadius).
 	Unsupported int `json:"dropped_unsupported_points"`
@@ -133,6 +135,7 @@ func (s *Set) Summary() Summary {
 		sum.HardPixels += fr.NHard
 		sum.BorderPoints += fr.NBorder
 		sum.FarPoints += fr.NFar
+		sum.CutPoints += fr.NCut
 		for c, n := range fr.Counts {
 			sum.Labelled += n
 			if c < len(sum.ClassCounts) {

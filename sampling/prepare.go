@@ -121,6 +121,16 @@ type Options struct {
 	// Their colour is the background's. Dropped points are treated like
 	// SupportRadius's. Needs Input.Frame.
 	ColourWindow int `json:",omitempty"`
+	// CutBackground adds background points in the ring that FarBackground
+	// leaves open: on the grid of BorderStep pixels, every unlabelled pixel
+	// within FarBackground × the diagonal of a foreground label that a graph
+	// cut seeded by the frame's labels gives to the background, more than
+	// CutMargin pixels from every pixel it gives to the object and more than
+	// FarGap from the unexplained background trajectories' points
+	// (seededBackground). Off when FarBackground is 0 (there is no ring);
+	// needs Input.Frame.
+	CutBackground bool    `json:",omitempty"`
+	CutMargin     float64 `json:",omitempty"`
 	// Balance enables the ACCV'20 class balance weights.
 	Balance bool
 	// Oracle records that the labels come from the ground truth
@@ -198,6 +208,7 @@ func DefaultOptions() Options {
 		MinSegment: 20, DropIsolated: true, IsolatedRadius: 16,
 		BorderPoints: true, BorderStep: 10, BorderInsets: []int{5, 15}, FarBackground: DefaultFarBackground,
 		BackgroundResidual: DefaultBackgroundResidual, FarGap: DefaultFarGap, SupportRadius: DefaultSupportRadius, ColourWindow: DefaultColourWindow,
+		CutBackground: true, CutMargin: DefaultCutMargin,
 		Balance: true, Phi: DefaultPhi, Factor: 1000,
 	}
 }
@@ -243,6 +254,7 @@ type Frame struct {
 	NHard   int   // hard-example pixels
 	NBorder int   // added border points
 	NFar    int   // added far-background points
+	NCut    int   // added seeded-cut background points
 }
 
 // Segment describes one cluster of the sparse segmentation.
@@ -300,6 +312,8 @@ func (o Options) Validate() error {
 		return fmt.Errorf("prepare: far gap must be in [0, 10000] px (0: off), got %v", o.FarGap)
 	case !(o.SupportRadius >= 0 && o.SupportRadius <= 10000):
 		return fmt.Errorf("prepare: support radius must be in [0, 10000] px (0: off), got %v", o.SupportRadius)
+	case !(o.CutMargin >= 0 && o.CutMargin <= 10000):
+		return fmt.Errorf("prepare: cut margin must be in [0, 10000] px, got %v", o.CutMargin)
 	case o.ColourWindow < 0 || o.ColourWindow > 1000:
 		return fmt.Errorf("prepare: colour window must be in [0, 1000] frames (0: off), got %d", o.ColourWindow)
 	case o.SupportLength < 0 || o.SupportLength > 1e6:
@@ -325,6 +339,9 @@ func Prepare(in Input, opt Options) (*Set, error) {
 	}
 	if in.Width <= 0 || in.Height <= 0 {
 		return nil, fmt.Errorf("prepare: invalid image size %dx%d", in.Width, in.Height)
+	}
+	if opt.cutBackground() && in.Frame == nil {
+		return nil, errors.New("prepare: the seeded-cut background points need the frames")
 	}
 	if err := ts.CheckBounds("", in.Width, in.Height); err != nil {
 		return nil, fmt.Errorf("prepare: %w", err)
@@ -500,6 +517,12 @@ func Prepare(in Input, opt Options) (*Set, error) {
 			perFrame[p.Frame] = append(perFrame[p.Frame], pt{pix: y*W + x, track: i, class: int16(c)})
 		}
 	}
+	// The unexplained trajectories' points lead avoid; the points dropped
+	// below follow them.
+	unexplained := make([]int, ts.Frames)
+	for f := range avoid {
+		unexplained[f] = len(avoid[f])
+	}
 	// colourReject marks the trajectories the colour check rejects.
 	var colourReject []bool
 	if opt.ColourWindow > 0 {
@@ -511,12 +534,9 @@ func Prepare(in Input, opt Options) (*Set, error) {
 			if len(pts) == 0 {
 				continue
 			}
-			img, err := in.Frame(f)
+			img, err := frameImage(in, f, W, H)
 			if err != nil {
-				return nil, fmt.Errorf("prepare: %w", err)
-			}
-			if b := img.Bounds(); b.Dx() != W || b.Dy() != H {
-				return nil, fmt.Errorf("prepare: frame %d is %dx%d, the tracks' frames %dx%d", f, b.Dx(), b.Dy(), W, H)
+				return nil, err
 			}
 			samples[f] = make([]colourSample, len(pts))
 			for k, p := range pts {
@@ -614,6 +634,16 @@ func Prepare(in Input, opt Options) (*Set, error) {
 		if opt.BorderPoints {
 			fr.NBorder = addBorderPoints(fr.Labels, W, H, opt.BorderStep, opt.BorderInsets)
 		}
+		if opt.cutBackground() {
+			img, err := frameImage(in, f, W, H)
+			if err != nil {
+				return nil, err
+			}
+			r := opt.FarBackground * math.Hypot(float64(W), float64(H))
+			if fr.NCut, err = seededBackground(img, fr.Labels, W, H, opt.BorderStep, r, opt.CutMargin, avoid[f][:unexplained[f]], opt.FarGap); err != nil {
+				return nil, fmt.Errorf("prepare: frame %d: %w", f, err)
+			}
+		}
 		for _, l := range fr.Labels {
 			if l >= 0 {
 				fr.Counts[l]++
@@ -635,6 +665,21 @@ func Prepare(in Input, opt Options) (*Set, error) {
 		return nil, errors.New("prepare: no trajectory point falls inside the image: nothing to train on")
 	}
 	return set, nil
+}
+
+// cutBackground reports whether Prepare adds seeded-cut background points.
+func (o Options) cutBackground() bool { return o.CutBackground && o.FarBackground > 0 }
+
+// frameImage reads frame f of in and checks that it is W×H.
+func frameImage(in Input, f, W, H int) (image.Image, error) {
+	img, err := in.Frame(f)
+	if err != nil {
+		return nil, fmt.Errorf("prepare: %w", err)
+	}
+	if b := img.Bounds(); b.Dx() != W || b.Dy() != H {
+		return nil, fmt.Errorf("prepare: frame %d is %dx%d, the tracks' frames %dx%d", f, b.Dx(), b.Dy(), W, H)
+	}
+	return img, nil
 }
 
 // unexplainedBackground marks the trajectories that Prepare leaves

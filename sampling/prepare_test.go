@@ -37,7 +37,9 @@ func fixture() Input {
 func bare() Options {
 	o := DefaultOptions()
 	o.MinSegment, o.DropIsolated, o.BorderPoints, o.FarBackground = 0, false, false, 0
-	o.ColourWindow = 0 // the fixtures have no frames; colour_test.go tests it
+	// The fixtures have no frames: colour_test.go and seedcut_test.go test
+	// what needs them.
+	o.ColourWindow, o.CutBackground = 0, false
 	return o
 }
 
@@ -223,7 +225,7 @@ func TestNPYRoundTripAndLayout(t *testing.T) {
 
 func TestWriteSetAndManifest(t *testing.T) {
 	o := DefaultOptions()
-	o.MinSegment, o.ColourWindow = 0, 0
+	o.MinSegment, o.ColourWindow, o.CutBackground = 0, 0, false
 	set, err := Prepare(fixture(), o)
 	if err != nil {
 		t.Fatal(err)

@@ -36,6 +36,7 @@ type Manifest struct {
 	HardTracks         int               `json:"hard_trajectories"`
 	BorderPoints       int               `json:"border_points"`
 	FarPoints          int               `json:"far_background_points"`
+	CutPoints          int               `json:"cut_background_points,omitempty"`
 	DroppedIsolated    int               `json:"dropped_isolated_points"`
 	DroppedUnsupported int               `json:"dropped_unsupported_points"`
 	Unexplained        int               `json:"unexplained_background_trajectories"`
@@ -85,7 +86,7 @@ func (s *Set) Write(dir string, framePath func(frame int) string, readImage func
 	sum := s.Summary()
 	m := Manifest{Version: FormatVersion, Mode: mode, Width: s.Width, Height: s.Height, Classes: s.Classes,
 		Background: s.Background, Options: s.Options, Source: source, ClassCounts: sum.ClassCounts,
-		HardPixels: sum.HardPixels, HardTracks: sum.HardTracks, BorderPoints: sum.BorderPoints, FarPoints: sum.FarPoints,
+		HardPixels: sum.HardPixels, HardTracks: sum.HardTracks, BorderPoints: sum.BorderPoints, FarPoints: sum.FarPoints, CutPoints: sum.CutPoints,
 		DroppedIsolated: s.DroppedIsolated, DroppedUnsupported: sum.Unsupported, Unexplained: sum.Unexplained, Segments: s.Segments}
 	for _, fr := range s.Frames {
 		name := fmt.Sprintf("%05d", fr.Frame)

@@ -67,6 +67,7 @@ var flagRanges = map[string]flagcheck.Range{
 	"far-background":      flagcheck.Closed(0, 2),
 	"background-residual": {Lo: 0, Hi: 1e6, Note: "0 = off"},
 	"far-gap":             {Lo: 0, Hi: 1e4, Note: "0 = off"},
+	"cut-margin":          flagcheck.Closed(0, 1e4),
 	"support-radius":      {Lo: 0, Hi: 1e4, Note: "0 = off"},
 	"support-length":      {Lo: 0, Hi: 1e6, Note: "0 = no cap"},
 	"colour-window":       {Lo: 0, Hi: 1000, Note: "frames; 0 = off"},

@@ -1,0 +1,232 @@
+package sampling
+
+import (
+	"image"
+	"image/color"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/densify/densify/trajectory"
+)
+
+// cutScene is a 120×80 frame: a dark background (grey 40, with a little
+// deterministic texture so that no colour mixture is degenerate) and a
+// bright square object [40, 70) × [20, 50) (grey 200), with 16 foreground
+// labels in the square's top-left corner and background labels on the
+// left strip x < 10 only. Everything else is unlabelled.
+func cutScene() (image.Image, []int16, int, int) {
+	const W, H = 120, 80
+	img := image.NewRGBA(image.Rect(0, 0, W, H))
+	labels := make([]int16, W*H)
+	for y := 0; y < H; y++ {
+		for x := 0; x < W; x++ {
+			v := 40
+			if inSquare(x, y) {
+				v = 200
+			}
+			v += (x*7+y*13)%9 - 4
+			img.Set(x, y, color.RGBA{uint8(v), uint8(v + 2), uint8(v - 2), 255})
+			labels[y*W+x] = Unlabelled
+			if x < 10 && (x+y)%2 == 0 {
+				labels[y*W+x] = 0
+			}
+		}
+	}
+	for y := 22; y <= 28; y += 2 {
+		for x := 42; x <= 48; x += 2 {
+			labels[y*W+x] = 1
+		}
+	}
+	return img, labels, W, H
+}
+
+func inSquare(x, y int) bool { return x >= 40 && x < 70 && y >= 20 && y < 50 }
+
+// squareDist2 is the squared distance from (x, y) to the nearest pixel of
+// the square.
+func squareDist2(x, y int) float64 {
+	dx := max(40-x, 0, x-69)
+	dy := max(20-y, 0, y-49)
+	return float64(dx*dx + dy*dy)
+}
+
+// The cut gives the whole square to the object (its labels cover one
+// corner only) and the dark pixels to the background: exactly the
+// unlabelled grid points that are dark, within r of a foreground label and
+// more than the margin from the square become background labels; none in
+// the square, none beyond r (the far-background points' region), none
+// within the margin.
+func TestSeededBackgroundLabelsTheRingByColour(t *testing.T) {
+	img, labels, W, H := cutScene()
+	const step, r, margin = 10, 40.0, 10.0
+	want := map[int]bool{}
+	for y := step / 2; y < H; y += step {
+		for x := step / 2; x < W; x += step {
+			near := false
+			for i, v := range labels {
+				if v >= 1 {
+					dx, dy := float64(i%W-x), float64(i/W-y)
+					near = near || dx*dx+dy*dy <= r*r
+				}
+			}
+			if labels[y*W+x] == Unlabelled && near && !inSquare(x, y) && squareDist2(x, y) > margin*margin {
+				want[y*W+x] = true
+			}
+		}
+	}
+	if len(want) < 10 {
+		t.Fatalf("scene too small: %d expected points", len(want))
+	}
+	got := append([]int16(nil), labels...)
+	n, err := seededBackground(img, got, W, H, step, r, margin, nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != len(want) {
+		t.Errorf("added %d points, want %d", n, len(want))
+	}
+	for i := range got {
+		switch {
+		case want[i] && got[i] != 0:
+			t.Errorf("(%d,%d): label %d, want background", i%W, i/W, got[i])
+		case !want[i] && got[i] != labels[i]:
+			t.Errorf("(%d,%d): label %d changed to %d", i%W, i/W, labels[i], got[i])
+		}
+	}
+
+	// A point to avoid removes the grid points within the gap of it.
+	var first int
+	for i := range got {
+		if want[i] {
+			first = i
+			break
+		}
+	}
+	again := append([]int16(nil), labels...)
+	m, err := seededBackground(img, again, W, H, step, r, margin, [][2]int{{first % W, first/W + 2}}, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m != n-1 || again[first] != Unlabelled {
+		t.Errorf("with a point to avoid 2 px from (%d,%d): added %d (want %d), its label %d", first%W, first/W, m, n-1, again[first])
+	}
+
+	// Without a margin the ring right next to the square is labelled too.
+	wide := append([]int16(nil), labels...)
+	if k, err := seededBackground(img, wide, W, H, step, r, 0, nil, 0); err != nil || k <= n {
+		t.Errorf("margin 0: added %d (err %v), want more than %d", k, err, n)
+	}
+}
+
+// Seeds are hard: a foreground label on a background-coloured pixel and a
+// background label on the object's colour keep their sides in the cut.
+func TestSeedCutKeepsSeeds(t *testing.T) {
+	img, labels, W, H := cutScene()
+	labels[60*W+100] = 1 // dark pixel, foreground seed
+	labels[45*W+65] = 0  // bright pixel, background seed
+	node := make([]int32, W*H)
+	for i := range node {
+		node[i] = int32(i)
+	}
+	rgb := make([]float64, 3*W*H)
+	for i := range W * H {
+		c := rgbAt(img, i%W, i/W)
+		rgb[3*i], rgb[3*i+1], rgb[3*i+2] = float64(c[0]), float64(c[1]), float64(c[2])
+	}
+	obj, ok, err := seedCut(rgb, labels, node, W*H, W, H)
+	if err != nil || !ok {
+		t.Fatalf("seedCut: ok %v, err %v", ok, err)
+	}
+	for i, l := range labels {
+		if l >= 0 && obj[i] != (l >= 1) {
+			t.Errorf("seed (%d,%d) of class %d is on the %v side", i%W, i/W, l, obj[i])
+		}
+	}
+	if !obj[35*W+60] || obj[70*W+20] {
+		t.Errorf("unlabelled square pixel object %v, dark pixel object %v; want true, false", obj[35*W+60], obj[70*W+20])
+	}
+}
+
+// No foreground label, or too few seeds of a side for a colour model: no
+// cut and nothing added.
+func TestSeededBackgroundNeedsSeeds(t *testing.T) {
+	img, labels, W, H := cutScene()
+	none := append([]int16(nil), labels...)
+	for i, l := range none {
+		if l >= 1 {
+			none[i] = Unlabelled
+		}
+	}
+	if n, err := seededBackground(img, none, W, H, 10, 40, 10, nil, 0); n != 0 || err != nil {
+		t.Errorf("no foreground labels: added %d, err %v", n, err)
+	}
+	few := append([]int16(nil), labels...)
+	k := 0
+	for i, l := range few {
+		if l >= 1 {
+			if k++; k > cutMinSeeds-1 {
+				few[i] = Unlabelled
+			}
+		}
+	}
+	if n, err := seededBackground(img, few, W, H, 10, 40, 10, nil, 0); n != 0 || err != nil {
+		t.Errorf("%d foreground seeds: added %d, err %v", cutMinSeeds-1, n, err)
+	}
+	if n, err := seededBackground(img, append([]int16(nil), labels...), W, H, 10, math.NaN(), 10, nil, 0); n != 0 || err != nil {
+		t.Errorf("r NaN: added %d, err %v", n, err)
+	}
+}
+
+// Through Prepare: on cutScene's frame, with trajectories at its labels
+// and r = 40 px, the seeded cut adds background points only where
+// seededBackground's conditions hold (on top of the far-background points
+// beyond r, which become seeds too), the set counts them, and without the
+// frames Prepare refuses.
+func TestPrepareAddsSeededCutPoints(t *testing.T) {
+	img, labels, W, H := cutScene()
+	ts := &trajectory.TrackSet{Frames: 1}
+	for i, l := range labels {
+		switch {
+		case l >= 1:
+			ts.Tracks = append(ts.Tracks, track(7, float64(i%W), float64(i/W), 0))
+		case l == 0:
+			ts.Tracks = append(ts.Tracks, track(0, float64(i%W), float64(i/W), 0))
+		}
+	}
+	in := Input{Tracks: ts, Width: W, Height: H, Frame: func(int) (image.Image, error) { return img, nil }}
+	opt := bare()
+	opt.BackgroundClusters, opt.SupportRadius = []int{0}, 0
+	opt.FarBackground, opt.BorderStep, opt.FarGap = 40/math.Hypot(float64(W), float64(H)), 10, 0
+	opt.CutBackground, opt.CutMargin = true, 10
+	on, err := Prepare(in, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt.CutBackground = false
+	off, err := Prepare(in, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	added := 0
+	for i, l := range on.Frames[0].Labels {
+		if l == off.Frames[0].Labels[i] {
+			continue
+		}
+		added++
+		x, y := i%W, i/W
+		if l != 0 || off.Frames[0].Labels[i] != Unlabelled || inSquare(x, y) || squareDist2(x, y) <= 100 || x%10 != 5 || y%10 != 5 {
+			t.Errorf("(%d,%d): label %d → %d", x, y, off.Frames[0].Labels[i], l)
+		}
+	}
+	if n := on.Frames[0].NCut; added == 0 || n != added || on.Summary().CutPoints != added || off.Summary().CutPoints != 0 {
+		t.Errorf("%d labels added, NCut %d, summary %d (off: %d)", added, n, on.Summary().CutPoints, off.Summary().CutPoints)
+	}
+	if w := on.Frames[0].Weights; w[35*W+15] != 1 {
+		t.Errorf("weight of an added point %v, want the background's 1", w[35*W+15])
+	}
+	opt.CutBackground, in.Frame = true, nil
+	if _, err := Prepare(in, opt); err == nil || !strings.Contains(err.Error(), "seeded-cut background points need the frames") {
+		t.Errorf("no frames: %v", err)
+	}
+}
