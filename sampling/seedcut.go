@@ -96,10 +96,9 @@ func seededBackground(img image.Image, labels []int16, W, H, step int, r, margin
 		}
 	}
 	rgb := make([]float64, 3*W*H)
-	b := img.Bounds()
 	for y := 0; y < H; y++ {
 		for x := 0; x < W; x++ {
-			c := rgbAt(img, b.Min.X+x, b.Min.Y+y)
+			c := rgbAt(img, x, y)
 			i := 3 * (y*W + x)
 			rgb[i], rgb[i+1], rgb[i+2] = float64(c[0]), float64(c[1]), float64(c[2])
 		}

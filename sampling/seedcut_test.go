@@ -4,6 +4,7 @@ import (
 	"image"
 	"image/color"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -93,6 +94,18 @@ func TestSeededBackgroundLabelsTheRingByColour(t *testing.T) {
 		case !want[i] && got[i] != labels[i]:
 			t.Errorf("(%d,%d): label %d changed to %d", i%W, i/W, labels[i], got[i])
 		}
+	}
+
+	// The same frame with its bounds starting at (5, 7): the same labels.
+	shifted := image.NewRGBA(image.Rect(5, 7, W+5, H+7))
+	for y := 0; y < H; y++ {
+		for x := 0; x < W; x++ {
+			shifted.Set(x+5, y+7, img.At(x, y))
+		}
+	}
+	moved := append([]int16(nil), labels...)
+	if k, err := seededBackground(shifted, moved, W, H, step, r, margin, nil, 0); err != nil || k != n || !slices.Equal(moved, got) {
+		t.Errorf("frame with bounds at (5,7): added %d (err %v), want the same %d labels", k, err, n)
 	}
 
 	// A point to avoid removes the grid points within the gap of it.
