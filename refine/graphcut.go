@@ -5,8 +5,7 @@ import (
 	"image"
 	"math"
 
-	"github.com/densify/densify/internal/gmm"
-	"github.com/densify/densify/internal/maxflow"
+	"github.com/densify/densify/internal/colourcut"
 	"github.com/densify/densify/internal/morph"
 )
 
@@ -65,10 +64,6 @@ func (o CutOptions) Validate() error {
 // confident but wrong network can still be overruled by colour and contrast.
 const probEps = 1e-3
 
-// minColourSamples is the fewest confident pixels of a side that a colour
-// mixture is fitted on; with fewer the frame is kept as the network's mask.
-const minColourSamples = 16
-
 // GraphCut refines the network's foreground probabilities prob (W·H values
 // in [0, 1], row-major) of img and returns the mask (0/1) and what changed.
 //
@@ -90,16 +85,16 @@ const minColourSamples = 16
 // of objects in N-D images", ICCV 2001, Sec. 2–3) with GrabCut's β (Rother,
 // Kolmogorov & Blake, SIGGRAPH 2004, Eq. 5); the network's posterior takes
 // the place of the user's hard constraints as a data term next to the colour
-// likelihoods. E is submodular, so one minimum s–t cut (maxflow.Graph, Kolmogorov &
-// Zabih 2004) gives its exact minimum.
+// likelihoods. E is submodular, so one minimum s–t cut (colourcut.Cut on
+// maxflow.Graph, Kolmogorov & Zabih 2004) gives its exact minimum.
 //
 // The mixtures are first fitted on the confident pixels of F (P > Confident:
 // object; P < 1 − Confident: background), then, as in GrabCut, refitted on
 // the labels of each cut before the next (Iterations cuts in all). The
 // labels are taken back to the frame's size by nearest neighbour. A frame
 // whose map has no pixel above ½, or no pixel below, or too few confident
-// pixels of a side for a colour model (minColourSamples), is returned as the
-// threshold of its map, unrefined.
+// pixels of a side for a colour model (colourcut.MinSamples), is returned
+// as the threshold of its map, unrefined.
 func GraphCut(img image.Image, prob []float32, o CutOptions) ([]uint8, Stats, error) {
 	b := img.Bounds()
 	W, H := b.Dx(), b.Dy()
@@ -132,16 +127,7 @@ func GraphCut(img image.Image, prob []float32, o CutOptions) ([]uint8, Stats, er
 		mask[i] = v > 0.5
 	}
 	dF2 := morph.SquaredDistance(mask, w, h, true)
-	band := sq(o.Band * diagonal(w, h))
-	node := make([]int32, w*h) // graph node of each free pixel, −1: fixed background
-	n := 0
-	for i := range node {
-		node[i] = -1
-		if dF2[i] <= band {
-			node[i] = int32(n)
-			n++
-		}
-	}
+	node, n := colourcut.Nodes(dF2, sq(o.Band*diagonal(w, h))) // −1: fixed background
 	lab, ok, err := cutEnergy(rgb, p, node, n, w, h, o)
 	if err != nil || !ok {
 		return out, st, err
@@ -191,185 +177,27 @@ func shrink(img image.Image, prob []float32, w, h int) (rgb, p []float64) {
 	return rgb, p
 }
 
-// neighbours are the forward half of the 8-neighbourhood.
-var neighbours = [4][2]int{{1, 0}, {-1, 1}, {0, 1}, {1, 1}}
-
-// cutEnergy minimises the energy of the package comment over the n free
-// pixels (node ≥ 0) of a w×h frame and returns their labels. ok is false
-// when a side has too few confident pixels for a colour model.
+// cutEnergy minimises the energy of GraphCut's comment over the n free
+// pixels (node ≥ 0) of a w×h frame and returns their labels: colourcut.Cut
+// with U_p(1) = −λ_n log P_net(1), U_p(0) = −λ_n log P_net(0), and the
+// confident pixels as the first colour samples. ok is false when a side has
+// too few confident pixels for a colour model.
 func cutEnergy(rgb, p []float64, node []int32, n, w, h int, o CutOptions) (lab []bool, ok bool, err error) {
-	// β = 1 / (2⟨‖I_p − I_q‖²⟩) over the pairs of free pixels.
-	sum, pairs := 0.0, 0
-	for y := 0; y < h; y++ {
-		for x := 0; x < w; x++ {
-			i := y*w + x
-			if node[i] < 0 {
-				continue
-			}
-			for _, d := range neighbours {
-				u, v := x+d[0], y+d[1]
-				if u < 0 || u >= w || v >= h || node[v*w+u] < 0 {
-					continue
-				}
-				sum += colourDist2(rgb, i, v*w+u)
-				pairs++
-			}
-		}
-	}
-	beta := 0.0
-	if sum > 0 {
-		beta = float64(pairs) / (2 * sum)
-	}
-	// Colour samples: confident pixels of each side.
-	lab = make([]bool, n)
-	var fg, bg []float64
+	u0, u1 := make([]float64, n), make([]float64, n)
+	sample := make([]int8, n)
 	for i, k := range node {
 		if k < 0 {
 			continue
 		}
+		q := min(1-probEps, max(probEps, p[i]))
+		u1[k], u0[k] = o.Net*-math.Log(q), o.Net*-math.Log(1-q)
+		sample[k] = -1
 		switch {
 		case p[i] > o.Confident:
-			fg = append(fg, rgb[3*i:3*i+3]...)
+			sample[k] = 1
 		case p[i] < 1-o.Confident:
-			bg = append(bg, rgb[3*i:3*i+3]...)
+			sample[k] = 0
 		}
 	}
-	lnP1, lnP0 := make([]float64, n), make([]float64, n)
-	for i, k := range node {
-		if k >= 0 {
-			q := min(1-probEps, max(probEps, p[i]))
-			lnP1[k], lnP0[k] = -math.Log(q), -math.Log(1-q)
-		}
-	}
-	pt := newPairTerms(rgb, node, n, w, h, beta, o.Smooth)
-	for it := 0; it < o.Iterations; it++ {
-		if it > 0 { // refit on the last cut
-			fg, bg = fg[:0], bg[:0]
-			for i, k := range node {
-				if k < 0 {
-					continue
-				}
-				if lab[k] {
-					fg = append(fg, rgb[3*i:3*i+3]...)
-				} else {
-					bg = append(bg, rgb[3*i:3*i+3]...)
-				}
-			}
-		}
-		if len(fg) < 3*minColourSamples || len(bg) < 3*minColourSamples {
-			if it == 0 {
-				return nil, false, nil
-			}
-			break // the last cut emptied a side: keep it
-		}
-		gf, err := gmm.Fit(fg, o.Components, 2)
-		if err != nil {
-			return nil, false, err
-		}
-		gb, err := gmm.Fit(bg, o.Components, 2)
-		if err != nil {
-			return nil, false, err
-		}
-		if lab, err = solve(rgb, lnP1, lnP0, n, gf, gb, pt, o); err != nil {
-			return nil, false, err
-		}
-	}
-	return lab, true, nil
-}
-
-// pairTerms are the free pixels' graph structure and contrast-sensitive
-// Potts weights, which do not change between cuts (only the colour models
-// do): pix[k] is node k's pixel; nb[4k+j] is the node of its forward
-// neighbour j (neighbours), −1 when that neighbour is outside the frame or
-// fixed, and edge[4k+j] the weight to it; fixed[fixedOff[k]:fixedOff[k+1]]
-// are node k's weights to its fixed-background 8-neighbours, in scan order.
-type pairTerms struct {
-	pix      []int32
-	nb       []int32
-	edge     []float64
-	fixedOff []int32
-	fixed    []float64
-}
-
-// newPairTerms computes the structure and pair weights of the free pixels
-// (node ≥ 0, numbered 0…n−1 in scan order, as GraphCut numbers them) of a
-// w×h frame once, for every cut of cutEnergy.
-func newPairTerms(rgb []float64, node []int32, n, w, h int, beta, gamma float64) *pairTerms {
-	pt := &pairTerms{pix: make([]int32, n), nb: make([]int32, 4*n), edge: make([]float64, 4*n), fixedOff: make([]int32, n+1)}
-	for y := 0; y < h; y++ {
-		for x := 0; x < w; x++ {
-			i := y*w + x
-			k := int(node[i])
-			if k < 0 {
-				continue
-			}
-			pt.pix[k] = int32(i)
-			for dy := -1; dy <= 1; dy++ {
-				for dx := -1; dx <= 1; dx++ {
-					u, v := x+dx, y+dy
-					if (dx != 0 || dy != 0) && u >= 0 && u < w && v >= 0 && v < h && node[v*w+u] < 0 {
-						pt.fixed = append(pt.fixed, pairWeight(rgb, i, v*w+u, dx != 0 && dy != 0, beta, gamma))
-					}
-				}
-			}
-			pt.fixedOff[k+1] = int32(len(pt.fixed))
-			for j, d := range neighbours {
-				pt.nb[4*k+j] = -1
-				u, v := x+d[0], y+d[1]
-				if u < 0 || u >= w || v >= h || node[v*w+u] < 0 {
-					continue
-				}
-				pt.nb[4*k+j] = node[v*w+u]
-				pt.edge[4*k+j] = pairWeight(rgb, i, v*w+u, d[0] != 0 && d[1] != 0, beta, gamma)
-			}
-		}
-	}
-	return pt
-}
-
-// solve builds the graph of the energy for the n free pixels (pt's nodes;
-// the others are fixed background) with colour models gf and gb and the
-// pair weights pt, and returns the labels of its minimum cut. lnP1 and lnP0
-// are −log P_net and −log(1 − P_net) per node.
-func solve(rgb, lnP1, lnP0 []float64, n int, gf, gb *gmm.Mixture, pt *pairTerms, o CutOptions) ([]bool, error) {
-	g := maxflow.NewGraph(n, 4*n)
-	for k := range n {
-		i := int(pt.pix[k])
-		c := rgb[3*i : 3*i+3]
-		d1 := o.Net*lnP1[k] - o.Colour*gf.LogDensity(c) // cost of label 1
-		d0 := o.Net*lnP0[k] - o.Colour*gb.LogDensity(c)
-		// pairs with fixed-background neighbours (all 8) are paid by label 1
-		for _, wt := range pt.fixed[pt.fixedOff[k]:pt.fixedOff[k+1]] {
-			d1 += wt
-		}
-		m := min(d0, d1)
-		g.AddTerminal(k, d0-m, d1-m)
-		for j, q := range pt.nb[4*k : 4*k+4] {
-			if q >= 0 {
-				g.AddEdge(k, int(q), pt.edge[4*k+j], pt.edge[4*k+j])
-			}
-		}
-	}
-	if _, err := g.MaxFlow(); err != nil {
-		return nil, err
-	}
-	lab := make([]bool, n)
-	for k := range lab {
-		lab[k] = g.Source(k)
-	}
-	return lab, nil
-}
-
-func colourDist2(rgb []float64, i, j int) float64 {
-	a, b, c := rgb[3*i]-rgb[3*j], rgb[3*i+1]-rgb[3*j+1], rgb[3*i+2]-rgb[3*j+2]
-	return a*a + b*b + c*c
-}
-
-// pairWeight is w_pq = γ / dist(p, q) · exp(−β ‖I_p − I_q‖²).
-func pairWeight(rgb []float64, i, j int, diag bool, beta, gamma float64) float64 {
-	wt := gamma * math.Exp(-beta*colourDist2(rgb, i, j))
-	if diag {
-		wt /= math.Sqrt2
-	}
-	return wt
+	return colourcut.Cut(rgb, node, n, w, h, u0, u1, sample, colourcut.Options{Colour: o.Colour, Smooth: o.Smooth, Components: o.Components, Iterations: o.Iterations})
 }

@@ -7,99 +7,7 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
-
-	"github.com/densify/densify/internal/gmm"
 )
-
-// energy is the package comment's energy of a labelling of the free pixels
-// (node ≥ 0; fixed pixels are background), computed directly from its
-// definition over all unordered 8-neighbour pairs.
-func energy(lab []bool, rgb, p []float64, node []int32, w, h int, gf, gb *gmm.Mixture, beta float64, o CutOptions) float64 {
-	x := func(i int) bool { return node[i] >= 0 && lab[node[i]] }
-	e := 0.0
-	for i := 0; i < w*h; i++ {
-		if node[i] < 0 {
-			continue
-		}
-		q := min(1-probEps, max(probEps, p[i]))
-		c := rgb[3*i : 3*i+3]
-		if x(i) {
-			e += -o.Net*math.Log(q) - o.Colour*gf.LogDensity(c)
-		} else {
-			e += -o.Net*math.Log(1-q) - o.Colour*gb.LogDensity(c)
-		}
-	}
-	for i := 0; i < w*h; i++ {
-		for j := i + 1; j < min(w*h, i+w+2); j++ {
-			dx, dy := j%w-i%w, j/w-i/w
-			if dx < -1 || dx > 1 || dy > 1 || x(i) == x(j) {
-				continue
-			}
-			d2 := 0.0
-			for c := 0; c < 3; c++ {
-				d2 += (rgb[3*i+c] - rgb[3*j+c]) * (rgb[3*i+c] - rgb[3*j+c])
-			}
-			e += o.Smooth / math.Hypot(float64(dx), float64(dy)) * math.Exp(-beta*d2)
-		}
-	}
-	return e
-}
-
-// On small random frames with fixed pixels, the cut's labelling has the
-// least energy of all 2^n labellings of the free pixels.
-func TestSolveBruteForce(t *testing.T) {
-	rng := rand.New(rand.NewPCG(7, 7))
-	const w, h = 4, 4
-	for trial := 0; trial < 60; trial++ {
-		rgb := make([]float64, 3*w*h)
-		p := make([]float64, w*h)
-		for i := range p {
-			p[i] = rng.Float64()
-			if trial%3 == 0 {
-				p[i] = math.Round(p[i]) // 0 and 1: the clamp to [ε, 1 − ε]
-			}
-			for c := 0; c < 3; c++ {
-				rgb[3*i+c] = float64(rng.IntN(256))
-			}
-		}
-		node := make([]int32, w*h)
-		n := 0
-		for i := range node {
-			node[i] = -1
-			if rng.IntN(4) != 0 { // a quarter fixed
-				node[i] = int32(n)
-				n++
-			}
-		}
-		gf, _ := gmm.Fit(rgb[:18], 2, 1)
-		gb, _ := gmm.Fit(rgb[18:], 3, 1)
-		o := CutOptions{Net: 0.5 + rng.Float64(), Colour: rng.Float64() * 0.3, Smooth: rng.Float64() * 6, Components: 2, Iterations: 1, Confident: 0.9, Band: 1, Scale: 1}
-		beta := 1 / (2 * 40000.0)
-		lnP1, lnP0 := make([]float64, n), make([]float64, n)
-		for i, k := range node {
-			if k >= 0 {
-				q := min(1-probEps, max(probEps, p[i]))
-				lnP1[k], lnP0[k] = -math.Log(q), -math.Log(1-q)
-			}
-		}
-		lab, err := solve(rgb, lnP1, lnP0, n, gf, gb, newPairTerms(rgb, node, n, w, h, beta, o.Smooth), o)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got := energy(lab, rgb, p, node, w, h, gf, gb, beta, o)
-		best := math.Inf(1)
-		all := make([]bool, n)
-		for m := 0; m < 1<<n; m++ {
-			for k := range all {
-				all[k] = m>>k&1 == 1
-			}
-			best = min(best, energy(all, rgb, p, node, w, h, gf, gb, beta, o))
-		}
-		if math.Abs(got-best) > 1e-9*math.Abs(best)+1e-9 {
-			t.Fatalf("trial %d (%d free): cut energy %v, minimum %v", trial, n, got, best)
-		}
-	}
-}
 
 // haloFrame is a red disk (radius 20) on a background half grey, half
 // green, with noise, and the probabilities of a network that paints an
@@ -200,7 +108,7 @@ func TestGraphCutPassThrough(t *testing.T) {
 	}{
 		{"empty", func(int) float32 { return 0.1 }},
 		{"full", func(int) float32 { return 0.7 }},
-		{"tiny", func(i int) float32 { // 4 pixels: fewer than minColourSamples
+		{"tiny", func(i int) float32 { // 4 pixels: fewer than colourcut.MinSamples
 			if i == 45*120+60 || i == 45*120+61 || i == 46*120+60 || i == 46*120+61 {
 				return 1
 			}

@@ -3,8 +3,8 @@
 // behind the Refiner interface: ProbCut ("graphcut", the default), a
 // minimum cut of an energy made of the network's probabilities, colour
 // mixtures and a contrast-sensitive Potts term (GraphCut, solved exactly by
-// the Boykov–Kolmogorov max-flow of internal/maxflow); and TrimapCut
-// ("grabcut"), GrabCut (Rother, Kolmogorov & Blake, SIGGRAPH 2004) on a
+// internal/colourcut on the Boykov–Kolmogorov max-flow of
+// internal/maxflow); and TrimapCut ("grabcut"), GrabCut (Rother, Kolmogorov & Blake, SIGGRAPH 2004) on a
 // trimap built from the network's mask, behind the Cutter interface.
 // Before either, Temporal can fuse each frame's probability map with its
 // neighbours' along optical flow (temporal.go; the flow behind the Flow

@@ -3,10 +3,8 @@ package sampling
 import (
 	"fmt"
 	"image"
-	"math"
 
-	"github.com/densify/densify/internal/gmm"
-	"github.com/densify/densify/internal/maxflow"
+	"github.com/densify/densify/internal/colourcut"
 	"github.com/densify/densify/internal/morph"
 )
 
@@ -23,24 +21,16 @@ import (
 // the person seed the cut (the closing note of session 27 has the table).
 const DefaultCutMargin = 10.0
 
-// Seeded-cut constants, those of the colour check and of refine's graph
-// cut: GrabCut's colour mixtures (K = 5, two hard-assignment rounds),
-// refitted once on the first cut's labels (two cuts), and the contrast
-// weight γ = 10.
-const (
-	cutComponents = 5
-	cutFitRounds  = 2
-	cutRounds     = 2
-	cutSmooth     = 10.0
-	// cutHard is the terminal capacity of a seed: larger than any colour
-	// cost (−log of a mixture density over 0–255 is below ~100 nats for
-	// any colour a mixture was fitted near) plus the pair weights of a
-	// pixel (8 · γ), so that no cut separates a seed from its class.
-	cutHard = 1e6
-	// cutMinSeeds is the fewest seeds of a side the colour mixture of
-	// that side is fitted on (refine's minColourSamples).
-	cutMinSeeds = 16
-)
+// The seeded cut's energy: that of refine's graph cut and the colour
+// check's mixtures (K = 5), refitted once on the first cut's labels (two
+// cuts), contrast weight γ = 10.
+var cutOptions = colourcut.Options{Colour: 1, Smooth: 10, Components: 5, Iterations: 2}
+
+// cutHard is the cost of putting a seed on the other side: larger than any
+// colour cost (−log of a mixture density over 0–255 is below ~100 nats for
+// any colour a mixture was fitted near) plus the pair weights of a pixel
+// (8 · γ), so that no cut separates a seed from its class.
+const cutHard = 1e6
 
 // seededBackground labels background (class 0) the unlabelled pixels of the
 // grid {(x, y): x, y ≡ ⌊step/2⌋ mod step} within r of a foreground label
@@ -61,7 +51,7 @@ const (
 // 1, class 0: x = 0). θ_1 and θ_0 are GrabCut colour mixtures (Rother,
 // Kolmogorov & Blake, SIGGRAPH 2004) fitted to the seeds of each side and
 // refitted on the first cut's labels; p ~ q is the 8-neighbourhood. E is
-// submodular and one minimum s–t cut minimises it (maxflow.Graph).
+// submodular and one minimum s–t cut minimises it (colourcut.Cut).
 //
 // Why: trajectories need texture, so a textureless region near the object
 // carries no label, and far-background points stop at r (98 px at 854×480)
@@ -86,16 +76,7 @@ func seededBackground(img image.Image, labels []int16, W, H, step int, r, margin
 		return 0, nil
 	}
 	dFG := morph.SquaredDistance(fg, W, H, true)
-	band := 4 * r * r // (2r)²
-	node := make([]int32, W*H)
-	n := 0
-	for i := range node {
-		node[i] = -1
-		if dFG[i] <= band {
-			node[i] = int32(n)
-			n++
-		}
-	}
+	node, n := colourcut.Nodes(dFG, 4*r*r) // within 2r
 	rgb := make([]float64, 3*W*H)
 	for y := 0; y < H; y++ {
 		for x := 0; x < W; x++ {
@@ -130,136 +111,28 @@ func seededBackground(img image.Image, labels []int16, W, H, step int, r, margin
 
 // seedCut minimises seededBackground's energy over the n free pixels (node
 // ≥ 0; the others are fixed background) and returns which of them the cut
-// gives to the object. ok is false when a side has fewer than cutMinSeeds
-// seeds among the free pixels: no colour model, no cut.
+// gives to the object: colourcut.Cut with the labelled pixels as seeds, the
+// first colour samples of their side, and cutHard as the cost of the other
+// side. ok is false when a side has fewer than colourcut.MinSamples seeds
+// among the free pixels: no colour model, no cut.
 func seedCut(rgb []float64, labels []int16, node []int32, n, W, H int) (obj []bool, ok bool, err error) {
+	u0, u1 := make([]float64, n), make([]float64, n)
 	seed := make([]int8, n) // −1 free, 0 background, 1 object
-	var cols [2][]float64
 	for i, k := range node {
 		if k < 0 {
 			continue
 		}
 		seed[k] = -1
-		if l := labels[i]; l >= 0 {
-			s := min(int(l), 1)
-			seed[k] = int8(s)
-			cols[s] = append(cols[s], rgb[3*i:3*i+3]...)
+		switch l := labels[i]; {
+		case l >= 1:
+			seed[k], u0[k] = 1, cutHard
+		case l == 0:
+			seed[k], u1[k] = 0, cutHard
 		}
 	}
-	if len(cols[0]) < 3*cutMinSeeds || len(cols[1]) < 3*cutMinSeeds {
-		return nil, false, nil
+	obj, ok, err = colourcut.Cut(rgb, node, n, W, H, u0, u1, seed, cutOptions)
+	if err != nil {
+		return nil, false, fmt.Errorf("seeded cut: %w", err)
 	}
-	// β over the free pixels' pairs (forward 8-neighbourhood), then the
-	// pair weights: between free pixels as arcs, to fixed (background)
-	// pixels summed per node and paid when it is object.
-	sum, cnt := 0.0, 0
-	forPairs := func(visit func(i, j int, k, q int32, diag bool)) {
-		for y := 0; y < H; y++ {
-			for x := 0; x < W; x++ {
-				i := y*W + x
-				if node[i] < 0 {
-					continue
-				}
-				for dy := -1; dy <= 1; dy++ {
-					for dx := -1; dx <= 1; dx++ {
-						u, v := x+dx, y+dy
-						if (dx != 0 || dy != 0) && u >= 0 && u < W && v >= 0 && v < H {
-							visit(i, v*W+u, node[i], node[v*W+u], dx != 0 && dy != 0)
-						}
-					}
-				}
-			}
-		}
-	}
-	forPairs(func(i, j int, k, q int32, _ bool) {
-		if q > k {
-			sum += colourDist2(rgb, i, j)
-			cnt++
-		}
-	})
-	beta := 0.0
-	if sum > 0 {
-		beta = float64(cnt) / (2 * sum)
-	}
-	type pair struct {
-		k, q int32
-		w    float64
-	}
-	var pairs []pair
-	fixed := make([]float64, n)
-	forPairs(func(i, j int, k, q int32, diag bool) {
-		if q >= 0 && q <= k {
-			return
-		}
-		w := cutSmooth * math.Exp(-beta*colourDist2(rgb, i, j))
-		if diag {
-			w /= math.Sqrt2
-		}
-		if q < 0 {
-			fixed[k] += w
-		} else {
-			pairs = append(pairs, pair{k, q, w})
-		}
-	})
-	pix := make([]int32, n)
-	for i, k := range node {
-		if k >= 0 {
-			pix[k] = int32(i)
-		}
-	}
-	obj = make([]bool, n)
-	for round := 0; round < cutRounds; round++ {
-		gf, err := gmm.Fit(cols[1], cutComponents, cutFitRounds)
-		if err != nil {
-			return nil, false, fmt.Errorf("seeded cut, object colours: %w", err)
-		}
-		gb, err := gmm.Fit(cols[0], cutComponents, cutFitRounds)
-		if err != nil {
-			return nil, false, fmt.Errorf("seeded cut, background colours: %w", err)
-		}
-		g := maxflow.NewGraph(n, len(pairs))
-		for k := 0; k < n; k++ {
-			c := rgb[3*pix[k] : 3*pix[k]+3]
-			var d0, d1 float64 // costs of background and object
-			switch seed[k] {
-			case 0:
-				d1 = cutHard
-			case 1:
-				d0 = cutHard
-			default:
-				d0, d1 = -gb.LogDensity(c), -gf.LogDensity(c)
-			}
-			d1 += fixed[k]
-			m := min(d0, d1)
-			g.AddTerminal(k, d0-m, d1-m)
-		}
-		for _, p := range pairs {
-			g.AddEdge(int(p.k), int(p.q), p.w, p.w)
-		}
-		if _, err := g.MaxFlow(); err != nil {
-			return nil, false, fmt.Errorf("seeded cut: %w", err)
-		}
-		for k := range obj {
-			obj[k] = g.Source(k)
-		}
-		if round+1 < cutRounds {
-			cols[0], cols[1] = cols[0][:0], cols[1][:0]
-			for k, o := range obj {
-				s := 0
-				if o {
-					s = 1
-				}
-				cols[s] = append(cols[s], rgb[3*pix[k]:3*pix[k]+3]...)
-			}
-			if len(cols[0]) < 3*cutMinSeeds || len(cols[1]) < 3*cutMinSeeds {
-				break
-			}
-		}
-	}
-	return obj, true, nil
-}
-
-func colourDist2(rgb []float64, i, j int) float64 {
-	a, b, c := rgb[3*i]-rgb[3*j], rgb[3*i+1]-rgb[3*j+1], rgb[3*i+2]-rgb[3*j+2]
-	return a*a + b*b + c*c
+	return obj, ok, nil
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/densify/densify/internal/colourcut"
 	"github.com/densify/densify/trajectory"
 )
 
@@ -178,13 +179,13 @@ func TestSeededBackgroundNeedsSeeds(t *testing.T) {
 	k := 0
 	for i, l := range few {
 		if l >= 1 {
-			if k++; k > cutMinSeeds-1 {
+			if k++; k > colourcut.MinSamples-1 {
 				few[i] = Unlabelled
 			}
 		}
 	}
 	if n, err := seededBackground(img, few, W, H, 10, 40, 10, nil, 0); n != 0 || err != nil {
-		t.Errorf("%d foreground seeds: added %d, err %v", cutMinSeeds-1, n, err)
+		t.Errorf("%d foreground seeds: added %d, err %v", colourcut.MinSamples-1, n, err)
 	}
 	if n, err := seededBackground(img, append([]int16(nil), labels...), W, H, 10, math.NaN(), 10, nil, 0); n != 0 || err != nil {
 		t.Errorf("r NaN: added %d, err %v", n, err)

@@ -1,6 +1,7 @@
 // Package maxflow computes minimum s–t cuts of the flow networks of binary
-// energies (Boykov & Kolmogorov): refine's mask refinement and sampling's
-// seeded background labels build their graph cuts on it.
+// energies (Boykov & Kolmogorov): internal/colourcut builds the graph cuts
+// of refine's mask refinement and of sampling's seeded background labels
+// on it.
 package maxflow
 
 import (
