@@ -161,9 +161,21 @@ func fitColours(cols []float64) (*gmm.Mixture, error) {
 	return gmm.Fit(cols, colourComponents, 2)
 }
 
-// rgbAt is the 8-bit colour of img at (x, y).
+// rgbAt is the 8-bit colour of img at (x, y). Decoded JPEG (YCbCr) and
+// RGBA frames are read without img.At, whose interface result allocates
+// once per pixel (the seeded cut reads every pixel of every frame); the
+// values are the same.
 func rgbAt(img image.Image, x, y int) [3]uint8 {
 	b := img.Bounds()
-	r, g, bl, _ := img.At(b.Min.X+x, b.Min.Y+y).RGBA()
+	x, y = b.Min.X+x, b.Min.Y+y
+	var r, g, bl uint32
+	switch m := img.(type) {
+	case *image.YCbCr:
+		r, g, bl, _ = m.YCbCrAt(x, y).RGBA()
+	case *image.RGBA:
+		r, g, bl, _ = m.RGBAAt(x, y).RGBA()
+	default:
+		r, g, bl, _ = img.At(x, y).RGBA()
+	}
 	return [3]uint8{uint8(r >> 8), uint8(g >> 8), uint8(bl >> 8)}
 }

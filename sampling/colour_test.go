@@ -164,3 +164,31 @@ func TestColourCheckErrors(t *testing.T) {
 		}
 	}
 }
+
+// rgbAt reads YCbCr (decoded JPEG) and RGBA frames directly; the values
+// are img.At's, frames whose bounds do not start at (0, 0) included.
+func TestRGBAtFastPathsMatchAt(t *testing.T) {
+	r := image.Rect(3, 5, 3+17, 5+11)
+	ycc := image.NewYCbCr(r, image.YCbCrSubsampleRatio420)
+	for i := range ycc.Y {
+		ycc.Y[i] = uint8(i * 37)
+	}
+	for i := range ycc.Cb {
+		ycc.Cb[i], ycc.Cr[i] = uint8(i*53+7), uint8(i*91+200)
+	}
+	rgba := image.NewRGBA(r)
+	for i := range rgba.Pix {
+		rgba.Pix[i] = uint8(i * 29)
+	}
+	for _, img := range []image.Image{ycc, rgba} {
+		for y := 0; y < r.Dy(); y++ {
+			for x := 0; x < r.Dx(); x++ {
+				cr, cg, cb, _ := img.At(r.Min.X+x, r.Min.Y+y).RGBA()
+				want := [3]uint8{uint8(cr >> 8), uint8(cg >> 8), uint8(cb >> 8)}
+				if got := rgbAt(img, x, y); got != want {
+					t.Fatalf("%T (%d,%d): %v, want %v", img, x, y, got, want)
+				}
+			}
+		}
+	}
+}

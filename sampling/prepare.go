@@ -34,6 +34,7 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/densify/densify/internal/parallel"
 	"github.com/densify/densify/trajectory"
 )
 
@@ -228,8 +229,10 @@ type Input struct {
 	// stands in for it (a camera.csv written before it).
 	CameraResidualUpper []float64
 	Width, Height       int
-	// Frame returns frame f's image (Options.ColourWindow; nil: no
-	// frames). Prepare reads every frame once.
+	// Frame returns frame f's image (Options.ColourWindow and
+	// CutBackground; nil: no frames). Prepare reads every frame once for
+	// each, the seeded cut on several goroutines at once, so Frame must be
+	// safe for concurrent use.
 	Frame func(f int) (image.Image, error)
 }
 
@@ -530,18 +533,23 @@ func Prepare(in Input, opt Options) (*Set, error) {
 			return nil, errors.New("prepare: the colour check (colour window > 0) needs the frames")
 		}
 		samples := make([][]colourSample, len(perFrame))
-		for f, pts := range perFrame {
+		err := parallel.For(len(perFrame), 0, func(f int) error {
+			pts := perFrame[f]
 			if len(pts) == 0 {
-				continue
+				return nil
 			}
 			img, err := frameImage(in, f, W, H)
 			if err != nil {
-				return nil, err
+				return err
 			}
 			samples[f] = make([]colourSample, len(pts))
 			for k, p := range pts {
 				samples[f][k] = colourSample{p.track, p.class, colourLong[p.track], rgbAt(img, p.pix%W, p.pix/W)}
 			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
 		}
 		colours, err := colourModels(samples, opt.ColourWindow)
 		if err != nil {
@@ -634,37 +642,55 @@ func Prepare(in Input, opt Options) (*Set, error) {
 		if opt.BorderPoints {
 			fr.NBorder = addBorderPoints(fr.Labels, W, H, opt.BorderStep, opt.BorderInsets)
 		}
-		if opt.cutBackground() {
-			img, err := frameImage(in, f, W, H)
-			if err != nil {
-				return nil, err
-			}
-			r := opt.FarBackground * math.Hypot(float64(W), float64(H))
-			if fr.NCut, err = seededBackground(img, fr.Labels, W, H, opt.BorderStep, r, opt.CutMargin, avoid[f][:unexplained[f]], opt.FarGap); err != nil {
-				return nil, fmt.Errorf("prepare: frame %d: %w", f, err)
-			}
-		}
-		for _, l := range fr.Labels {
-			if l >= 0 {
-				fr.Counts[l]++
-			}
-		}
-		cw := classWeights(fr.Counts, opt.Balance)
-		for i, l := range fr.Labels {
-			if l < 0 {
-				continue
-			}
-			if fr.Hard[i] == 1 {
-				fr.NHard++
-			}
-			fr.Weights[i] = float32(cw[l])
-		}
 		set.Frames = append(set.Frames, fr)
 	}
 	if len(set.Frames) == 0 {
 		return nil, errors.New("prepare: no trajectory point falls inside the image: nothing to train on")
 	}
+	if opt.cutBackground() {
+		// One cut per frame, each on its own labels: the frames are
+		// independent, so they run on every core (parallel.For), one frame
+		// and its cut in memory per core.
+		r := opt.FarBackground * math.Hypot(float64(W), float64(H))
+		err := parallel.For(len(set.Frames), 0, func(k int) error {
+			fr := &set.Frames[k]
+			img, err := frameImage(in, fr.Frame, W, H)
+			if err != nil {
+				return err
+			}
+			if fr.NCut, err = seededBackground(img, fr.Labels, W, H, opt.BorderStep, r, opt.CutMargin, avoid[fr.Frame][:unexplained[fr.Frame]], opt.FarGap); err != nil {
+				return fmt.Errorf("prepare: frame %d: %w", fr.Frame, err)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	for k := range set.Frames {
+		set.Frames[k].weigh(opt.Balance)
+	}
 	return set, nil
+}
+
+// weigh counts fr's labels per class and hard examples and gives every
+// labelled pixel its class's weight (classWeights).
+func (fr *Frame) weigh(balance bool) {
+	for _, l := range fr.Labels {
+		if l >= 0 {
+			fr.Counts[l]++
+		}
+	}
+	cw := classWeights(fr.Counts, balance)
+	for i, l := range fr.Labels {
+		if l < 0 {
+			continue
+		}
+		if fr.Hard[i] == 1 {
+			fr.NHard++
+		}
+		fr.Weights[i] = float32(cw[l])
+	}
 }
 
 // cutBackground reports whether Prepare adds seeded-cut background points.
