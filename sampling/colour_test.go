@@ -95,6 +95,30 @@ func TestColourCheckDropsTrajectoriesOfBackgroundColour(t *testing.T) {
 	}
 }
 
+// In multi-label mode every segment is its own class, but the check still
+// pools them: the spray segment 9 (class 2 there, three 1-point
+// trajectories of its own) is tested against the object's colours and
+// dropped as in binary mode, and the object keeps its labels.
+func TestColourCheckPoolsClassesInMultiMode(t *testing.T) {
+	in, _ := colourScene()
+	opt := bare()
+	opt.BackgroundClusters, opt.SupportRadius, opt.ColourWindow, opt.Multi = []int{0}, 0, 1, true
+	set, err := Prepare(in, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := func(f, x, y int) int16 { return set.Frames[f].Labels[y*40+x] }
+	if set.Classes != 3 || at(0, 10, 10) != 1 || at(0, 9, 9) != 1 {
+		t.Errorf("%d classes, object labels %d %d; want 3 classes, object class 1", set.Classes, at(0, 10, 10), at(0, 9, 9))
+	}
+	if at(0, 33, 25) != Unlabelled || at(0, 35, 25) != Unlabelled || at(0, 37, 25) != Unlabelled || at(0, 31, 15) != Unlabelled {
+		t.Errorf("spray segment %d %d %d, spray %d; want unlabelled", at(0, 33, 25), at(0, 35, 25), at(0, 37, 25), at(0, 31, 15))
+	}
+	if set.DroppedColour != 7 || set.DroppedColourTracks != 5 {
+		t.Errorf("%d points of %d trajectories dropped, want binary mode's 7 of 5", set.DroppedColour, set.DroppedColourTracks)
+	}
+}
+
 // colourRejected on one-component models of red (the class) and blue (the
 // background): the decision is the sign of the summed log ratio over a
 // trajectory's points; background points and frames without models

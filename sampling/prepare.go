@@ -482,13 +482,17 @@ func Prepare(in Input, opt Options) (*Set, error) {
 	if opt.SupportRadius > 0 {
 		long = longTrajectories(ts, func(label int) (int, bool) { return label, class[label] >= 1 }, opt.SupportLength)
 	}
-	// The colour models of a class are fitted to its long trajectories,
-	// long against the class, not the segment: a segment made only of short
-	// trajectories (spray thrown off by an object) is short as a whole and
-	// does not shape the model it is tested against.
+	// The foreground's colour model is fitted to its long trajectories,
+	// long against the whole foreground, not the segment: a segment made
+	// only of short trajectories (spray thrown off by an object) is short
+	// as a whole and does not shape the model it is tested against. In
+	// multi-label mode, where every segment is its own class, the classes
+	// are pooled the same way (colourClass): the check asks object or
+	// background, and a spray segment tested against a model of its own
+	// colours would never be rejected.
 	var colourLong []bool
 	if opt.ColourWindow > 0 {
-		colourLong = longTrajectories(ts, func(label int) (int, bool) { return class[label], class[label] >= 1 }, opt.SupportLength)
+		colourLong = longTrajectories(ts, func(label int) (int, bool) { return min(class[label], 1), class[label] >= 1 }, opt.SupportLength)
 	}
 
 	// Points per frame: the most confident trajectory labels a pixel.
@@ -544,7 +548,7 @@ func Prepare(in Input, opt Options) (*Set, error) {
 			}
 			samples[f] = make([]colourSample, len(pts))
 			for k, p := range pts {
-				samples[f][k] = colourSample{p.track, p.class, colourLong[p.track], rgbAt(img, p.pix%W, p.pix/W)}
+				samples[f][k] = colourSample{p.track, colourClass(p.class), colourLong[p.track], rgbAt(img, p.pix%W, p.pix/W)}
 			}
 			return nil
 		})
@@ -692,6 +696,11 @@ func (fr *Frame) weigh(balance bool) {
 		fr.Weights[i] = float32(cw[l])
 	}
 }
+
+// colourClass is the class of the colour check for a point of class c:
+// 0 for the background, 1 for every foreground class (binary mode's
+// classes already are 0 and 1).
+func colourClass(c int16) int16 { return min(c, 1) }
 
 // cutBackground reports whether Prepare adds seeded-cut background points.
 func (o Options) cutBackground() bool { return o.CutBackground && o.FarBackground > 0 }
