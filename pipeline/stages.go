@@ -349,6 +349,8 @@ func (p *seqRun) prepare() error {
 				return nil, err
 			}
 		}
+		po := po
+		po.Progress = p.progressFunc("seeded cut")
 		set, err := sampling.PrepareFiles(p.seq.FramesDir, tracks, p.lay.UncertaintyCSV(), residual.Median, residual.Upper, p.lay.Prepared(), po)
 		if err != nil {
 			return nil, err

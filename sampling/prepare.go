@@ -33,6 +33,7 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"sync"
 
 	"github.com/densify/densify/internal/parallel"
 	"github.com/densify/densify/trajectory"
@@ -132,6 +133,10 @@ type Options struct {
 	// needs Input.Frame.
 	CutBackground bool    `json:",omitempty"`
 	CutMargin     float64 `json:",omitempty"`
+	// Progress, when set, is told after every frame's seeded cut how many
+	// of the set's frames are cut (one call at a time; the cuts are the
+	// slow part of Prepare, about 0.24 s of a core per 854×480 frame).
+	Progress func(done, total int) `json:"-"`
 	// Balance enables the ACCV'20 class balance weights.
 	Balance bool
 	// Oracle records that the labels come from the ground truth
@@ -656,6 +661,10 @@ func Prepare(in Input, opt Options) (*Set, error) {
 		// independent, so they run on every core (parallel.For), one frame
 		// and its cut in memory per core.
 		r := opt.FarBackground * math.Hypot(float64(W), float64(H))
+		var (
+			mu   sync.Mutex // guards done and the calls of opt.Progress
+			done int
+		)
 		err := parallel.For(len(set.Frames), 0, func(k int) error {
 			fr := &set.Frames[k]
 			img, err := frameImage(in, fr.Frame, W, H)
@@ -664,6 +673,12 @@ func Prepare(in Input, opt Options) (*Set, error) {
 			}
 			if fr.NCut, err = seededBackground(img, fr.Labels, W, H, opt.BorderStep, r, opt.CutMargin, avoid[fr.Frame][:unexplained[fr.Frame]], opt.FarGap); err != nil {
 				return fmt.Errorf("prepare: frame %d: %w", fr.Frame, err)
+			}
+			if opt.Progress != nil {
+				mu.Lock()
+				done++
+				opt.Progress(done, len(set.Frames))
+				mu.Unlock()
 			}
 			return nil
 		})

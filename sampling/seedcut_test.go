@@ -213,11 +213,16 @@ func TestPrepareAddsSeededCutPoints(t *testing.T) {
 	opt.BackgroundClusters, opt.SupportRadius = []int{0}, 0
 	opt.FarBackground, opt.BorderStep, opt.FarGap = 40/math.Hypot(float64(W), float64(H)), 10, 0
 	opt.CutBackground, opt.CutMargin = true, 10
+	var calls [][2]int
+	opt.Progress = func(done, total int) { calls = append(calls, [2]int{done, total}) }
 	on, err := Prepare(in, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
-	opt.CutBackground = false
+	if want := [][2]int{{1, 3}, {2, 3}, {3, 3}}; !slices.Equal(calls, want) {
+		t.Errorf("progress calls %v, want %v", calls, want)
+	}
+	opt.CutBackground, opt.Progress = false, nil
 	off, err := Prepare(in, opt)
 	if err != nil {
 		t.Fatal(err)

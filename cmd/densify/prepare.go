@@ -6,6 +6,7 @@ import (
 
 	"github.com/densify/densify/dataset"
 	"github.com/densify/densify/internal/morph"
+	"github.com/densify/densify/internal/progress"
 	"github.com/densify/densify/motiongraph"
 	"github.com/densify/densify/sampling"
 	"github.com/spf13/cobra"
@@ -81,6 +82,7 @@ func runPrepare(o *prepareOptions) error {
 	}
 	var set *sampling.Set
 	var err error
+	o.Prepare.Progress = progress.Func(o.IO.ErrOut, "seeded cut")
 	if o.Oracle {
 		set, err = sampling.PrepareOracleFiles(o.Frames, o.Tracks, gt, o.Out, o.Prepare)
 	} else {
