@@ -31,6 +31,7 @@ import (
 	"fmt"
 	"image"
 	"math"
+	"runtime"
 	"slices"
 	"sort"
 	"sync"
@@ -658,14 +659,14 @@ func Prepare(in Input, opt Options) (*Set, error) {
 	}
 	if opt.cutBackground() {
 		// One cut per frame, each on its own labels: the frames are
-		// independent, so they run on every core (parallel.For), one frame
-		// and its cut in memory per core.
+		// independent, so they run on several cores (parallel.For), one
+		// frame and its cut in memory per core (cutWorkers).
 		r := opt.FarBackground * math.Hypot(float64(W), float64(H))
 		var (
 			mu   sync.Mutex // guards done and the calls of opt.Progress
 			done int
 		)
-		err := parallel.For(len(set.Frames), 0, func(k int) error {
+		err := parallel.For(len(set.Frames), cutWorkers(W, H, runtime.GOMAXPROCS(0)), func(k int) error {
 			fr := &set.Frames[k]
 			img, err := frameImage(in, fr.Frame, W, H)
 			if err != nil {
@@ -710,6 +711,22 @@ func (fr *Frame) weigh(balance bool) {
 		}
 		fr.Weights[i] = float32(cw[l])
 	}
+}
+
+// cutMemory bounds the memory of the seeded cuts that run at once, and
+// cutBytesPerPixel is what one cut allocates per pixel of its frame
+// (BenchmarkPrepareSeededCut854x480: 168 MB per 854×480 frame, colours,
+// distance maps, pair weights and the max-flow graph).
+const (
+	cutMemory        = 2 << 30
+	cutBytesPerPixel = 400
+)
+
+// cutWorkers is how many W×H frames Prepare cuts at once on procs cores:
+// as many as cutMemory holds, at least one, at most procs (13 at 854×480,
+// 2 at 1920×1080).
+func cutWorkers(W, H, procs int) int {
+	return max(1, min(procs, cutMemory/(cutBytesPerPixel*W*H)))
 }
 
 // colourClass is the class of the colour check for a point of class c:

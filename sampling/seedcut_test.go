@@ -308,3 +308,19 @@ func BenchmarkPrepareSeededCut854x480(b *testing.B) {
 		}
 	}
 }
+
+// cutWorkers: every core while cutMemory holds their frames' cuts, fewer
+// for large frames, never none.
+func TestCutWorkersByHand(t *testing.T) {
+	for _, c := range []struct{ w, h, procs, want int }{
+		{854, 480, 2, 2},    // 164 MB per cut: all cores
+		{854, 480, 64, 13},  // 2 GiB / 164 MB
+		{1920, 1080, 16, 2}, // 829 MB per cut
+		{4000, 3000, 16, 1}, // 4.8 GB per cut: still one
+		{854, 480, 1, 1},
+	} {
+		if got := cutWorkers(c.w, c.h, c.procs); got != c.want {
+			t.Errorf("cutWorkers(%d, %d, %d) = %d, want %d", c.w, c.h, c.procs, got, c.want)
+		}
+	}
+}
