@@ -349,7 +349,7 @@ func Prepare(in Input, opt Options) (*Set, error) {
 	if in.Width <= 0 || in.Height <= 0 {
 		return nil, fmt.Errorf("prepare: invalid image size %dx%d", in.Width, in.Height)
 	}
-	if opt.cutBackground() && in.Frame == nil {
+	if opt.CutsBackground() && in.Frame == nil {
 		return nil, errors.New("prepare: the seeded-cut background points need the frames")
 	}
 	if err := ts.CheckBounds("", in.Width, in.Height); err != nil {
@@ -646,8 +646,7 @@ func Prepare(in Input, opt Options) (*Set, error) {
 			}
 		}
 		if opt.FarBackground > 0 {
-			r := opt.FarBackground * math.Hypot(float64(W), float64(H))
-			fr.NFar = addFarBackground(fr.Labels, W, H, opt.BorderStep, r, avoid[f], opt.FarGap)
+			fr.NFar = addFarBackground(fr.Labels, W, H, opt.BorderStep, opt.FarRadius(W, H), avoid[f], opt.FarGap)
 		}
 		if opt.BorderPoints {
 			fr.NBorder = addBorderPoints(fr.Labels, W, H, opt.BorderStep, opt.BorderInsets)
@@ -657,11 +656,11 @@ func Prepare(in Input, opt Options) (*Set, error) {
 	if len(set.Frames) == 0 {
 		return nil, errors.New("prepare: no trajectory point falls inside the image: nothing to train on")
 	}
-	if opt.cutBackground() {
+	if opt.CutsBackground() {
 		// One cut per frame, each on its own labels: the frames are
 		// independent, so they run on several cores (parallel.For), one
 		// frame and its cut in memory per core (cutWorkers).
-		r := opt.FarBackground * math.Hypot(float64(W), float64(H))
+		r := opt.FarRadius(W, H)
 		var (
 			mu   sync.Mutex // guards done and the calls of opt.Progress
 			done int
@@ -734,8 +733,16 @@ func cutWorkers(W, H, procs int) int {
 // classes already are 0 and 1).
 func colourClass(c int16) int16 { return min(c, 1) }
 
-// cutBackground reports whether Prepare adds seeded-cut background points.
-func (o Options) cutBackground() bool { return o.CutBackground && o.FarBackground > 0 }
+// CutsBackground reports whether Prepare adds seeded-cut background
+// points: CutBackground is set and FarBackground leaves a ring.
+func (o Options) CutsBackground() bool { return o.CutBackground && o.FarBackground > 0 }
+
+// FarRadius is r = FarBackground × the diagonal of a W×H frame in pixels:
+// far-background points lie beyond r of every foreground label, seeded-cut
+// points within it.
+func (o Options) FarRadius(W, H int) float64 {
+	return o.FarBackground * math.Hypot(float64(W), float64(H))
+}
 
 // frameImage reads frame f of in and checks that it is W×H.
 func frameImage(in Input, f, W, H int) (image.Image, error) {

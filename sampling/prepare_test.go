@@ -587,3 +587,18 @@ func TestShortTrajectoriesNeedALongNeighbourOfTheirSegment(t *testing.T) {
 		}
 	}
 }
+
+// FarRadius is FarBackground × the frame's diagonal; CutsBackground needs
+// both the cut and a ring.
+func TestFarRadiusAndCutsBackgroundByHand(t *testing.T) {
+	o := Options{FarBackground: 0.1, CutBackground: true}
+	if r := o.FarRadius(30, 40); math.Abs(r-5) > 1e-12 || !o.CutsBackground() {
+		t.Errorf("r %v (want 5), cuts %v", r, o.CutsBackground())
+	}
+	if o.FarBackground = 0; o.CutsBackground() {
+		t.Error("no ring, yet the cut is on")
+	}
+	if o.FarBackground, o.CutBackground = 0.1, false; o.CutsBackground() {
+		t.Error("cut off, yet on")
+	}
+}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/densify/densify/dataset"
 	"github.com/densify/densify/internal/morph"
@@ -120,8 +119,8 @@ func runPrepare(o *prepareOptions) error {
 	if o.Prepare.ColourWindow > 0 {
 		fmt.Fprintf(o.IO.Out, "colour check: %d foreground points of %d trajectories dropped (their colours are, on the whole, the background's; frames within %d)\n", s.ColourRejected, s.ColourRejectedTracks, o.Prepare.ColourWindow)
 	}
-	if o.Prepare.CutBackground && o.Prepare.FarBackground > 0 {
-		fmt.Fprintf(o.IO.Out, "seeded cut: %d background points within %.0f px of the object (a graph cut seeded by the labels gives them to the background, more than %g px from the object)\n", s.CutPoints, o.Prepare.FarBackground*math.Hypot(float64(s.Width), float64(s.Height)), o.Prepare.CutMargin)
+	if o.Prepare.CutsBackground() {
+		fmt.Fprintf(o.IO.Out, "seeded cut: %d background points within %.0f px of the object (a graph cut seeded by the labels gives them to the background, more than %g px from the object)\n", s.CutPoints, o.Prepare.FarRadius(s.Width, s.Height), o.Prepare.CutMargin)
 	}
 	return nil
 }
