@@ -163,7 +163,7 @@ func fitColours(cols []float64) (*gmm.Mixture, error) {
 
 // rgbAt is the 8-bit colour of img at (x, y). Decoded JPEG (YCbCr) and
 // RGBA frames are read without img.At, whose interface result allocates
-// once per pixel (the seeded cut reads every pixel of every frame); the
+// once per pixel (the background cut reads every pixel of every frame); the
 // values are the same.
 func rgbAt(img image.Image, x, y int) [3]uint8 {
 	b := img.Bounds()

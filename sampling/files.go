@@ -114,7 +114,7 @@ type Summary struct {
 	HardTracks   int   `json:"hard_trajectories"`
 	BorderPoints int   `json:"border_points"`
 	FarPoints    int   `json:"far_background_points"`
-	// CutPoints: background points of the seeded cut (Options.CutBackground).
+	// CutPoints: background points of the background cut (Options.CutBackground).
 	CutPoints   int `json:"cut_background_points,omitempty"`
 	Unexplained int `json:"unexplained_background_trajectories"`
 	// Unsupported: foreground points of short trajectories dropped for want

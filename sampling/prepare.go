@@ -126,16 +126,16 @@ type Options struct {
 	ColourWindow int `json:",omitempty"`
 	// CutBackground adds background points in the ring that FarBackground
 	// leaves open: on the grid of BorderStep pixels, every unlabelled pixel
-	// within FarBackground × the diagonal of a foreground label that a graph
-	// cut seeded by the frame's labels gives to the background, more than
-	// CutMargin pixels from every pixel it gives to the object and more than
-	// FarGap from the unexplained background trajectories' points
-	// (seededBackground). Off when FarBackground is 0 (there is no ring);
-	// needs Input.Frame.
+	// within FarBackground × the diagonal of a foreground label that the
+	// background cut (Boykov & Jolly's graph cut with the frame's labels as
+	// hard constraints) gives to the background, more than CutMargin pixels
+	// from every pixel it gives to the object and more than FarGap from the
+	// unexplained background trajectories' points (addCutBackground). Off
+	// when FarBackground is 0 (there is no ring); needs Input.Frame.
 	CutBackground bool    `json:",omitempty"`
 	CutMargin     float64 `json:",omitempty"`
-	// Progress, when set, is told after every frame's seeded cut how many
-	// of the set's frames are cut (one call at a time; the cuts are the
+	// Progress, when set, is told after every frame's background cut how
+	// many of the set's frames are cut (one call at a time; the cuts are the
 	// slow part of Prepare, about 0.24 s of a core per 854×480 frame).
 	Progress func(done, total int) `json:"-"`
 	// Balance enables the ACCV'20 class balance weights.
@@ -237,8 +237,8 @@ type Input struct {
 	Width, Height       int
 	// Frame returns frame f's image (Options.ColourWindow and
 	// CutBackground; nil: no frames). Prepare reads every frame once for
-	// each, the seeded cut on several goroutines at once, so Frame must be
-	// safe for concurrent use.
+	// each, the background cut on several goroutines at once, so Frame must
+	// be safe for concurrent use.
 	Frame func(f int) (image.Image, error)
 }
 
@@ -263,7 +263,7 @@ type Frame struct {
 	NHard   int   // hard-example pixels
 	NBorder int   // added border points
 	NFar    int   // added far-background points
-	NCut    int   // added seeded-cut background points
+	NCut    int   // added background-cut points
 }
 
 // Segment describes one cluster of the sparse segmentation.
@@ -350,7 +350,7 @@ func Prepare(in Input, opt Options) (*Set, error) {
 		return nil, fmt.Errorf("prepare: invalid image size %dx%d", in.Width, in.Height)
 	}
 	if opt.CutsBackground() && in.Frame == nil {
-		return nil, errors.New("prepare: the seeded-cut background points need the frames")
+		return nil, errors.New("prepare: the background cut needs the frames")
 	}
 	if err := ts.CheckBounds("", in.Width, in.Height); err != nil {
 		return nil, fmt.Errorf("prepare: %w", err)
@@ -671,7 +671,7 @@ func Prepare(in Input, opt Options) (*Set, error) {
 			if err != nil {
 				return err
 			}
-			if fr.NCut, err = seededBackground(img, fr.Labels, W, H, opt.BorderStep, r, opt.CutMargin, avoid[fr.Frame][:unexplained[fr.Frame]], opt.FarGap); err != nil {
+			if fr.NCut, err = addCutBackground(img, fr.Labels, W, H, opt.BorderStep, r, opt.CutMargin, avoid[fr.Frame][:unexplained[fr.Frame]], opt.FarGap); err != nil {
 				return fmt.Errorf("prepare: frame %d: %w", fr.Frame, err)
 			}
 			if opt.Progress != nil {
@@ -712,9 +712,9 @@ func (fr *Frame) weigh(balance bool) {
 	}
 }
 
-// cutMemory bounds the memory of the seeded cuts that run at once, and
+// cutMemory bounds the memory of the background cuts that run at once, and
 // cutBytesPerPixel is what one cut allocates per pixel of its frame
-// (BenchmarkPrepareSeededCut854x480: 168 MB per 854×480 frame, colours,
+// (BenchmarkPrepareBackgroundCut854x480: 168 MB per 854×480 frame, colours,
 // distance maps, pair weights and the max-flow graph).
 const (
 	cutMemory        = 2 << 30
@@ -733,13 +733,12 @@ func cutWorkers(W, H, procs int) int {
 // classes already are 0 and 1).
 func colourClass(c int16) int16 { return min(c, 1) }
 
-// CutsBackground reports whether Prepare adds seeded-cut background
-// points: CutBackground is set and FarBackground leaves a ring.
+// CutsBackground reports whether Prepare adds background-cut points: CutBackground is set and FarBackground leaves a ring.
 func (o Options) CutsBackground() bool { return o.CutBackground && o.FarBackground > 0 }
 
 // FarRadius is r = FarBackground × the diagonal of a W×H frame in pixels:
-// far-background points lie beyond r of every foreground label, seeded-cut
-// points within it.
+// far-background points lie beyond r of every foreground label,
+// background-cut points within it.
 func (o Options) FarRadius(W, H int) float64 {
 	return o.FarBackground * math.Hypot(float64(W), float64(H))
 }

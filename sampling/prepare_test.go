@@ -37,7 +37,7 @@ func fixture() Input {
 func bare() Options {
 	o := DefaultOptions()
 	o.MinSegment, o.DropIsolated, o.BorderPoints, o.FarBackground = 0, false, false, 0
-	// The fixtures have no frames: colour_test.go and seedcut_test.go test
+	// The fixtures have no frames: colour_test.go and backgroundcut_test.go test
 	// what needs them.
 	o.ColourWindow, o.CutBackground = 0, false
 	return o

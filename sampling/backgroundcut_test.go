@@ -59,7 +59,7 @@ func squareDist2(x, y int) float64 {
 // more than the margin from the square become background labels; none in
 // the square, none beyond r (the far-background points' region), none
 // within the margin.
-func TestSeededBackgroundLabelsTheRingByColour(t *testing.T) {
+func TestAddCutBackgroundLabelsTheRingByColour(t *testing.T) {
 	img, labels, W, H := cutScene()
 	const step, r, margin = 10, 40.0, 10.0
 	want := map[int]bool{}
@@ -81,7 +81,7 @@ func TestSeededBackgroundLabelsTheRingByColour(t *testing.T) {
 		t.Fatalf("scene too small: %d expected points", len(want))
 	}
 	got := append([]int16(nil), labels...)
-	n, err := seededBackground(img, got, W, H, step, r, margin, nil, 0)
+	n, err := addCutBackground(img, got, W, H, step, r, margin, nil, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +105,7 @@ func TestSeededBackgroundLabelsTheRingByColour(t *testing.T) {
 		}
 	}
 	moved := append([]int16(nil), labels...)
-	if k, err := seededBackground(shifted, moved, W, H, step, r, margin, nil, 0); err != nil || k != n || !slices.Equal(moved, got) {
+	if k, err := addCutBackground(shifted, moved, W, H, step, r, margin, nil, 0); err != nil || k != n || !slices.Equal(moved, got) {
 		t.Errorf("frame with bounds at (5,7): added %d (err %v), want the same %d labels", k, err, n)
 	}
 
@@ -118,7 +118,7 @@ func TestSeededBackgroundLabelsTheRingByColour(t *testing.T) {
 		}
 	}
 	again := append([]int16(nil), labels...)
-	m, err := seededBackground(img, again, W, H, step, r, margin, [][2]int{{first % W, first/W + 2}}, 3)
+	m, err := addCutBackground(img, again, W, H, step, r, margin, [][2]int{{first % W, first/W + 2}}, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,17 +128,18 @@ func TestSeededBackgroundLabelsTheRingByColour(t *testing.T) {
 
 	// Without a margin the ring right next to the square is labelled too.
 	wide := append([]int16(nil), labels...)
-	if k, err := seededBackground(img, wide, W, H, step, r, 0, nil, 0); err != nil || k <= n {
+	if k, err := addCutBackground(img, wide, W, H, step, r, 0, nil, 0); err != nil || k <= n {
 		t.Errorf("margin 0: added %d (err %v), want more than %d", k, err, n)
 	}
 }
 
-// Seeds are hard: a foreground label on a background-coloured pixel and a
-// background label on the object's colour keep their sides in the cut.
-func TestSeedCutKeepsSeeds(t *testing.T) {
+// Labels are hard constraints: a foreground label on a background-coloured
+// pixel and a background label on the object's colour keep their sides in
+// the cut.
+func TestBackgroundCutKeepsLabelledPixels(t *testing.T) {
 	img, labels, W, H := cutScene()
-	labels[60*W+100] = 1 // dark pixel, foreground seed
-	labels[45*W+65] = 0  // bright pixel, background seed
+	labels[60*W+100] = 1 // dark pixel, foreground label
+	labels[45*W+65] = 0  // bright pixel, background label
 	node := make([]int32, W*H)
 	for i := range node {
 		node[i] = int32(i)
@@ -148,13 +149,13 @@ func TestSeedCutKeepsSeeds(t *testing.T) {
 		c := rgbAt(img, i%W, i/W)
 		rgb[3*i], rgb[3*i+1], rgb[3*i+2] = float64(c[0]), float64(c[1]), float64(c[2])
 	}
-	obj, ok, err := seedCut(rgb, labels, node, W*H, W, H)
+	obj, ok, err := backgroundCut(rgb, labels, node, W*H, W, H)
 	if err != nil || !ok {
-		t.Fatalf("seedCut: ok %v, err %v", ok, err)
+		t.Fatalf("backgroundCut: ok %v, err %v", ok, err)
 	}
 	for i, l := range labels {
 		if l >= 0 && obj[i] != (l >= 1) {
-			t.Errorf("seed (%d,%d) of class %d is on the %v side", i%W, i/W, l, obj[i])
+			t.Errorf("label (%d,%d) of class %d is on the %v side", i%W, i/W, l, obj[i])
 		}
 	}
 	if !obj[35*W+60] || obj[70*W+20] {
@@ -162,9 +163,9 @@ func TestSeedCutKeepsSeeds(t *testing.T) {
 	}
 }
 
-// No foreground label, or too few seeds of a side for a colour model: no
-// cut and nothing added.
-func TestSeededBackgroundNeedsSeeds(t *testing.T) {
+// No foreground label, or too few labelled pixels of a side for a colour
+// model: no cut and nothing added.
+func TestAddCutBackgroundNeedsLabels(t *testing.T) {
 	img, labels, W, H := cutScene()
 	none := append([]int16(nil), labels...)
 	for i, l := range none {
@@ -172,7 +173,7 @@ func TestSeededBackgroundNeedsSeeds(t *testing.T) {
 			none[i] = Unlabelled
 		}
 	}
-	if n, err := seededBackground(img, none, W, H, 10, 40, 10, nil, 0); n != 0 || err != nil {
+	if n, err := addCutBackground(img, none, W, H, 10, 40, 10, nil, 0); n != 0 || err != nil {
 		t.Errorf("no foreground labels: added %d, err %v", n, err)
 	}
 	few := append([]int16(nil), labels...)
@@ -184,20 +185,20 @@ func TestSeededBackgroundNeedsSeeds(t *testing.T) {
 			}
 		}
 	}
-	if n, err := seededBackground(img, few, W, H, 10, 40, 10, nil, 0); n != 0 || err != nil {
-		t.Errorf("%d foreground seeds: added %d, err %v", colourcut.MinSamples-1, n, err)
+	if n, err := addCutBackground(img, few, W, H, 10, 40, 10, nil, 0); n != 0 || err != nil {
+		t.Errorf("%d foreground labels: added %d, err %v", colourcut.MinSamples-1, n, err)
 	}
-	if n, err := seededBackground(img, append([]int16(nil), labels...), W, H, 10, math.NaN(), 10, nil, 0); n != 0 || err != nil {
+	if n, err := addCutBackground(img, append([]int16(nil), labels...), W, H, 10, math.NaN(), 10, nil, 0); n != 0 || err != nil {
 		t.Errorf("r NaN: added %d, err %v", n, err)
 	}
 }
 
 // Through Prepare: on cutScene's frame, with trajectories at its labels
-// and r = 40 px, the seeded cut adds background points only where
-// seededBackground's conditions hold (on top of the far-background points
-// beyond r, which become seeds too), the set counts them, and without the
-// frames Prepare refuses.
-func TestPrepareAddsSeededCutPoints(t *testing.T) {
+// and r = 40 px, the background cut adds background points only where
+// addCutBackground's conditions hold (on top of the far-background points
+// beyond r, which become hard constraints too), the set counts them, and
+// without the frames Prepare refuses.
+func TestPrepareAddsBackgroundCutPoints(t *testing.T) {
 	img, labels, W, H := cutScene()
 	ts := &trajectory.TrackSet{Frames: 3} // three frames, cut concurrently
 	for i, l := range labels {
@@ -253,17 +254,17 @@ func TestPrepareAddsSeededCutPoints(t *testing.T) {
 		t.Errorf("weight of an added point %v, want the background's 1", w[35*W+15])
 	}
 	opt.CutBackground, in.Frame = true, nil
-	if _, err := Prepare(in, opt); err == nil || !strings.Contains(err.Error(), "seeded-cut background points need the frames") {
+	if _, err := Prepare(in, opt); err == nil || !strings.Contains(err.Error(), "background cut needs the frames") {
 		t.Errorf("no frames: %v", err)
 	}
 }
 
-// BenchmarkPrepareSeededCut854x480 is Prepare with the seeded cut on eight
-// 854×480 frames (a textured background, a 200×150 bright object with
-// foreground trajectories every 6 px, background trajectories every 12 px
-// farther than 40 px from it), all else off: ns/op over the eight frames,
-// which the cut spreads over GOMAXPROCS cores.
-func BenchmarkPrepareSeededCut854x480(b *testing.B) {
+// BenchmarkPrepareBackgroundCut854x480 is Prepare with the background cut
+// on eight 854×480 frames (a textured background, a 200×150 bright object
+// with foreground trajectories every 6 px, background trajectories every
+// 12 px farther than 40 px from it), all else off: ns/op over the eight
+// frames, which the cut spreads over GOMAXPROCS cores.
+func BenchmarkPrepareBackgroundCut854x480(b *testing.B) {
 	const W, H, frames = 854, 480, 8
 	img := image.NewRGBA(image.Rect(0, 0, W, H))
 	obj := func(x, y int) bool { return x >= 300 && x < 500 && y >= 150 && y < 300 }
@@ -304,7 +305,7 @@ func BenchmarkPrepareSeededCut854x480(b *testing.B) {
 			b.Fatal(err)
 		}
 		if set.Summary().CutPoints == 0 {
-			b.Fatal("no seeded-cut points")
+			b.Fatal("no background-cut points")
 		}
 	}
 }
