@@ -9,21 +9,8 @@ import (
 
 // DefaultColourWindow is the default of Options.ColourWindow: the colour
 // models of a frame pool the 5 frames before and after it (the only value
-// tried). On the ten DAVIS 2016 development sequences (leave-one-sequence-out
-// segmentations, β = 0.5), without the check → with it (per trajectory,
-// colourRejected), the foreground label IoU goes: kite-surf 0.624 → 0.821,
-// blackswan 0.928 → 0.979, bmx-trees 0.770 → 0.805, motocross-jump 0.922 →
-// 0.938, paragliding-launch 0.681 → 0.691, car-shadow 0.973 → 0.984,
-// dance-twirl 0.925 → 0.933, libby 0.873 → 0.875, cows 0.869 → 0.858, dog
-// 0.873 → 0.852; mean 0.844 → 0.874. Dense J (uniform, seed 1), without
-// the check → with it: kite-surf 27.0 → 38.2, libby 78.0 → 79.0,
-// dance-twirl 72.6 → 73.5, blackswan 63.8 → 64.5, paragliding-launch 60.5
-// → 60.9, dog 88.5 → 88.8, bmx-trees 49.7 → 49.1, cows 84.1 → 83.4,
-// motocross-jump 81.4 → 80.6, car-shadow 67.6 → 66.5; mean 67.3 → 68.4.
-// Against the first version (per point, short trajectories only), on the
-// five sequences chosen beforehand: kite-surf 34.2 → 38.2, bmx-trees 49.6
-// → 49.1, dog 88.4 → 88.8, cows 83.9 → 83.4, paragliding-launch 60.7 →
-// 60.9.
+// tried); with the check on, the mean foreground label IoU and the mean
+// dense J over the ten DAVIS 2016 development sequences rose.
 const DefaultColourWindow = 5
 
 // colourComponents is the number of mixture components per colour model,
@@ -70,12 +57,7 @@ func (m colourModel) logRatio(cl int16, c [3]uint8) (r float64, ok bool) {
 // leaves the sign, hence the decision, unchanged.) Deciding per trajectory
 // rather than per point keeps a point of the object that looks like the
 // background in one frame (a highlight, a shadow) and drops the water that
-// a trajectory follows for its whole life, however long. On the ten DAVIS
-// 2016 development sequences (held-out segmentations, β = 0.5) the
-// trajectory decision against the per-point decision for short
-// trajectories only (the first version of this check) moves the label IoU
-// of kite-surf 0.720 → 0.821 and bmx-trees 0.792 → 0.805, dog 0.865 →
-// 0.852, the others by at most 0.004; mean 0.864 → 0.874.
+// a trajectory follows for its whole life, however long.
 //
 // samples[f] are the labelled points of frame f, the ones the models were
 // fitted from (colourModels); points of class 0 (background) are ignored.

@@ -15,8 +15,8 @@ import (
 // labelled pixel) are left out; their number is returned.
 //
 // Prepared with Options.BackgroundClusters = {0}, this is the training set
-// a perfect motion segmentation of the same trajectories would give (issue
-// 10, "an oracle to separate the two error sources"): the U-Net trained on it
+// a perfect motion segmentation of the same trajectories would give, an
+// oracle that separates the two sources of error: the U-Net trained on it
 // shows what the densifier makes of correct sparse labels, so the gap to the
 // real labels' dense J is the segmentation's share of the error.
 func OracleTracks(ts *trajectory.TrackSet, gt *dataset.GroundTruth) (*trajectory.TrackSet, int, error) {

@@ -73,9 +73,9 @@ type Options struct {
 	// FarBackground, when > 0, adds background points where no trajectory
 	// is: on the grid of BorderStep pixels, every unlabelled pixel farther
 	// than FarBackground × the image diagonal from every foreground point of
-	// its frame (farBackgroundPoints). Textureless regions (sky, water,
-	// walls) carry no trajectory and hence no label; without these points
-	// the U-Net is free to paint them foreground (issue 10).
+	// its frame (addFarBackground). Textureless regions (sky, water, walls)
+	// carry no trajectory and hence no label; without these points the
+	// U-Net is free to paint them foreground.
 	FarBackground float64 `json:",omitempty"`
 	// BackgroundResidual, when > 0, leaves unlabelled every trajectory of a
 	// CameraBackground cluster whose normalised camera residual moves it on
@@ -100,14 +100,11 @@ type Options struct {
 	SupportRadius float64 `json:",omitempty"`
 	// SupportLength, when > 0, caps the length that counts as long for
 	// SupportRadius: a trajectory of at least SupportLength points is long
-	// whatever its segment's median (0: no cap, the default). For slow
-	// objects whose median is long: on the ten DAVIS development sequences
-	// 32 (the bin from which foreground labels are right in 97–100 % of
-	// cases on every sequence whose median reaches it) gives cows' label
-	// IoU 0.793 → 0.834 and blackswan's 0.909 → 0.868 (median 46: part of
-	// the reflection is supported again), the others unchanged; dense J,
-	// means of two seeds: cows 81.4 → 82.5, blackswan 65.7 → 62.2, so it
-	// is not the default.
+	// whatever its segment's median (0: no cap, the default). It is meant
+	// for slow objects whose median is long; it is not the default because
+	// on the DAVIS 2016 development sequences a cap of 32 points, while it
+	// helped cows, supported part of blackswan's reflection again and cost
+	// more dense J there than it gained.
 	SupportLength int `json:",omitempty"`
 	// ColourWindow, when > 0, also drops the foreground points of every
 	// trajectory whose colours are, on the whole, more probable under the
@@ -149,60 +146,33 @@ type Options struct {
 	Factor float64
 }
 
-// DefaultPhi is the default segment-uncertainty threshold φ. It is the
-// median of μ_A over the segments of ≥ 20 trajectories of the ten DAVIS 2016
-// development sequences under the current defaults (DIS tracks, the davis
-// cost model fitted leave-one-sequence-out, β = 0.5, KLj): quartiles
-// 0.00005 / 0.00046 / 0.0037, maximum 0.082 over 38 segments. φ = 0.0005
-// makes the more uncertain half of the segments (18 of 38, 3.3% of the
-// trajectories in them) eligible and leaves the large, confident background
-// segments alone. The earlier 0.01 was the median under GAEC and the
-// synthetic cost model; with the calibrated costs and KLj the segment
-// uncertainties are about 20× smaller, and φ = 0.01 selected hard examples
-// on 2 of the 10 sequences only.
+// DefaultPhi is the default segment-uncertainty threshold φ: the median of
+// μ_A over the segments of ≥ 20 trajectories of the ten DAVIS 2016
+// development sequences under the current defaults, so that the more
+// uncertain half of the segments is eligible and the large, confident
+// background segments are left alone.
 const DefaultPhi = 0.0005
 
 // DefaultFarBackground is the default far-background distance: 0.1 of the
-// image diagonal (98 px at 854×480). On the ten DAVIS 2016 dev sequences
-// (segmentation labels, scale 0.25, 6 epochs, uniform variant) it raised
-// dense J on 6 of the first 7 sequences measured (car-shadow +8.9,
-// dance-twirl +13.8, bmx-trees +4.4, dog +3.9, kite-surf +2.5, blackswan
-// +0.6; cows −0.7); the closing note of issue 10 has the full table.
+// image diagonal (98 px at 854×480), the value that raised dense J on most
+// of the DAVIS 2016 development sequences it was measured on.
 const DefaultFarBackground = 0.1
 
 // DefaultBackgroundResidual is the default of Options.BackgroundResidual:
 // motiongraph.BackgroundResidual, the residual up to which the segmentation
-// counts a point as explained by the camera (not tuned further). On the ten
-// DAVIS 2016 development sequences (leave-one-sequence-out cost models,
-// β = 0.5), the trajectories it unlabels hold 92 % of the cow points in
-// cows' background cluster, 90 % of the dog's in dog's and 58 % of libby's,
-// against 4.3 %, 13.7 % and 6.9 % of the true background points there (at
-// most 15.6 %, bmx-trees; points of the trajectories). By the median
-// residual instead of the upper quartile: 83 %, 88 %, 59 % against 2.1 %,
-// 9.5 %, 8.0 % (at most 9.5 %).
+// counts a point as explained by the camera, so that both speak of the same
+// "explained" (not tuned further).
 const DefaultBackgroundResidual = 3.0
 
 // DefaultFarGap is the default of Options.FarGap: one step of the
 // far-background grid (DefaultOptions' BorderStep), so that no grid point
-// takes the place of an unexplained trajectory's point next to it. On the
-// ten DAVIS 2016 development sequences it removes 2–18 % of the
-// far-background points where the residual rule applies (none on
-// blackswan), raises the foreground label IoU of cows 0.799 → 0.838 (its
-// unexplained trajectories are on the cows) and changes the others by at
-// most +0.003. Not tuned: 10 px was the only value tried.
+// takes the place of an unexplained trajectory's point next to it. Not
+// tuned: 10 px was the only value tried.
 const DefaultFarGap = 10.0
 
 // DefaultSupportRadius is the default of Options.SupportRadius: the
-// IsolatedRadius of the ACCV'20 clean-up (16 px), not tuned. On the ten
-// DAVIS 2016 development sequences (leave-one-sequence-out segmentations)
-// it raises the foreground label IoU of blackswan 0.782 → 0.909, kite-surf
-// 0.398 → 0.537 and motocross-jump 0.882 → 0.917, lowers cows' 0.838 →
-// 0.793 (the cows' shorter trajectories are on the cows) and changes the
-// others by −0.014 to +0.016; dense J on seed 1 (default training): blackswan
-// +8.7, kite-surf +3.5, car-shadow +3.2, motocross-jump +1.9, libby +1.6,
-// dance-twirl +1.1, paragliding-launch +0.9, dog −0.3, cows −1.0,
-// bmx-trees −1.3; mean over the ten 65.4 → 67.2 (the closing note of
-// session 13 has the table).
+// IsolatedRadius of the ACCV'20 clean-up (16 px), not tuned; with it the
+// mean dense J over the ten DAVIS 2016 development sequences rose.
 const DefaultSupportRadius = 16.0
 
 // DefaultOptions returns the defaults: binary, automatic background, all
@@ -766,15 +736,15 @@ func frameImage(in Input, f, W, H int) (image.Image, error) {
 // m_c the median over c of the trajectories' median residuals r_i
 // (residual[i]): the camera explains the cluster's typical trajectory over
 // most of its life. NaNs are left out of both medians and never marked.
-// Without upper (a camera.csv written before it) q = r, the rule of
-// sessions 11–20. Nothing is marked when R is 0 or residual is nil.
+// Without upper (a camera.csv written before it) q = r. Nothing is marked
+// when R is 0 or residual is nil.
 //
 // Why: such a cluster is background because the camera motion explains
 // most of its points (motiongraph.CameraEvidence), but a trajectory whose
 // own points the camera does not explain moves by itself. The multicut
 // keeps such trajectories in the background cluster when the object moves
-// slowly and the camera follows it (DAVIS cows, dog: issue 9's foreground
-// label IoU 0.48, 0.66), and as background labels they teach the U-Net
+// slowly and the camera follows it (DAVIS cows, dog), and as background
+// labels they teach the U-Net
 // that the object is background. Leaving them unlabelled removes these
 // false background labels at the price of some true ones, which the
 // densifier fills in from their neighbours; the factor max(1, Q_c) keeps
@@ -784,20 +754,18 @@ func frameImage(in Input, f, W, H int) (image.Image, error) {
 // or more. The hoof of a walking cow stands on the ground while the leg
 // swings, and a grazing head is still between moves, so their median
 // residual is the ground's; a quarter of their life moving on their own
-// is enough to count. On the ten DAVIS development sequences
-// (leave-one-sequence-out segmentations) the median gave label IoU cows
-// 0.793, bmx-trees 0.700, dog 0.916; the upper quartile 0.884, 0.722,
-// 0.927, no sequence lower by more than 0.001; the 90th percentile 0.942
-// on cows but 0.696 on bmx-trees. The gate keeps the median: whether the
-// camera explains a cluster is a statement about most of its life.
+// is enough to count. On the DAVIS 2016 development sequences the upper
+// quartile labels cows, bmx-trees and dog better than the median and no
+// sequence noticeably worse; the 90th percentile, better still on cows,
+// is worse on bmx-trees. The gate keeps the median: whether the camera
+// explains a cluster is a statement about most of its life.
 //
 // Where the typical trajectory of the cluster is itself unexplained
 // (m_c > R: water, whose trajectories ripple), the residuals say nothing
 // about which of them belong to an object, and the unexplained ones near
 // the object (a swan's wake) are the background labels the densifier needs
-// most: on blackswan (m_c = 7.7) unlabelling its 4,027 trajectories above
-// θ_c cost 6.4 J (two seeds) at an unchanged label IoU, so such clusters
-// are left alone. So are clusters that are background only by their share
+// most: on blackswan unlabelling them cost dense J at an unchanged label
+// IoU, so such clusters are left alone. So are clusters that are background only by their share
 // of the border band: there the camera fit describes a corner of the
 // frame, and the residuals of the whole background are large
 // (motocross-jump).
@@ -938,14 +906,13 @@ func longTrajectories(ts *trajectory.TrackSet, group func(label int) (c int, ok 
 // forward–backward check, so things that move with an object but are not
 // rigid (spray, water reflections, a wake) carry many short trajectories
 // and few long ones; the multicut puts them into the object's segment
-// when their motion agrees over the few frames they exist. On the ten
-// DAVIS 2016 development sequences (leave-one-sequence-out segmentations),
-// the foreground-labelled points on trajectories of 2–3 points lie on the
-// object in 8–92 % of cases (kite-surf 8 %, blackswan 16 %), those on
-// trajectories of ≥ 32 points in 79–100 %. A length threshold alone would
-// also remove the short trajectories of objects that move fast everywhere
-// (libby's are all shorter than 16 points); requiring a long trajectory of
-// the same segment nearby keeps those where the object is.
+// when their motion agrees over the few frames they exist; on the DAVIS
+// 2016 development sequences the foreground labels of trajectories of 2–3
+// points are far less often on the object than those of long
+// trajectories (kite-surf, blackswan most of all). A length threshold
+// alone would also remove the short trajectories of objects that move fast
+// everywhere (libby's are all shorter than 16 points); requiring a long
+// trajectory of the same segment nearby keeps those where the object is.
 func unsupportedPoints[P any](pts []P, at func(P) (x, y, seg int, long bool), r float64) map[int]bool {
 	out := map[int]bool{}
 	if !(r > 0) {
@@ -1006,10 +973,10 @@ func addBorderPoints(labels []int16, W, H, step int, insets []int) int {
 // no object there to be far from, and labelling the whole frame background
 // would contradict the frames where the object was found.
 //
-// This is the "labels in textureless regions far from any moving
-// trajectory" of issue 10: a trajectory tracker (Sundaram et al. ECCV 2010)
-// seeds points only where the structure tensor is strong, so sky, water and
-// plain walls carry no trajectory; far from every foreground point such a
+// These are labels in textureless regions far from any moving trajectory:
+// a trajectory tracker (Sundaram et al. ECCV 2010) starts trajectories only
+// where the structure tensor is strong, so sky, water and plain walls carry
+// no trajectory; far from every foreground point such a
 // region is background unless an object is textureless over more than r.
 // Distances use a bucket grid of cell size r: a foreground point within r
 // lies in one of the 3×3 cells around the pixel's cell.
