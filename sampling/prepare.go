@@ -122,359 +122,536 @@ type Set struct {
 	DroppedColourTracks int
 }
 
-// Prepare builds the training set of one sequence.
+// Prepare builds the training set of one sequence. After checkInput, a
+// preparation runs its steps in order: the clusters and the background,
+// the classes, the hard examples, the unexplained background, the long
+// trajectories, the points of every frame, the colour check, the labels of
+// every frame (with their clean-ups, far-background and border points),
+// the background cut and the weights.
 func Prepare(in Input, opt Options) (*Set, error) {
-	if err := opt.Validate(); err != nil {
+	if err := checkInput(in, opt); err != nil {
 		return nil, err
+	}
+	p := newPreparation(in, opt)
+	if err := p.chooseBackground(); err != nil {
+		return nil, err
+	}
+	p.assignClasses()
+	p.markHardExamples()
+	p.markUnexplained()
+	p.markLongTrajectories()
+	p.collectPoints()
+	if err := p.checkColours(); err != nil {
+		return nil, err
+	}
+	p.labelFrames()
+	if len(p.set.Frames) == 0 {
+		return nil, errors.New("prepare: no trajectory point falls inside the image: nothing to train on")
+	}
+	if err := p.cutBackground(); err != nil {
+		return nil, err
+	}
+	for k := range p.set.Frames {
+		p.set.Frames[k].weigh(opt.Balance)
+	}
+	return p.set, nil
+}
+
+// checkInput checks the options (Options.Validate) and that the input
+// fits them: trajectories inside a W×H image, one uncertainty in [0, 1]
+// and one camera residual per trajectory where given, and the frames where
+// the background cut needs them.
+func checkInput(in Input, opt Options) error {
+	if err := opt.Validate(); err != nil {
+		return err
 	}
 	ts := in.Tracks
 	if ts == nil || len(ts.Tracks) == 0 {
-		return nil, errors.New("prepare: no trajectories")
+		return errors.New("prepare: no trajectories")
 	}
 	if in.Width <= 0 || in.Height <= 0 {
-		return nil, fmt.Errorf("prepare: invalid image size %dx%d", in.Width, in.Height)
+		return fmt.Errorf("prepare: invalid image size %dx%d", in.Width, in.Height)
 	}
 	if opt.CutsBackground() && in.Frame == nil {
-		return nil, errors.New("prepare: the background cut needs the frames")
+		return errors.New("prepare: the background cut needs the frames")
 	}
 	if err := ts.CheckBounds("", in.Width, in.Height); err != nil {
-		return nil, fmt.Errorf("prepare: %w", err)
+		return fmt.Errorf("prepare: %w", err)
 	}
 	if in.Uncertainty != nil && len(in.Uncertainty) != len(ts.Tracks) {
-		return nil, fmt.Errorf("prepare: %d uncertainties for %d trajectories", len(in.Uncertainty), len(ts.Tracks))
+		return fmt.Errorf("prepare: %d uncertainties for %d trajectories", len(in.Uncertainty), len(ts.Tracks))
 	}
 	if in.CameraResidual != nil && len(in.CameraResidual) != len(ts.Tracks) {
-		return nil, fmt.Errorf("prepare: %d camera residuals for %d trajectories", len(in.CameraResidual), len(ts.Tracks))
+		return fmt.Errorf("prepare: %d camera residuals for %d trajectories", len(in.CameraResidual), len(ts.Tracks))
 	}
 	if in.CameraResidualUpper != nil && len(in.CameraResidualUpper) != len(in.CameraResidual) {
-		return nil, fmt.Errorf("prepare: %d upper camera residuals for %d medians", len(in.CameraResidualUpper), len(in.CameraResidual))
+		return fmt.Errorf("prepare: %d upper camera residuals for %d medians", len(in.CameraResidualUpper), len(in.CameraResidual))
 	}
 	for i, u := range in.Uncertainty {
 		if math.IsNaN(u) || u < 0 || u > 1 {
-			return nil, fmt.Errorf("prepare: uncertainty of trajectory %d is %v, want a value in [0,1]", i, u)
+			return fmt.Errorf("prepare: uncertainty of trajectory %d is %v, want a value in [0,1]", i, u)
 		}
 	}
-	if opt.Factor <= 0 || math.IsNaN(opt.Factor) || math.IsInf(opt.Factor, 0) {
-		return nil, fmt.Errorf("prepare: hard-example factor must be positive and finite, got %v", opt.Factor)
-	}
-	W, H := in.Width, in.Height
-	unc := func(i int) float64 {
-		if in.Uncertainty == nil {
-			return 0
-		}
-		return in.Uncertainty[i]
-	}
+	return nil
+}
 
-	// Segments and their sizes.
-	size := map[int]int{}
+// preparation is the state of one Prepare: its input, the set it fills
+// in, and what each step leaves for the later ones. Per-trajectory slices
+// are indexed like in.Tracks.Tracks, per-frame ones by frame.
+type preparation struct {
+	in   Input
+	opt  Options
+	ts   *trajectory.TrackSet
+	W, H int
+	set  *Set
+
+	size   map[int]int  // trajectories per cluster
+	ids    []int        // cluster ids, ascending
+	isBG   map[int]bool // the background clusters (class 0)
+	class  map[int]int  // cluster → class, −1 for a dropped segment
+	segIdx map[int]int  // cluster → index in set.Segments
+
+	hard         []bool // hard examples
+	unexplained  []bool // left unlabelled (unexplainedBackground)
+	long         []bool // long in their segment (SupportRadius; nil when off)
+	colourLong   []bool // long in the foreground (ColourWindow; nil when off)
+	colourReject []bool // rejected by the colour check (nil when off)
+
+	points [][]framePoint // the labelled points of every frame
+	// avoid holds the points of every frame that far-background (and, for
+	// the first nUnexplained[f], background-cut) points keep FarGap away
+	// from: the unexplained trajectories' points, then the points dropped
+	// by the clean-ups.
+	avoid        [][][2]int
+	nUnexplained []int
+}
+
+// framePoint is a trajectory's point in a frame: the pixel y·W + x, the
+// trajectory's index and its class.
+type framePoint struct {
+	pix, track int
+	class      int16
+}
+
+func newPreparation(in Input, opt Options) *preparation {
+	return &preparation{in: in, opt: opt, ts: in.Tracks, W: in.Width, H: in.Height,
+		set: &Set{Width: in.Width, Height: in.Height, Options: opt}}
+}
+
+// u is the uncertainty u_v of trajectory i (0 without uncertainties).
+func (p *preparation) u(i int) float64 {
+	if p.in.Uncertainty == nil {
+		return 0
+	}
+	return p.in.Uncertainty[i]
+}
+
+// chooseBackground counts the trajectories of every cluster and picks the
+// background: the clusters Options.BackgroundClusters (set.Background is
+// the smallest of them), else the cluster Options.Background, else the
+// cluster with most points near the border (borderCluster). A named
+// cluster that does not exist is an error.
+func (p *preparation) chooseBackground() error {
+	p.size = map[int]int{}
+	for _, t := range p.ts.Tracks {
+		p.size[t.Label]++
+	}
+	p.ids = make([]int, 0, len(p.size))
+	for id := range p.size {
+		p.ids = append(p.ids, id)
+	}
+	sort.Ints(p.ids)
+	exists := func(c int) error {
+		if _, ok := p.size[c]; !ok {
+			return fmt.Errorf("prepare: background cluster %d does not exist (clusters %v)", c, p.ids)
+		}
+		return nil
+	}
+	bg := p.opt.Background
+	p.isBG = map[int]bool{}
+	for _, c := range p.opt.BackgroundClusters {
+		if err := exists(c); err != nil {
+			return err
+		}
+		p.isBG[c] = true
+	}
+	switch {
+	case len(p.isBG) > 0:
+		bg = slices.Min(p.opt.BackgroundClusters)
+	case bg >= 0:
+		if err := exists(bg); err != nil {
+			return err
+		}
+	default:
+		bg = borderCluster(p.ts, p.ids, p.size, float64(p.opt.BorderMargin), p.W, p.H)
+	}
+	if len(p.isBG) == 0 {
+		p.isBG[bg] = true
+	}
+	p.set.Background = bg
+	return nil
+}
+
+// borderCluster is the cluster with most trajectory points within margin
+// pixels of the border of a W×H image; ties go to the cluster with more
+// trajectories (size), then to the smaller id (ids ascending).
+func borderCluster(ts *trajectory.TrackSet, ids []int, size map[int]int, margin float64, W, H int) int {
+	border := map[int]int{}
 	for _, t := range ts.Tracks {
-		size[t.Label]++
-	}
-	ids := make([]int, 0, len(size))
-	for id := range size {
-		ids = append(ids, id)
-	}
-	sort.Ints(ids)
-
-	// Background: the given set, the given cluster, or the cluster with most
-	// points near the border.
-	bg := opt.Background
-	isBG := map[int]bool{}
-	for _, c := range opt.BackgroundClusters {
-		if _, ok := size[c]; !ok {
-			return nil, fmt.Errorf("prepare: background cluster %d does not exist (clusters %v)", c, ids)
-		}
-		isBG[c] = true
-	}
-	if len(isBG) > 0 {
-		bg = slices.Min(opt.BackgroundClusters)
-	} else if bg >= 0 {
-		if _, ok := size[bg]; !ok {
-			return nil, fmt.Errorf("prepare: background cluster %d does not exist (clusters %v)", bg, ids)
-		}
-	} else {
-		border := map[int]int{}
-		m := float64(opt.BorderMargin)
-		for _, t := range ts.Tracks {
-			for _, p := range t.Points {
-				if p.X < m || p.Y < m || p.X > float64(W-1)-m || p.Y > float64(H-1)-m {
-					border[t.Label]++
-				}
+		for _, q := range t.Points {
+			if q.X < margin || q.Y < margin || q.X > float64(W-1)-margin || q.Y > float64(H-1)-margin {
+				border[t.Label]++
 			}
 		}
-		best := -1
-		for _, id := range ids {
-			if best < 0 || border[id] > border[best] || (border[id] == border[best] && size[id] > size[best]) {
-				best = id
-			}
-		}
-		bg = best
 	}
-	if len(isBG) == 0 {
-		isBG[bg] = true
-	}
-
-	// Classes; small segments dropped (never the background).
-	class := map[int]int{}
-	segs := make([]Segment, 0, len(ids))
-	next := 1
+	best := -1
 	for _, id := range ids {
-		s := Segment{Cluster: id, Trajectories: size[id], Class: -1}
+		if best < 0 || border[id] > border[best] || (border[id] == border[best] && size[id] > size[best]) {
+			best = id
+		}
+	}
+	return best
+}
+
+// assignClasses gives every cluster its segment and class: 0 for the
+// background, −1 (dropped) for a segment of fewer than MinSegment
+// trajectories, otherwise 1, or in multi-label mode 1, 2, … in increasing
+// cluster id. set.Classes is 2, or in multi-label mode one more than the
+// last class given.
+func (p *preparation) assignClasses() {
+	p.class, p.segIdx = map[int]int{}, map[int]int{}
+	segs := make([]Segment, 0, len(p.ids))
+	next := 1
+	for _, id := range p.ids {
+		s := Segment{Cluster: id, Trajectories: p.size[id], Class: -1}
 		switch {
-		case isBG[id]:
+		case p.isBG[id]:
 			s.Class = 0
-		case opt.MinSegment > 0 && size[id] < opt.MinSegment:
-			s.Dropped = fmt.Sprintf("fewer than %d trajectories", opt.MinSegment)
-		case opt.Multi:
+		case p.opt.MinSegment > 0 && p.size[id] < p.opt.MinSegment:
+			s.Dropped = fmt.Sprintf("fewer than %d trajectories", p.opt.MinSegment)
+		case p.opt.Multi:
 			s.Class = next
 			next++
 		default:
 			s.Class = 1
 		}
-		class[id] = s.Class
+		p.class[id] = s.Class
+		p.segIdx[id] = len(segs)
 		segs = append(segs, s)
 	}
-	classes := 2
-	if opt.Multi {
-		classes = next
+	p.set.Segments, p.set.Classes = segs, 2
+	if p.opt.Multi {
+		p.set.Classes = next
 	}
+}
 
-	// Hard examples: μ_A per segment, u_v > μ_A in segments with μ_A > φ.
-	segIdx := map[int]int{}
-	for i, s := range segs {
-		segIdx[s.Cluster] = i
-	}
-	for i, t := range ts.Tracks {
-		segs[segIdx[t.Label]].MeanUncertainty += unc(i)
+// markHardExamples computes every segment's mean uncertainty μ_A and marks
+// the hard examples (UAI'21 Sec. 4.3): the trajectories of kept segments
+// with μ_A > φ whose u_v exceeds μ_A.
+func (p *preparation) markHardExamples() {
+	segs := p.set.Segments
+	for i, t := range p.ts.Tracks {
+		segs[p.segIdx[t.Label]].MeanUncertainty += p.u(i)
 	}
 	for i := range segs {
 		segs[i].MeanUncertainty /= float64(segs[i].Trajectories)
-		segs[i].Uncertain = segs[i].MeanUncertainty > opt.Phi
+		segs[i].Uncertain = segs[i].MeanUncertainty > p.opt.Phi
 	}
-	hard := make([]bool, len(ts.Tracks))
-	for i, t := range ts.Tracks {
-		s := &segs[segIdx[t.Label]]
-		if s.Class >= 0 && s.Uncertain && unc(i) > s.MeanUncertainty {
-			hard[i] = true
+	p.hard = make([]bool, len(p.ts.Tracks))
+	for i, t := range p.ts.Tracks {
+		s := &segs[p.segIdx[t.Label]]
+		if s.Class >= 0 && s.Uncertain && p.u(i) > s.MeanUncertainty {
+			p.hard[i] = true
 			s.HardTracks++
 		}
 	}
+}
 
-	set := &Set{Width: W, Height: H, Classes: classes, Background: bg, Segments: segs, Options: opt}
-	skip := unexplainedBackground(ts, in.CameraResidual, in.CameraResidualUpper, opt, isBG)
-	for i, t := range ts.Tracks {
-		if skip[i] {
-			segs[segIdx[t.Label]].Unexplained++
+// markUnexplained marks the background trajectories that the camera
+// motion does not explain (unexplainedBackground) and counts them per
+// segment.
+func (p *preparation) markUnexplained() {
+	p.unexplained = unexplainedBackground(p.ts, p.in.CameraResidual, p.in.CameraResidualUpper, p.opt, p.isBG)
+	for i, t := range p.ts.Tracks {
+		if p.unexplained[i] {
+			p.set.Segments[p.segIdx[t.Label]].Unexplained++
 		}
 	}
+}
 
-	// Long trajectories of each foreground segment (SupportRadius).
-	var long []bool
-	if opt.SupportRadius > 0 {
-		long = longTrajectories(ts, func(label int) (int, bool) { return label, class[label] >= 1 }, opt.SupportLength)
+// markLongTrajectories marks the long foreground trajectories
+// (longTrajectories): per segment for SupportRadius, and for the colour
+// check per foreground as a whole, not per segment: a segment made only of
+// short trajectories (spray thrown off by an object) is short as a whole
+// and does not shape the model it is tested against. In multi-label mode,
+// where every segment is its own class, the classes are pooled the same way
+// (colourClass): the check asks object or background, and a spray segment
+// tested against a model of its own colours would never be rejected.
+func (p *preparation) markLongTrajectories() {
+	if p.opt.SupportRadius > 0 {
+		p.long = longTrajectories(p.ts, func(label int) (int, bool) { return label, p.class[label] >= 1 }, p.opt.SupportLength)
 	}
-	// The foreground's colour model is fitted to its long trajectories,
-	// long against the whole foreground, not the segment: a segment made
-	// only of short trajectories (spray thrown off by an object) is short
-	// as a whole and does not shape the model it is tested against. In
-	// multi-label mode, where every segment is its own class, the classes
-	// are pooled the same way (colourClass): the check asks object or
-	// background, and a spray segment tested against a model of its own
-	// colours would never be rejected.
-	var colourLong []bool
-	if opt.ColourWindow > 0 {
-		colourLong = longTrajectories(ts, func(label int) (int, bool) { return min(class[label], 1), class[label] >= 1 }, opt.SupportLength)
+	if p.opt.ColourWindow > 0 {
+		p.colourLong = longTrajectories(p.ts, func(label int) (int, bool) { return min(p.class[label], 1), p.class[label] >= 1 }, p.opt.SupportLength)
 	}
+}
 
-	// Points per frame: the most confident trajectory labels a pixel.
-	type pt struct {
-		pix, track int
-		class      int16
-	}
-	perFrame := make([][]pt, ts.Frames)
-	// Points of the trajectories left unlabelled as unexplained background:
-	// far-background points keep FarGap pixels away from them.
-	avoid := make([][][2]int, ts.Frames)
-	for i, t := range ts.Tracks {
-		c := class[t.Label]
-		if skip[i] && opt.FarGap > 0 {
-			for _, p := range t.Points {
-				if x, y := p.Pixel(); p.Frame >= 0 && p.Frame < ts.Frames {
-					avoid[p.Frame] = append(avoid[p.Frame], [2]int{x, y})
+// collectPoints lists, per frame, the points inside the image of every
+// trajectory of a kept segment that is not unexplained, in trajectory
+// order, and (with FarGap > 0) the points of the unexplained trajectories
+// in avoid.
+func (p *preparation) collectPoints() {
+	frames := p.ts.Frames
+	p.points = make([][]framePoint, frames)
+	p.avoid = make([][][2]int, frames)
+	for i, t := range p.ts.Tracks {
+		c := p.class[t.Label]
+		if p.unexplained[i] && p.opt.FarGap > 0 {
+			for _, q := range t.Points {
+				if x, y := q.Pixel(); q.Frame >= 0 && q.Frame < frames {
+					p.avoid[q.Frame] = append(p.avoid[q.Frame], [2]int{x, y})
 				}
 			}
 		}
-		if c < 0 || skip[i] {
+		if c < 0 || p.unexplained[i] {
 			continue
 		}
-		for _, p := range t.Points {
-			x, y := p.Pixel()
-			if x < 0 || y < 0 || x >= W || y >= H || p.Frame < 0 || p.Frame >= ts.Frames {
+		for _, q := range t.Points {
+			x, y := q.Pixel()
+			if x < 0 || y < 0 || x >= p.W || y >= p.H || q.Frame < 0 || q.Frame >= frames {
 				continue
 			}
-			perFrame[p.Frame] = append(perFrame[p.Frame], pt{pix: y*W + x, track: i, class: int16(c)})
+			p.points[q.Frame] = append(p.points[q.Frame], framePoint{pix: y*p.W + x, track: i, class: int16(c)})
 		}
 	}
-	// The unexplained trajectories' points lead avoid; the points dropped
-	// below follow them.
-	unexplained := make([]int, ts.Frames)
-	for f := range avoid {
-		unexplained[f] = len(avoid[f])
+	p.nUnexplained = make([]int, frames)
+	for f := range p.avoid {
+		p.nUnexplained[f] = len(p.avoid[f])
 	}
-	// colourReject marks the trajectories the colour check rejects.
-	var colourReject []bool
-	if opt.ColourWindow > 0 {
-		if in.Frame == nil {
-			return nil, errors.New("prepare: the colour check (colour window > 0) needs the frames")
+}
+
+// checkColours runs the colour check (Options.ColourWindow): the colours
+// under every frame's points (colourSamples), the colour models of every
+// frame (colourModels) and the trajectories they reject (colourRejected).
+func (p *preparation) checkColours() error {
+	if p.opt.ColourWindow <= 0 {
+		return nil
+	}
+	if p.in.Frame == nil {
+		return errors.New("prepare: the colour check (colour window > 0) needs the frames")
+	}
+	samples, err := p.colourSamples()
+	if err != nil {
+		return err
+	}
+	colours, err := colourModels(samples, p.opt.ColourWindow)
+	if err != nil {
+		return fmt.Errorf("prepare: %w", err)
+	}
+	p.colourReject = colourRejected(len(p.ts.Tracks), samples, colours)
+	for _, r := range p.colourReject {
+		if r {
+			p.set.DroppedColourTracks++
 		}
-		samples := make([][]colourSample, len(perFrame))
-		err := parallel.For(len(perFrame), 0, func(f int) error {
-			pts := perFrame[f]
-			if len(pts) == 0 {
-				return nil
-			}
-			img, err := frameImage(in, f, W, H)
-			if err != nil {
-				return err
-			}
-			samples[f] = make([]colourSample, len(pts))
-			for k, p := range pts {
-				samples[f][k] = colourSample{p.track, colourClass(p.class), colourLong[p.track], rgbAt(img, p.pix%W, p.pix/W)}
-			}
+	}
+	return nil
+}
+
+// colourSamples reads, on several cores, the colour under every point of
+// every frame, with the point's trajectory, colour class (colourClass) and
+// whether the trajectory is long in the foreground.
+func (p *preparation) colourSamples() ([][]colourSample, error) {
+	samples := make([][]colourSample, len(p.points))
+	err := parallel.For(len(p.points), 0, func(f int) error {
+		pts := p.points[f]
+		if len(pts) == 0 {
 			return nil
-		})
+		}
+		img, err := frameImage(p.in, f, p.W, p.H)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		colours, err := colourModels(samples, opt.ColourWindow)
-		if err != nil {
-			return nil, fmt.Errorf("prepare: %w", err)
+		samples[f] = make([]colourSample, len(pts))
+		for k, q := range pts {
+			samples[f][k] = colourSample{q.track, colourClass(q.class), p.colourLong[q.track], rgbAt(img, q.pix%p.W, q.pix/p.W)}
 		}
-		colourReject = colourRejected(len(ts.Tracks), samples, colours)
-		for _, r := range colourReject {
-			if r {
-				set.DroppedColourTracks++
-			}
-		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
-	owner := make([]int32, W*H)
-	for f, pts := range perFrame {
+	return samples, nil
+}
+
+// labelFrames builds the frame of every frame with points: the most
+// confident trajectory labels a pixel (ownedPoints), the clean-ups drop
+// points (dropUnsupported, dropColourRejected, then the isolated ones in
+// labelPoints), and far-background and border points are added to the
+// rest (addGridPoints).
+func (p *preparation) labelFrames() {
+	owner := make([]int32, p.W*p.H)
+	for f, pts := range p.points {
 		if len(pts) == 0 {
 			continue
 		}
-		for i := range owner {
-			owner[i] = -1
-		}
-		for k, p := range pts {
-			o := owner[p.pix]
-			if o < 0 || unc(p.track) < unc(pts[o].track) || (unc(p.track) == unc(pts[o].track) && p.track < pts[o].track) {
-				owner[p.pix] = int32(k)
-			}
-		}
-		kept := pts[:0]
-		for k, p := range pts {
-			if owner[p.pix] == int32(k) {
-				kept = append(kept, p)
-			}
-		}
-		pts = kept
+		pts = ownedPoints(pts, owner, p.u)
+		fr := newFrame(f, p.W, p.H, p.set.Classes)
+		pts = p.dropUnsupported(f, pts)
+		pts = p.dropColourRejected(f, pts)
+		p.labelPoints(&fr, pts)
+		p.addGridPoints(&fr)
+		p.set.Frames = append(p.set.Frames, fr)
+	}
+}
 
-		fr := Frame{Frame: f, Labels: make([]int16, W*H), Weights: make([]float32, W*H), Hard: make([]uint8, W*H),
-			U: make([]float32, W*H), Mu: make([]float32, W*H), Length: make([]uint16, W*H), Counts: make([]int, classes)}
-		for i := range fr.Labels {
-			fr.Labels[i] = Unlabelled
-		}
-		// drop removes the points reject names, counting them; the far
-		// gap keeps far-background points away from them.
-		drop := func(pts []pt, reject func(k int, p pt) bool, count *int) []pt {
-			kept := pts[:0]
-			for k, p := range pts {
-				if !reject(k, p) {
-					kept = append(kept, p)
-					continue
-				}
-				*count++
-				if opt.FarGap > 0 {
-					avoid[f] = append(avoid[f], [2]int{p.pix % W, p.pix / W})
-				}
-			}
-			return kept
-		}
-		if long != nil {
-			unsupported := unsupportedPoints(pts, func(p pt) (int, int, int, bool) {
-				t := p.track
-				if p.class == 0 {
-					return p.pix % W, p.pix / W, -1, true
-				}
-				return p.pix % W, p.pix / W, ts.Tracks[t].Label, long[t]
-			}, opt.SupportRadius)
-			pts = drop(pts, func(k int, _ pt) bool { return unsupported[k] }, &set.DroppedUnsupported)
-		}
-		if colourReject != nil {
-			pts = drop(pts, func(_ int, p pt) bool { return p.class != 0 && colourReject[p.track] }, &set.DroppedColour)
-		}
-		isolated := map[int]bool{}
-		if opt.DropIsolated {
-			isolated = isolatedPoints(pts, func(p pt) (int, int, int) { return p.pix % W, p.pix / W, int(p.class) }, opt.IsolatedRadius)
-		}
-		for k, p := range pts {
-			if p.class != 0 && isolated[k] {
-				set.DroppedIsolated++
-				continue
-			}
-			fr.Labels[p.pix] = p.class
-			fr.U[p.pix] = float32(unc(p.track))
-			fr.Length[p.pix] = uint16(min(len(ts.Tracks[p.track].Points), math.MaxUint16))
-			fr.Mu[p.pix] = float32(segs[segIdx[ts.Tracks[p.track].Label]].MeanUncertainty)
-			if hard[p.track] {
-				fr.Hard[p.pix] = 1
-			}
-		}
-		if opt.FarBackground > 0 {
-			fr.NFar = addFarBackground(fr.Labels, W, H, opt.BorderStep, opt.FarRadius(W, H), avoid[f], opt.FarGap)
-		}
-		if opt.BorderPoints {
-			fr.NBorder = addBorderPoints(fr.Labels, W, H, opt.BorderStep, opt.BorderInsets)
-		}
-		set.Frames = append(set.Frames, fr)
+// ownedPoints keeps, of the points pts of one frame, the one point per
+// pixel whose trajectory is the most confident: the lowest u, on a tie the
+// lowest trajectory index. It filters pts in place, keeping their order,
+// and uses owner (one entry per pixel) as scratch space.
+func ownedPoints(pts []framePoint, owner []int32, u func(track int) float64) []framePoint {
+	for i := range owner {
+		owner[i] = -1
 	}
-	if len(set.Frames) == 0 {
-		return nil, errors.New("prepare: no trajectory point falls inside the image: nothing to train on")
+	for k, q := range pts {
+		o := owner[q.pix]
+		if o < 0 || u(q.track) < u(pts[o].track) || (u(q.track) == u(pts[o].track) && q.track < pts[o].track) {
+			owner[q.pix] = int32(k)
+		}
 	}
-	if opt.CutsBackground() {
-		// One cut per frame, each on its own labels: the frames are
-		// independent, so they run on several cores (parallel.For), one
-		// frame and its cut in memory per core (cutWorkers).
-		r := opt.FarRadius(W, H)
-		var (
-			mu   sync.Mutex // guards done and the calls of opt.Progress
-			done int
-		)
-		err := parallel.For(len(set.Frames), cutWorkers(W, H, runtime.GOMAXPROCS(0)), func(k int) error {
-			fr := &set.Frames[k]
-			img, err := frameImage(in, fr.Frame, W, H)
-			if err != nil {
-				return err
-			}
-			if fr.NCut, err = addCutBackground(img, fr.Labels, W, H, opt.BorderStep, r, opt.CutMargin, avoid[fr.Frame][:unexplained[fr.Frame]], opt.FarGap); err != nil {
-				return fmt.Errorf("prepare: frame %d: %w", fr.Frame, err)
-			}
-			if opt.Progress != nil {
-				mu.Lock()
-				done++
-				opt.Progress(done, len(set.Frames))
-				mu.Unlock()
-			}
-			return nil
-		})
+	kept := pts[:0]
+	for k, q := range pts {
+		if owner[q.pix] == int32(k) {
+			kept = append(kept, q)
+		}
+	}
+	return kept
+}
+
+// newFrame is frame f of a W×H set of the given classes, every pixel
+// unlabelled.
+func newFrame(f, W, H, classes int) Frame {
+	fr := Frame{Frame: f, Labels: make([]int16, W*H), Weights: make([]float32, W*H), Hard: make([]uint8, W*H),
+		U: make([]float32, W*H), Mu: make([]float32, W*H), Length: make([]uint16, W*H), Counts: make([]int, classes)}
+	for i := range fr.Labels {
+		fr.Labels[i] = Unlabelled
+	}
+	return fr
+}
+
+// drop removes from pts, the points of frame f, those that reject names,
+// adds their number to count and (with FarGap > 0) appends them to
+// avoid[f], so that far-background points keep away from them.
+func (p *preparation) drop(f int, pts []framePoint, reject func(k int, q framePoint) bool, count *int) []framePoint {
+	kept := pts[:0]
+	for k, q := range pts {
+		if !reject(k, q) {
+			kept = append(kept, q)
+			continue
+		}
+		*count++
+		if p.opt.FarGap > 0 {
+			p.avoid[f] = append(p.avoid[f], [2]int{q.pix % p.W, q.pix / p.W})
+		}
+	}
+	return kept
+}
+
+// dropUnsupported drops the foreground points of short trajectories with
+// no long trajectory of their segment nearby (unsupportedPoints;
+// Options.SupportRadius).
+func (p *preparation) dropUnsupported(f int, pts []framePoint) []framePoint {
+	if p.long == nil {
+		return pts
+	}
+	unsupported := unsupportedPoints(pts, func(q framePoint) (int, int, int, bool) {
+		if q.class == 0 {
+			return q.pix % p.W, q.pix / p.W, -1, true
+		}
+		return q.pix % p.W, q.pix / p.W, p.ts.Tracks[q.track].Label, p.long[q.track]
+	}, p.opt.SupportRadius)
+	return p.drop(f, pts, func(k int, _ framePoint) bool { return unsupported[k] }, &p.set.DroppedUnsupported)
+}
+
+// dropColourRejected drops the foreground points of the trajectories the
+// colour check rejected.
+func (p *preparation) dropColourRejected(f int, pts []framePoint) []framePoint {
+	if p.colourReject == nil {
+		return pts
+	}
+	return p.drop(f, pts, func(_ int, q framePoint) bool { return q.class != 0 && p.colourReject[q.track] }, &p.set.DroppedColour)
+}
+
+// labelPoints writes the points into fr: label, u_v, the trajectory's
+// length, μ_A of its segment and the hard-example mask; with DropIsolated
+// it leaves out, and counts, the isolated foreground points
+// (isolatedPoints).
+func (p *preparation) labelPoints(fr *Frame, pts []framePoint) {
+	isolated := map[int]bool{}
+	if p.opt.DropIsolated {
+		isolated = isolatedPoints(pts, func(q framePoint) (int, int, int) { return q.pix % p.W, q.pix / p.W, int(q.class) }, p.opt.IsolatedRadius)
+	}
+	for k, q := range pts {
+		if q.class != 0 && isolated[k] {
+			p.set.DroppedIsolated++
+			continue
+		}
+		t := &p.ts.Tracks[q.track]
+		fr.Labels[q.pix] = q.class
+		fr.U[q.pix] = float32(p.u(q.track))
+		fr.Length[q.pix] = uint16(min(len(t.Points), math.MaxUint16))
+		fr.Mu[q.pix] = float32(p.set.Segments[p.segIdx[t.Label]].MeanUncertainty)
+		if p.hard[q.track] {
+			fr.Hard[q.pix] = 1
+		}
+	}
+}
+
+// addGridPoints adds the far-background points (addFarBackground, away
+// from every point of avoid) and the border points (addBorderPoints) to
+// fr, as the options ask.
+func (p *preparation) addGridPoints(fr *Frame) {
+	if p.opt.FarBackground > 0 {
+		fr.NFar = addFarBackground(fr.Labels, p.W, p.H, p.opt.BorderStep, p.opt.FarRadius(p.W, p.H), p.avoid[fr.Frame], p.opt.FarGap)
+	}
+	if p.opt.BorderPoints {
+		fr.NBorder = addBorderPoints(fr.Labels, p.W, p.H, p.opt.BorderStep, p.opt.BorderInsets)
+	}
+}
+
+// cutBackground adds the background-cut points of every frame
+// (addCutBackground, away from the unexplained trajectories' points) when
+// the options ask for them (Options.CutsBackground). One cut per frame,
+// each on its own labels: the frames are independent, so they run on
+// several cores (parallel.For), one frame and its cut in memory per core
+// (cutWorkers); Options.Progress is told after each.
+func (p *preparation) cutBackground() error {
+	if !p.opt.CutsBackground() {
+		return nil
+	}
+	r := p.opt.FarRadius(p.W, p.H)
+	frames := p.set.Frames
+	var (
+		mu   sync.Mutex // guards done and the calls of opt.Progress
+		done int
+	)
+	return parallel.For(len(frames), cutWorkers(p.W, p.H, runtime.GOMAXPROCS(0)), func(k int) error {
+		fr := &frames[k]
+		img, err := frameImage(p.in, fr.Frame, p.W, p.H)
 		if err != nil {
-			return nil, err
+			return err
 		}
-	}
-	for k := range set.Frames {
-		set.Frames[k].weigh(opt.Balance)
-	}
-	return set, nil
+		avoid := p.avoid[fr.Frame][:p.nUnexplained[fr.Frame]]
+		if fr.NCut, err = addCutBackground(img, fr.Labels, p.W, p.H, p.opt.BorderStep, r, p.opt.CutMargin, avoid, p.opt.FarGap); err != nil {
+			return fmt.Errorf("prepare: frame %d: %w", fr.Frame, err)
+		}
+		if p.opt.Progress != nil {
+			mu.Lock()
+			done++
+			p.opt.Progress(done, len(frames))
+			mu.Unlock()
+		}
+		return nil
+	})
 }
 
 // weigh counts fr's labels per class and hard examples and gives every
