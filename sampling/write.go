@@ -61,9 +61,11 @@ type ManifestFrame struct {
 // Write stores the set in dir: frames/NNNNN_{labels,weights,hard,u,mu}.npy
 // (int16 with -1 = unlabelled, float32 base weights = class balance, uint8
 // hard-example mask, float32 uncertainty of the labelling trajectory and
-// float32 mean uncertainty of its segment; shape (H, W)), previews/NNNNN.png and manifest.json. framePath(f) names the image
-// of frame f (recorded in the manifest and used for previews). The folder
-// is built beside dir and renamed into place, so a failure leaves no partial set.
+// float32 mean uncertainty of its segment; shape (H, W)),
+// previews/NNNNN.png and manifest.json. framePath(f) names the image of
+// frame f (recorded in the manifest and used for previews). The folder is
+// built beside dir and renamed into place, so a failure leaves no partial
+// set.
 func (s *Set) Write(dir string, framePath func(frame int) string, readImage func(path string) (image.Image, error), source map[string]string) error {
 	parent := filepath.Dir(filepath.Clean(dir))
 	if err := os.MkdirAll(parent, 0o755); err != nil {
@@ -79,55 +81,11 @@ func (s *Set) Write(dir string, framePath func(frame int) string, readImage func
 			os.RemoveAll(tmp)
 		}
 	}()
-	mode := "binary"
-	if s.Options.Multi {
-		mode = "multi"
-	}
-	sum := s.Summary()
-	m := Manifest{Version: FormatVersion, Mode: mode, Width: s.Width, Height: s.Height, Classes: s.Classes,
-		Background: s.Background, Options: s.Options, Source: source, ClassCounts: sum.ClassCounts,
-		HardPixels: sum.HardPixels, HardTracks: sum.HardTracks, BorderPoints: sum.BorderPoints, FarPoints: sum.FarPoints, CutPoints: sum.CutPoints,
-		DroppedIsolated: s.DroppedIsolated, DroppedUnsupported: sum.Unsupported, Unexplained: sum.Unexplained, Segments: s.Segments}
-	for _, fr := range s.Frames {
-		name := fmt.Sprintf("%05d", fr.Frame)
-		mf := ManifestFrame{Frame: fr.Frame, Image: framePath(fr.Frame),
-			Labels: "frames/" + name + "_labels.npy", Weights: "frames/" + name + "_weights.npy",
-			Hard: "frames/" + name + "_hard.npy", U: "frames/" + name + "_u.npy", Mu: "frames/" + name + "_mu.npy", Preview: "previews/" + name + ".png", Counts: fr.Counts, NHard: fr.NHard}
-		shape := []int{s.Height, s.Width}
-		if err := WriteNPY(filepath.Join(tmp, mf.Labels), &Array{Shape: shape, Int16: fr.Labels}); err != nil {
-			return err
-		}
-		if err := WriteNPY(filepath.Join(tmp, mf.Weights), &Array{Shape: shape, F32: fr.Weights}); err != nil {
-			return err
-		}
-		if err := WriteNPY(filepath.Join(tmp, mf.Hard), &Array{Shape: shape, U8: fr.Hard}); err != nil {
-			return err
-		}
-		for _, a := range []struct {
-			rel string
-			v   []float32
-		}{{mf.U, fr.U}, {mf.Mu, fr.Mu}} {
-			v := a.v
-			if v == nil {
-				v = make([]float32, s.Width*s.Height)
-			}
-			if err := WriteNPY(filepath.Join(tmp, a.rel), &Array{Shape: shape, F32: v}); err != nil {
-				return err
-			}
-		}
-		var bgImg image.Image
-		if readImage != nil && mf.Image != "" {
-			img, err := readImage(mf.Image)
-			if err != nil {
-				return err
-			}
-			if b := img.Bounds(); b.Dx() != s.Width || b.Dy() != s.Height {
-				return fmt.Errorf("%s: frame is %dx%d, trajectories were prepared for %dx%d", mf.Image, b.Dx(), b.Dy(), s.Width, s.Height)
-			}
-			bgImg = img
-		}
-		prev := Preview(bgImg, &fr, s.Width, s.Height)
-		if err := atomicfile.WritePNG(filepath.Join(tmp, mf.Preview), prev); err != nil {
+	m := s.manifest(source)
+	for k := range s.Frames {
+		fr := &s.Frames[k]
+		mf := manifestFrame(fr, framePath(fr.Frame))
+		if err := s.writeFrame(tmp, fr, mf, readImage); err != nil {
 			return err
 		}
 		m.Frames = append(m.Frames, mf)
@@ -144,6 +102,71 @@ func (s *Set) Write(dir string, framePath func(frame int) string, readImage func
 	}
 	ok = true
 	return nil
+}
+
+// manifest is the set's manifest without its frames: mode, size, options,
+// source and the counts of Summary.
+func (s *Set) manifest(source map[string]string) Manifest {
+	mode := "binary"
+	if s.Options.Multi {
+		mode = "multi"
+	}
+	sum := s.Summary()
+	return Manifest{Version: FormatVersion, Mode: mode, Width: s.Width, Height: s.Height, Classes: s.Classes,
+		Background: s.Background, Options: s.Options, Source: source, ClassCounts: sum.ClassCounts,
+		HardPixels: sum.HardPixels, HardTracks: sum.HardTracks, BorderPoints: sum.BorderPoints, FarPoints: sum.FarPoints, CutPoints: sum.CutPoints,
+		DroppedIsolated: s.DroppedIsolated, DroppedUnsupported: sum.Unsupported, Unexplained: sum.Unexplained, Segments: s.Segments}
+}
+
+// manifestFrame names the files of fr (frames/NNNNN_*.npy,
+// previews/NNNNN.png) and records image, the path of its frame.
+func manifestFrame(fr *Frame, image string) ManifestFrame {
+	name := fmt.Sprintf("%05d", fr.Frame)
+	return ManifestFrame{Frame: fr.Frame, Image: image,
+		Labels: "frames/" + name + "_labels.npy", Weights: "frames/" + name + "_weights.npy",
+		Hard: "frames/" + name + "_hard.npy", U: "frames/" + name + "_u.npy", Mu: "frames/" + name + "_mu.npy", Preview: "previews/" + name + ".png", Counts: fr.Counts, NHard: fr.NHard}
+}
+
+// writeFrame writes the arrays and the preview of fr into dir under the
+// names of mf (zeros for a missing U or Mu); the preview is drawn over
+// readImage(mf.Image) when both are given, which must be of the set's size.
+func (s *Set) writeFrame(dir string, fr *Frame, mf ManifestFrame, readImage func(path string) (image.Image, error)) error {
+	shape := []int{s.Height, s.Width}
+	arrays := []struct {
+		rel string
+		a   *Array
+	}{
+		{mf.Labels, &Array{Shape: shape, Int16: fr.Labels}},
+		{mf.Weights, &Array{Shape: shape, F32: fr.Weights}},
+		{mf.Hard, &Array{Shape: shape, U8: fr.Hard}},
+		{mf.U, &Array{Shape: shape, F32: orZeros(fr.U, s.Width*s.Height)}},
+		{mf.Mu, &Array{Shape: shape, F32: orZeros(fr.Mu, s.Width*s.Height)}},
+	}
+	for _, a := range arrays {
+		if err := WriteNPY(filepath.Join(dir, a.rel), a.a); err != nil {
+			return err
+		}
+	}
+	var bgImg image.Image
+	if readImage != nil && mf.Image != "" {
+		img, err := readImage(mf.Image)
+		if err != nil {
+			return err
+		}
+		if b := img.Bounds(); b.Dx() != s.Width || b.Dy() != s.Height {
+			return fmt.Errorf("%s: frame is %dx%d, trajectories were prepared for %dx%d", mf.Image, b.Dx(), b.Dy(), s.Width, s.Height)
+		}
+		bgImg = img
+	}
+	return atomicfile.WritePNG(filepath.Join(dir, mf.Preview), Preview(bgImg, fr, s.Width, s.Height))
+}
+
+// orZeros is v, or n zeros when v is nil.
+func orZeros(v []float32, n int) []float32 {
+	if v == nil {
+		return make([]float32, n)
+	}
+	return v
 }
 
 // ReadManifest reads dir/manifest.json.
