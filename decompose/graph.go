@@ -19,7 +19,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/densify/densify/motiongraph"
+	"github.com/densify/densify/internal/logit"
 	"github.com/densify/densify/multicut"
 )
 
@@ -150,7 +150,7 @@ func (p GraphParams) Validate() error {
 	if p.MinSize < 0 || p.MinSize > 1<<20 {
 		return fmt.Errorf("minimum segment size must be in [0, 2^20], got %d", p.MinSize)
 	}
-	return motiongraph.CheckBeta(p.Beta)
+	return logit.CheckBeta(p.Beta)
 }
 
 // Offset is a pixel displacement (DX, DY) in the half plane DY > 0 or
@@ -247,7 +247,7 @@ func abs(x int) int {
 // node y·W+x per pixel; for every regular offset and every lifted offset a
 // pair (v, v+offset) inside the image; its cut probability the LineMax of p
 // between the two pixels and its cost seed Eq. 9,
-// c = log((1−p)/p) + log((1−β)/β) with p clamped as motiongraph.CostFromProb.
+// c = log((1−p)/p) + log((1−β)/β) with p clamped as logit.CostFromProb.
 func BuildGraph(p []float32, w, h int, par GraphParams) (*multicut.Graph, error) {
 	if err := par.Validate(); err != nil {
 		return nil, err
@@ -266,7 +266,7 @@ func BuildGraph(p []float32, w, h int, par GraphParams) (*multicut.Graph, error)
 				for x := max(0, -o.DX); x < w && x+o.DX < w; x++ {
 					q := LineMax(p, w, x, y, x+o.DX, y+o.DY)
 					g.Edges = append(g.Edges, multicut.Edge{U: y*w + x, V: (y+o.DY)*w + x + o.DX,
-						Cost: motiongraph.CostFromProb(float64(q), par.Beta), Lifted: lifted})
+						Cost: logit.CostFromProb(float64(q), par.Beta), Lifted: lifted})
 				}
 			}
 		}

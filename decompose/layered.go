@@ -5,7 +5,7 @@ import (
 	"math"
 	"sort"
 
-	"github.com/densify/densify/motiongraph"
+	"github.com/densify/densify/internal/logit"
 	"github.com/densify/densify/uncertainty"
 )
 
@@ -185,7 +185,7 @@ func SegmentFloor(labels []int, gamma []float64) (s, rank []float64, err error) 
 	u := make([]float64, n)
 	sum, cnt := map[int]float64{}, map[int]int{}
 	for v, l := range labels {
-		u[v] = motiongraph.Sigmoid(-gamma[v])
+		u[v] = logit.Sigmoid(-gamma[v])
 		sum[l] += u[v]
 		cnt[l]++
 	}

@@ -54,7 +54,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/densify/densify/motiongraph"
+	"github.com/densify/densify/internal/logit"
 	"github.com/densify/densify/multicut"
 )
 
@@ -174,10 +174,10 @@ func (a *Adjacency) Compute(labels []int, beta float64) (*Result, error) {
 				gamma, target = g, c
 			}
 		}
-		r.ULifted[v] = motiongraph.Sigmoid(-gammaL)
+		r.ULifted[v] = logit.Sigmoid(-gammaL)
 		r.ULikE[v] = -math.Expm1(logConfE)
 		r.Gamma[v] = gamma
-		r.U[v] = motiongraph.Sigmoid(-gamma)
+		r.U[v] = logit.Sigmoid(-gamma)
 		r.ULik[v] = -math.Expm1(logConf)
 		if target >= 0 {
 			r.Target[v] = ids[target]
