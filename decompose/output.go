@@ -12,8 +12,8 @@ import (
 
 	"github.com/densify/densify/bsds"
 	"github.com/densify/densify/internal/atomicfile"
+	"github.com/densify/densify/internal/npy"
 	"github.com/densify/densify/multicut"
-	"github.com/densify/densify/sampling"
 	"github.com/densify/densify/uncertainty"
 )
 
@@ -226,23 +226,23 @@ func writeImage(o ImageOptions, img image.Image, r *Result, s *ImageSummary) err
 		{"boundary.png", png(GrayImage(r.Boundary, r.W, r.H))},
 		{"uncertainty.png", png(HeatImage(r.Uncertainty.U, r.W, r.H))},
 		{"uncertainty.npy", func(p string) error {
-			return sampling.WriteNPY(p, &sampling.Array{Shape: []int{r.H, r.W}, F32: u32})
+			return npy.Write(p, &npy.Array{Shape: []int{r.H, r.W}, F32: u32})
 		}},
 		{"labels.npy", func(p string) error {
 			l, err := labelsF32(r.Labels)
 			if err != nil {
 				return err
 			}
-			return sampling.WriteNPY(p, &sampling.Array{Shape: []int{r.H, r.W}, F32: l})
+			return npy.Write(p, &npy.Array{Shape: []int{r.H, r.W}, F32: l})
 		}},
 		{"boundary.npy", func(p string) error {
-			return sampling.WriteNPY(p, &sampling.Array{Shape: []int{r.H, r.W}, F32: r.Boundary})
+			return npy.Write(p, &npy.Array{Shape: []int{r.H, r.W}, F32: r.Boundary})
 		}},
 		{"gamma-layered.npy", func(p string) error {
-			return sampling.WriteNPY(p, &sampling.Array{Shape: []int{r.H, r.W}, F32: f32(r.GammaLayered)})
+			return npy.Write(p, &npy.Array{Shape: []int{r.H, r.W}, F32: f32(r.GammaLayered)})
 		}},
 		{"uncertainty-segment.npy", func(p string) error {
-			return sampling.WriteNPY(p, &sampling.Array{Shape: []int{r.H, r.W}, F32: f32(r.SegmentU)})
+			return npy.Write(p, &npy.Array{Shape: []int{r.H, r.W}, F32: f32(r.SegmentU)})
 		}},
 		{"removal.png", png(RemovalPicture(img, r, o.Sparsify.Seed))},
 	}

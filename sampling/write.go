@@ -10,6 +10,7 @@ import (
 
 	"github.com/densify/densify/internal/atomicfile"
 	"github.com/densify/densify/internal/fileerr"
+	"github.com/densify/densify/internal/npy"
 )
 
 // FormatVersion is the version of the prepared-set layout Write produces.
@@ -94,13 +95,13 @@ func (s *Set) Write(dir string, framePath func(frame int) string, readImage func
 			Labels: "frames/" + name + "_labels.npy", Weights: "frames/" + name + "_weights.npy",
 			Hard: "frames/" + name + "_hard.npy", U: "frames/" + name + "_u.npy", Mu: "frames/" + name + "_mu.npy", Preview: "previews/" + name + ".png", Counts: fr.Counts, NHard: fr.NHard}
 		shape := []int{s.Height, s.Width}
-		if err := WriteNPY(filepath.Join(tmp, mf.Labels), &Array{Shape: shape, Int16: fr.Labels}); err != nil {
+		if err := npy.Write(filepath.Join(tmp, mf.Labels), &npy.Array{Shape: shape, Int16: fr.Labels}); err != nil {
 			return err
 		}
-		if err := WriteNPY(filepath.Join(tmp, mf.Weights), &Array{Shape: shape, F32: fr.Weights}); err != nil {
+		if err := npy.Write(filepath.Join(tmp, mf.Weights), &npy.Array{Shape: shape, F32: fr.Weights}); err != nil {
 			return err
 		}
-		if err := WriteNPY(filepath.Join(tmp, mf.Hard), &Array{Shape: shape, U8: fr.Hard}); err != nil {
+		if err := npy.Write(filepath.Join(tmp, mf.Hard), &npy.Array{Shape: shape, U8: fr.Hard}); err != nil {
 			return err
 		}
 		for _, a := range []struct {
@@ -111,7 +112,7 @@ func (s *Set) Write(dir string, framePath func(frame int) string, readImage func
 			if v == nil {
 				v = make([]float32, s.Width*s.Height)
 			}
-			if err := WriteNPY(filepath.Join(tmp, a.rel), &Array{Shape: shape, F32: v}); err != nil {
+			if err := npy.Write(filepath.Join(tmp, a.rel), &npy.Array{Shape: shape, F32: v}); err != nil {
 				return err
 			}
 		}
