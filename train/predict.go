@@ -12,7 +12,6 @@ import (
 	"strings"
 
 	"github.com/densify/densify/dataset"
-	"github.com/densify/densify/eval"
 	"github.com/densify/densify/internal/atomicfile"
 	"github.com/densify/densify/internal/progress"
 	"github.com/densify/densify/models"
@@ -214,7 +213,7 @@ func Predict(ckpt string, frames []string, out string, opt PredictOptions) (err 
 		name := fmt.Sprintf("%05d.png", i)
 		b := img.Bounds()
 		W, H := b.Dx(), b.Dy()
-		if err := atomicfile.WritePNG(filepath.Join(tmp, name), eval.MaskImage(labels, W, H, model.Config.Classes)); err != nil {
+		if err := atomicfile.WritePNG(filepath.Join(tmp, name), dataset.MaskImage(labels, W, H, model.Config.Classes)); err != nil {
 			return err
 		}
 		names = append(names, name)
@@ -431,7 +430,7 @@ func decide(probs []float32, n, C int, shift []float64) (labels []uint8, prob []
 func overlay(img image.Image, labels []uint8) *image.RGBA {
 	b := img.Bounds()
 	W, H := b.Dx(), b.Dy()
-	pal := eval.Palette(256)
+	pal := dataset.Palette(256)
 	out := image.NewRGBA(image.Rect(0, 0, W, H))
 	for y := 0; y < H; y++ {
 		for x := 0; x < W; x++ {
