@@ -19,7 +19,7 @@
 // examples), the dense network (Options.Densifier) and eval (FBMS MoSegEval
 // protocol). The two parts that need native libraries, OpenCV's optical flow
 // and the libtorch U-Net, are injected by the composition root (cmd/densify
-// hands over video.Tracker and train.Densifier), so this package and its tests link
+// hands over video.Tracker and its U-Net densifier), so this package and its tests link
 // neither OpenCV nor libtorch.
 package pipeline
 

@@ -46,7 +46,7 @@ type PredictOptions struct {
 	PriorShift bool
 	// Refine, if set, refines every binary mask from the frame, the mask and
 	// the foreground probabilities (refine.ProbCut, or refine.TrimapCut with
-	// cmd/densify's video.GrabCut; SetRefine picks one by name); the
+	// cmd/densify's video.GrabCut; cmd/densify picks one by name); the
 	// probability maps written are the ones the mask was decided from (the
 	// network's, or the fused ones with Temporal). Masks of multi-label
 	// models are kept as predicted, with a note on Progress.
@@ -100,6 +100,26 @@ func (o PredictOptions) Validate() error {
 	default:
 		return fmt.Errorf("predict: unknown device %q (cpu, cuda or auto)", o.Device)
 	}
+	return nil
+}
+
+// SetTemporal sets Temporal and TemporalOptions for a fusion radius: 0
+// clears them; K > 0 fuses K frames on each side along f with
+// refine.DefaultTemporalOptions' consistency test (an error when f is nil).
+func (o *PredictOptions) SetTemporal(radius int, f refine.Flow) error {
+	to := refine.DefaultTemporalOptions()
+	to.Radius = radius
+	if err := to.Validate(); err != nil {
+		return fmt.Errorf("predict: %w", err)
+	}
+	if radius == 0 {
+		o.Temporal, o.TemporalOptions = nil, refine.TemporalOptions{}
+		return nil
+	}
+	if f == nil {
+		return fmt.Errorf("predict: temporal fusion needs an optical flow, and this densifier has none")
+	}
+	o.Temporal, o.TemporalOptions = f, to
 	return nil
 }
 
