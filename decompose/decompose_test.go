@@ -421,8 +421,9 @@ func TestBySegments(t *testing.T) {
 	}
 }
 
-// On a real BSDS val image (143090: 13 segments, where the ungated floor
-// of session 19 was above the likelihood, VI-AUC 0.275 against 0.214) the
+// On a real BSDS val image (143090: 13 segments, where flooring every
+// segment at its μ_A, MeasuresVersion 1, put the ordering above the
+// likelihood, VI-AUC 0.275 against 0.214) the
 // proposed-segment ordering removes VI faster than the likelihood baseline
 // (README: 0.172), and both beat random. Skips without ../shared.
 func TestProposedSegmentOnBSDS(t *testing.T) {

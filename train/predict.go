@@ -61,9 +61,9 @@ type PredictOptions struct {
 	// Mirror averages the posteriors of the frame and of its mirror image
 	// (flipped back), test-time augmentation matching training's random
 	// horizontal flips: p(x) = ½ (f(I)(x) + f(mirror I)(mirror x)). It
-	// doubles the network's work per frame. On the ten DAVIS dev
-	// sequences (session 9's models) it raised the mean J from 63.7 to
-	// 64.0, better on 5, worse on 2 by at most 0.2.
+	// doubles the network's work per frame; on by default (cmd/densify,
+	// the pipeline) because it raised the mean J on the DAVIS dev
+	// sequences.
 	Mirror   bool
 	Device   string // "cpu" (default), "cuda", "auto"
 	Threads  int    // ≤ 0: all cores

@@ -183,7 +183,7 @@ func TestMovesAreExactEnergyChanges(t *testing.T) {
 	}
 }
 
-// σ(γ_B) equals the seed's product-of-probabilities form (β = 0.5), and
+// σ(γ_B) equals UAI'21's product-of-probabilities form (β = 0.5), and
 // σ(γ_B − b(n_A − n_B)) equals it for other β.
 func TestSigmoidEqualsProductForm(t *testing.T) {
 	rng := rand.New(rand.NewSource(3))
