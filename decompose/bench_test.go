@@ -63,8 +63,9 @@ func peakHeap(f func()) float64 {
 // BenchmarkDecompose is one 481×321 image with the defaults: boundary map,
 // graph (8-neighbour E, 8 lifted offsets per pixel), GAEC, node-level KLj,
 // absorption of segments below 200 px and the per-pixel uncertainty (the
-// seed's γ, the layered Γ and the single-node γ₁). Metrics: s/image, per-stage seconds, edges and peak-MiB (live
-// heap sampled every ms).
+// γ of Kardoost & Keuper, UAI 2021, Eq. 12, the layered Γ and the
+// single-node γ₁). Metrics: s/image, per-stage seconds, edges and peak-MiB
+// (live heap sampled every ms).
 func BenchmarkDecompose(b *testing.B) {
 	img, name := benchImage(b)
 	b.Logf("image: %s, GOMAXPROCS %d", name, runtime.GOMAXPROCS(0))

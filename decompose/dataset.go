@@ -63,7 +63,7 @@ type DatasetMeans struct {
 	// VIAUC, RIAUC: area under the mean curves per ordering.
 	VIAUC map[string]float64 `json:"vi_auc"`
 	RIAUC map[string]float64 `json:"ri_auc"`
-	// The seed's orderings at the top level, copies of the per-ordering
+	// The orderings of Kardoost & Keuper (UAI 2021) at the top level, copies of the per-ordering
 	// shares below: ProposedBelowLikelihood = BelowLikelihood["proposed"],
 	// ProposedBelowRandom = BelowRandom["proposed"], LikelihoodBelowRandom
 	// = BelowRandom["likelihood"], BothBelowRandom (proposed and likelihood
@@ -262,7 +262,7 @@ func means(rows []ImageRow, sets [][]uncertainty.Curve) (*DatasetMeans, error) {
 		m.BelowRandom[k] /= n
 		m.WithLikelihoodBelowRandom[k] /= n
 	}
-	// The seed's three orderings, kept at the top level of the JSON.
+	// UAI'21's three orderings, kept at the top level of the JSON.
 	m.ProposedBelowLikelihood = m.BelowLikelihood["proposed"]
 	m.ProposedBelowRandom = m.BelowRandom["proposed"]
 	m.LikelihoodBelowRandom = m.BelowRandom["likelihood"]
@@ -361,9 +361,9 @@ func Markdown(s *DatasetSummary) string {
 		fmt.Fprintf(&b, "| %s | %.4f | %.4f | %.4f | %s | %.0f %% | %.0f %% |\n", o, m.VIAUC[o], m.VIAUC[o]-m.VIAUC[Oracle], m.RIAUC[o], share, 100*m.BelowLikelihood[o], 100*m.BelowRandom[o])
 	}
 	fmt.Fprintf(&b, "\nThe oracle knows the annotations: against each annotator it removes first the pixels with the largest term of VI (eval.PointwiseVI); \"above the oracle\" is an ordering's VI-AUC minus the oracle's (the area between their mean curves).\n")
-	fmt.Fprintf(&b, "\n**proposed-segment** (densify's measure: the seed's γ, its ties at +∞ ranked by the layered Γ, segments smaller than the mean floored at their μ_A; decompose.SegmentFloor): VI-AUC < likelihood on **%.0f %%** of the images, < random on %.0f %%; it and the likelihood both < random on **%.0f %%**.\n\n",
+	fmt.Fprintf(&b, "\n**proposed-segment** (densify's measure: UAI'21's γ, its ties at +∞ ranked by the layered Γ, segments smaller than the mean floored at their μ_A; decompose.SegmentFloor): VI-AUC < likelihood on **%.0f %%** of the images, < random on %.0f %%; it and the likelihood both < random on **%.0f %%**.\n\n",
 		100*m.BelowLikelihood["proposed-segment"], 100*m.BelowRandom["proposed-segment"], 100*m.WithLikelihoodBelowRandom["proposed-segment"])
-	fmt.Fprintf(&b, "The seed's γ alone (proposed; u = 0 and ties broken at random for every pixel without an E-neighbour in another segment): VI-AUC < likelihood on %.0f %%; proposed < random: %.0f %%; likelihood < random: %.0f %%; both < random: %.0f %%.\n\n",
+	fmt.Fprintf(&b, "UAI'21's γ alone (proposed; u = 0 and ties broken at random for every pixel without an E-neighbour in another segment): VI-AUC < likelihood on %.0f %%; proposed < random: %.0f %%; likelihood < random: %.0f %%; both < random: %.0f %%.\n\n",
 		100*m.ProposedBelowLikelihood, 100*m.ProposedBelowRandom, 100*m.LikelihoodBelowRandom, 100*m.BothBelowRandom)
 	fmt.Fprintf(&b, "Layered γ (proposed-layered, Γ of decompose.Layered): VI-AUC < likelihood on %.0f %% of the images, < random on %.0f %%.\n\n",
 		100*m.BelowLikelihood["proposed-layered"], 100*m.BelowRandom["proposed-layered"])

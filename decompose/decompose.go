@@ -43,7 +43,7 @@ type Options struct {
 	Sparsify      SparsifyOptions `json:"sparsify"`
 	// GammaCosts chooses the edge weights of γ, Γ and γ₁: "logit" (default,
 	// "" too) uses the β-free logits log((1−p_e)/p_e), so that σ(γ_B(v)) is
-	// exactly the seed's normalised two-hypothesis probability
+	// exactly the normalised two-hypothesis probability of Kardoost & Keuper
 	// Π_{e→A} p_join Π_{e→B} p_cut / (… + Π_{e→B} p_join Π_{e→A} p_cut)
 	// (UAI'21 Eqs. 10–12, products of the edge probabilities; see package
 	// uncertainty) and the measure rests on the same probabilities as the
@@ -108,7 +108,7 @@ type Result struct {
 	Graph       *multicut.Graph
 	Labels      []int // segment per pixel (row-major), canonical
 	Uncertainty *uncertainty.Result
-	// GammaLayered is Γ per pixel (Layered): the seed's γ where finite,
+	// GammaLayered is Γ per pixel (Layered): UAI'21's γ where finite,
 	// else the energy change of the cheapest layered chain move.
 	GammaLayered []float64
 	// GammaSingle is γ₁ per pixel (SingleNode, diagnostic).
@@ -164,8 +164,8 @@ func Decompose(img image.Image, opt Options) (*Result, error) {
 	return r, nil
 }
 
-// measure computes the per-pixel uncertainties of r.Labels on r.Graph (the
-// seed's γ and the likelihood with the costs opt.GammaCosts names, Layered's
+// measure computes the per-pixel uncertainties of r.Labels on r.Graph
+// (UAI'21's γ and the likelihood with the costs opt.GammaCosts names, Layered's
 // Γ and SingleNode's γ₁).
 func (r *Result) measure(opt Options) error {
 	adj, err := uncertainty.NewAdjacency(r.Graph)
@@ -208,7 +208,7 @@ type Evaluation struct {
 	// BoundaryShare is, per ordering, the fraction of the first 10 % of
 	// removed pixels that lie on a segment boundary of the decomposition
 	// (a pixel with a 4-neighbour in another segment); BoundaryBase is the
-	// fraction of all pixels on a boundary (seed Fig. 8: uncertain pixels
+	// fraction of all pixels on a boundary (UAI'21 Fig. 8: uncertain pixels
 	// are boundary pixels).
 	BoundaryShare map[string]float64 `json:"boundary_share_first10"`
 	BoundaryBase  float64            `json:"boundary_share_all"`

@@ -13,8 +13,8 @@ import (
 
 	"github.com/densify/densify/bsds"
 	"github.com/densify/densify/eval"
+	"github.com/densify/densify/internal/logit"
 	"github.com/densify/densify/internal/testutil"
-	"github.com/densify/densify/motiongraph"
 	"github.com/densify/densify/multicut"
 	"github.com/densify/densify/uncertainty"
 )
@@ -110,7 +110,7 @@ func TestBuildGraphBruteForce(t *testing.T) {
 					continue
 				}
 				q := bruteLineMax(p, w, u%w, u/w, v%w, v/w)
-				want[key{u, v}] = multicut.Edge{U: u, V: v, Cost: motiongraph.CostFromProb(float64(q), par.Beta), Lifted: !reg}
+				want[key{u, v}] = multicut.Edge{U: u, V: v, Cost: logit.CostFromProb(float64(q), par.Beta), Lifted: !reg}
 			}
 		}
 		if len(g.Edges) != len(want) {
@@ -123,7 +123,7 @@ func TestBuildGraphBruteForce(t *testing.T) {
 			// force walks from the smaller id, BuildGraph from the offset's origin
 			if !ok || we.Lifted != e.Lifted || math.Abs(we.Cost-e.Cost) > 1e-12 {
 				q := bruteLineMax(p, w, e.U%w, e.U/w, e.V%w, e.V/w)
-				if !ok || we.Lifted != e.Lifted || math.Abs(motiongraph.CostFromProb(float64(q), par.Beta)-e.Cost) > 1e-12 {
+				if !ok || we.Lifted != e.Lifted || math.Abs(logit.CostFromProb(float64(q), par.Beta)-e.Cost) > 1e-12 {
 					t.Fatalf("edge (%d,%d) lifted=%v cost %v; brute force %+v (present %v)", e.U, e.V, e.Lifted, e.Cost, we, ok)
 				}
 			}
@@ -421,8 +421,9 @@ func TestBySegments(t *testing.T) {
 	}
 }
 
-// On a real BSDS val image (143090: 13 segments, where the ungated floor
-// of session 19 was above the likelihood, VI-AUC 0.275 against 0.214) the
+// On a real BSDS val image (143090: 13 segments, where flooring every
+// segment at its μ_A, MeasuresVersion 1, put the ordering above the
+// likelihood, VI-AUC 0.275 against 0.214) the
 // proposed-segment ordering removes VI faster than the likelihood baseline
 // (README: 0.172), and both beat random. Skips without ../shared.
 func TestProposedSegmentOnBSDS(t *testing.T) {

@@ -11,7 +11,7 @@
 // graph with regular edges E (4- or 8-neighbours) and lifted edges F (a fixed
 // set of offsets up to radius τ = 20) → cut probability of each pair = the
 // maximum boundary probability on the straight line between the two pixels
-// → costs by seed Eq. 9 → GAEC, then KLj (package multicut) → uncertainty
+// → costs by UAI'21 Eq. 9 → GAEC, then KLj (package multicut) → uncertainty
 // u = σ(−γ) per pixel (package uncertainty).
 package decompose
 
@@ -19,7 +19,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/densify/densify/motiongraph"
+	"github.com/densify/densify/internal/logit"
 	"github.com/densify/densify/multicut"
 )
 
@@ -27,12 +27,12 @@ import (
 type GraphParams struct {
 	// Neighbours is 4 or 8: the regular edges E.
 	Neighbours int `json:"neighbours"`
-	// Radius τ is the largest length (pixels) of a lifted edge (seed: 20).
+	// Radius τ is the largest length (pixels) of a lifted edge (UAI'21: 20).
 	Radius float64 `json:"radius"`
 	// Lifted is the number of lifted offsets per pixel (each pixel starts
 	// that many lifted edges, so |F| ≈ Lifted·|V|).
 	Lifted int `json:"lifted"`
-	// Beta is the cut prior β of seed Eq. 9.
+	// Beta is the cut prior β of UAI'21 Eq. 9.
 	Beta float64 `json:"beta"`
 	// MinSize: after solving, segments of fewer pixels are absorbed by
 	// their neighbours (see AbsorbSmall); 0 or 1 keeps the solver's result.
@@ -49,89 +49,14 @@ type GraphParams struct {
 // DefaultGraphParams are the settings chosen on the BSDS-500 TRAIN split by
 // segmentation covering against the annotators (Arbelaez et al. TPAMI 2011,
 // Eq. 13; VI alone would favour under-segmentation: one segment scores VI
-// 1.5–1.8 on train images), 8-neighbour E. With the boundary model of 18
-// features (version 2, the contrast-normalised gradients added; node-level
-// KLj), means over 7 train images (105019, 138078, 169012, 198023, 24004,
-// 292066, 370036: every 25th of the sorted ids from the 6th):
-//
-//	β      min size   segments   VI      PRI     covering
-//	0.8    200        16         1.097   0.792   0.615
-//	0.85   100        39         1.173   0.826   0.631
-//	0.85   200        24         1.118   0.823   0.634
-//	0.85   300        17         1.091   0.818   0.633
-//	0.875  200        26         1.175   0.827   0.614
-//	0.9    100        46         1.287   0.837   0.604
-//	0.9    200        28         1.226   0.832   0.603   ← default
-//	0.95   200        29         1.394   0.840   0.580
-//
-// and, the two best β at 200 px checked on the first 25 train images (seven
-// images made the choice noisy):
-//
-//	β      min size   segments   VI      PRI     covering
-//	0.85   200        18.6       1.444   0.632   0.460
-//	0.9    200        25.9       1.494   0.751   0.503   ← default
-//
-// β = 0.9 has the higher covering over the 32 images (0.525 against 0.498).
-// Session 18 added two finer settings on the same 25 images (KLj without
-// group moves; the default row is then 1.493 / 0.751 / 0.503):
-//
-//	β      min size   segments   VI      PRI     covering
-//	0.9    100        42.0       1.572   0.756   0.503
-//	0.95   200        36.8       1.862   0.749   0.441
-//
-// They put proposed-segment below the likelihood on more images (64 % and
-// 80 %, against 60 %; on val β 0.95 gives 83 % against 65 %), because that
-// ordering grades small segments; but neither has a higher covering, and
-// β 0.95 is worse on all three scores, so the default stays.
-//
-// Session 19 checked the choice again with the quadratic boundary model
-// (boundary.Model, version 3) on the same 25 images:
-//
-//	β      min size   segments   VI      PRI     covering
-//	0.85   200        18.9       1.343   0.703   0.510
-//	0.9    100        39.8       1.528   0.750   0.511
-//	0.9    200        25.8       1.446   0.748   0.5154  ← default
-//	0.9    300        19.6       1.406   0.745   0.5153
-//	0.95   200        32.5       1.673   0.768   0.489
-//
-// (proposed-segment below the likelihood on 60 %, 76 %, 64 %, 68 % and
-// 76 % of them): 200 px and 300 px tie on covering, so the default stays.
-// These rows have 8 lifted offsets per pixel (Lifted), the default until
-// then. With β 0.9 and 200 px, the number of offsets on the same images:
-//
-//	lifted   segments   VI      PRI     covering   s per image (2 workers)
-//	8        25.8       1.446   0.748   0.515      4.2    ← default
-//	16       25.3       1.404   0.758   0.528      7.0
-//	24       24.3       1.408   0.753   0.522      9.0
-//
-// (proposed-segment below the likelihood on 64 %, 68 % and 60 %). 16 has
-// the best covering here, but on val its gain was small and its costs not:
-// VI / PRI / covering 1.434 / 0.772 / 0.538 against 1.458 / 0.769 / 0.536,
-// 7.8 s per image against 5.1 (2 workers; 23 images above 10 s against 5;
-// BenchmarkDecompose 5.9 s against 4.4 s), and proposed-segment below the
-// likelihood on 61 % of the images against 67 %. So 8 stays; --lifted 16
-// is the finer-regions setting.
-//
-// With the earlier 12-feature model (KLj with multilevel refinement):
-//
-//	β     min size   segments   VI      PRI     covering
-//	0.9   0          30,786     2.798   0.834   0.563
-//	0.9   50         48         1.270   0.834   0.612
-//	0.9   100        32         1.208   0.832   0.615
-//	0.9   200        20         1.138   0.827   0.625   ← its default
-//	0.95  0          56,723     4.643   0.814   0.416
-//	0.95  100        44         1.660   0.819   0.520
-//	0.95  200        25         1.494   0.813   0.538
-//
-// and β = 0.5 / 0.7 / 0.8 under-segmented (1–14 segments left after absorbing
-// fragments, covering 0.22–0.41 on 2 train images): the boundary model's p
-// is calibrated to annotator agreement and rarely exceeds 0.5. The pixel
-// multicut itself leaves tens of thousands of single-pixel segments on the
-// thick boundary bands (every E and F edge of a band pixel has the band's
-// high line maximum, so all of them prefer a cut), which dominates VI;
-// absorbing segments below 200 px keeps the ~20 regions of a typical
-// image. E stays the 8-neighbourhood (not refitted here; earlier, on 10 val
-// images, it was marginally better than 4).
+// 1.5–1.8 on train images): 8-neighbour E, lifted radius τ = 20 with 8
+// offsets per pixel, β = 0.9 and segments below 200 px absorbed. β 0.9 with
+// 200 px had the highest covering on the train images of the choice (300 px
+// tied with the current boundary model); more lifted offsets gained little
+// covering on val for half as much time again, smaller β under-segments
+// (the boundary model's p is calibrated to annotator agreement and rarely
+// exceeds 0.5), and without absorption the pixel multicut leaves tens of
+// thousands of single-pixel segments on the thick boundary bands.
 func DefaultGraphParams() GraphParams {
 	return GraphParams{Neighbours: 8, Radius: 20, Lifted: 8, Beta: 0.9, MinSize: 200}
 }
@@ -150,7 +75,7 @@ func (p GraphParams) Validate() error {
 	if p.MinSize < 0 || p.MinSize > 1<<20 {
 		return fmt.Errorf("minimum segment size must be in [0, 2^20], got %d", p.MinSize)
 	}
-	return motiongraph.CheckBeta(p.Beta)
+	return logit.CheckBeta(p.Beta)
 }
 
 // Offset is a pixel displacement (DX, DY) in the half plane DY > 0 or
@@ -246,8 +171,8 @@ func abs(x int) int {
 // BuildGraph builds the pixel graph of a W×H boundary probability map p:
 // node y·W+x per pixel; for every regular offset and every lifted offset a
 // pair (v, v+offset) inside the image; its cut probability the LineMax of p
-// between the two pixels and its cost seed Eq. 9,
-// c = log((1−p)/p) + log((1−β)/β) with p clamped as motiongraph.CostFromProb.
+// between the two pixels and its cost by UAI'21 Eq. 9,
+// c = log((1−p)/p) + log((1−β)/β) with p clamped as logit.CostFromProb.
 func BuildGraph(p []float32, w, h int, par GraphParams) (*multicut.Graph, error) {
 	if err := par.Validate(); err != nil {
 		return nil, err
@@ -266,7 +191,7 @@ func BuildGraph(p []float32, w, h int, par GraphParams) (*multicut.Graph, error)
 				for x := max(0, -o.DX); x < w && x+o.DX < w; x++ {
 					q := LineMax(p, w, x, y, x+o.DX, y+o.DY)
 					g.Edges = append(g.Edges, multicut.Edge{U: y*w + x, V: (y+o.DY)*w + x + o.DX,
-						Cost: motiongraph.CostFromProb(float64(q), par.Beta), Lifted: lifted})
+						Cost: logit.CostFromProb(float64(q), par.Beta), Lifted: lifted})
 				}
 			}
 		}

@@ -5,15 +5,15 @@ import (
 	"math"
 	"sort"
 
-	"github.com/densify/densify/motiongraph"
+	"github.com/densify/densify/internal/logit"
 	"github.com/densify/densify/uncertainty"
 )
 
-// Layered extends the seed's γ to the nodes where it is +∞ (every
-// E-neighbour in the node's own cluster, the interior of a segment) by the
-// energy change of the cheapest connected move found layer by layer: the
-// node moves together with the chain of nodes that connects it to another
-// cluster.
+// Layered extends the γ of Kardoost & Keuper (UAI 2021, Eq. 12) to the
+// nodes where it is +∞ (every E-neighbour in the node's own cluster, the
+// interior of a segment) by the energy change of the cheapest connected
+// move found layer by layer: the node moves together with the chain of
+// nodes that connects it to another cluster.
 //
 // Notation as in package uncertainty: costs c_e > 0 prefer a join, the
 // energy is Σ_{cut e} c_e, cluster A = the cluster of v, N(v) the neighbours
@@ -23,10 +23,10 @@ import (
 //	δ(v | C → B) = Σ_{u ∈ N(v) ∩ (A∖C)} c_vu − Σ_{u ∈ N(v) ∩ B} c_vu − Σ_{u ∈ N(v) ∩ C} c_vu
 //
 // (edges into A∖C become cut, edges into B and into the moved chain C become
-// joined). With C = ∅ this is the seed's γ_B(v) (UAI'21 Eq. 12).
+// joined). With C = ∅ this is UAI'21's γ_B(v) (Eq. 12).
 //
-// Layers: layer 0 are the nodes with a finite seed γ (an E-neighbour in
-// another cluster); their chain is {v}, their target the seed's argmin
+// Layers: layer 0 are the nodes with a finite γ (an E-neighbour in
+// another cluster); their chain is {v}, their target γ's argmin
 // cluster B(v) and Γ(v) = γ(v). Layer k are the nodes of A at E-distance k
 // from layer 0 inside A (breadth-first search over E restricted to A). A
 // node v of layer k ≥ 1 extends the chain of one of its E-neighbours w of
@@ -37,7 +37,7 @@ import (
 // (ties: the smaller node id w). Γ(v) is therefore exactly the energy change
 // of moving the E-connected set chain(v) — a path from v to a node next to
 // B — from A to B, a move that keeps B ∪ chain(v) connected through E like
-// the seed's single-node moves. Among all such paths it is the one found by
+// UAI'21's single-node moves. Among all such paths it is the one found by
 // extending the cheapest path of a neighbour one layer closer to B (a greedy
 // layered search, not the minimum over all paths). Γ = γ where γ is finite;
 // Γ = +∞ only for nodes whose cluster has no E-neighbour cluster at all.
@@ -119,10 +119,10 @@ func Layered(a *uncertainty.Adjacency, labels []int, res *uncertainty.Result) ([
 
 // SingleNode returns γ₁(v) = min(γ(v), Σ_{u ∈ N(v) ∩ A} c_vu): the smallest
 // energy change over every single-node relabelling of v that keeps a
-// decomposition — the seed's moves to an E-adjacent cluster B (γ(v) =
+// decomposition — UAI'21's moves to an E-adjacent cluster B (γ(v) =
 // min_B γ_B(v)) and, in addition, the move of v to a new cluster {v} of its
 // own, which cuts every edge from v into A and changes the energy by
-// Σ_{u ∈ N(v) ∩ A} c_vu (the seed leaves this move out). A diagnostic
+// Σ_{u ∈ N(v) ∩ A} c_vu (UAI'21 leaves this move out). A diagnostic
 // variant (ordering "proposed-singleton"), finite for every node with an
 // edge into its own cluster.
 func SingleNode(a *uncertainty.Adjacency, labels []int, res *uncertainty.Result) ([]float64, error) {
@@ -148,7 +148,7 @@ func SingleNode(a *uncertainty.Adjacency, labels []int, res *uncertainty.Result)
 
 // SegmentFloor grades every pixel by the larger of its own uncertainty and,
 // in a small segment, its segment's. With u(v) = σ(−Γ(v)) (Γ of Layered)
-// and the seed's segment uncertainty μ_A, the mean node uncertainty of
+// and UAI'21's segment uncertainty μ_A, the mean node uncertainty of
 // segment A (UAI'21, the measure behind "uncertain segments";
 // uncertainty.Cluster.MeanU for γ),
 //
@@ -185,7 +185,7 @@ func SegmentFloor(labels []int, gamma []float64) (s, rank []float64, err error) 
 	u := make([]float64, n)
 	sum, cnt := map[int]float64{}, map[int]int{}
 	for v, l := range labels {
-		u[v] = motiongraph.Sigmoid(-gamma[v])
+		u[v] = logit.Sigmoid(-gamma[v])
 		sum[l] += u[v]
 		cnt[l]++
 	}

@@ -8,8 +8,8 @@ import (
 	"github.com/densify/densify/uncertainty"
 )
 
-// layeredOf is the seed's γ (β = ½) and Layered's Γ of labels on g, with
-// the adjacency they were computed on.
+// layeredOf is the γ of Kardoost & Keuper (UAI 2021, Eq. 12; β = ½) and
+// Layered's Γ of labels on g, with the adjacency they were computed on.
 func layeredOf(t *testing.T, g *multicut.Graph, labels []int) (*uncertainty.Adjacency, *uncertainty.Result, []float64) {
 	t.Helper()
 	adj, err := uncertainty.NewAdjacency(g)
@@ -38,7 +38,7 @@ func TestLayeredChainEnergy(t *testing.T) {
 	}}
 	labels := []int{0, 0, 0, 1, 2}
 	adj, res, got := layeredOf(t, g, labels)
-	// node 2: seed γ = (2 + 0.5) − 3; node 3: γ_A(3) = 0 − (3) … its only
+	// node 2: γ = (2 + 0.5) − 3; node 3: γ_A(3) = 0 − (3) … its only
 	// neighbour is 2 in A: γ = 0 − 3 = −3; node 1: moves {1,2}; node 0:
 	// moves {0,1,2}.
 	want := []float64{-3, -1.5, -0.5, -3, math.Inf(1)}
@@ -66,7 +66,7 @@ func TestLayeredChainEnergy(t *testing.T) {
 		}
 	}
 	if res.Gamma[2] != -0.5 || !math.IsInf(res.Gamma[1], 1) {
-		t.Errorf("seed γ = %v, want γ(2) = −0.5 and γ(1) = +∞", res.Gamma)
+		t.Errorf("γ = %v, want γ(2) = −0.5 and γ(1) = +∞", res.Gamma)
 	}
 }
 

@@ -6,8 +6,8 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/densify/densify/internal/npy"
 	"github.com/densify/densify/multicut"
-	"github.com/densify/densify/sampling"
 )
 
 // maxExactLabel bounds the labels stored in labels.npy: float32 holds every
@@ -26,11 +26,11 @@ const maxExactLabel = 1 << 24
 func Load(dir string, opt Options) (*Result, error) {
 	t0 := time.Now()
 	bp, lp := filepath.Join(dir, "boundary.npy"), filepath.Join(dir, "labels.npy")
-	b, err := sampling.ReadNPY(bp)
+	b, err := npy.Read(bp)
 	if err != nil {
 		return nil, err
 	}
-	l, err := sampling.ReadNPY(lp)
+	l, err := npy.Read(lp)
 	if err != nil {
 		return nil, err
 	}

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/densify/densify/internal/atomicfile"
-	"github.com/densify/densify/sampling"
+	"github.com/densify/densify/internal/npy"
 )
 
 // TestLoadRoundTrip decomposes an image with RunImage and checks that Load
@@ -53,19 +53,19 @@ func TestLoadRoundTrip(t *testing.T) {
 	}
 	// a label that is not an integer, then arrays of different shapes
 	lp := filepath.Join(out, "labels.npy")
-	l, err := sampling.ReadNPY(lp)
+	l, err := npy.Read(lp)
 	if err != nil {
 		t.Fatal(err)
 	}
 	l.F32[7] = 0.5
-	if err := sampling.WriteNPY(lp, l); err != nil {
+	if err := npy.Write(lp, l); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := Load(out, opt); err == nil || !strings.Contains(err.Error(), lp+": pixel 7 has label 0.5") {
 		t.Fatalf("non-integer label: err %v", err)
 	}
 	l.F32[7], l.Shape = 0, []int{l.Shape[1], l.Shape[0]}
-	if err := sampling.WriteNPY(lp, l); err != nil {
+	if err := npy.Write(lp, l); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := Load(out, opt); err == nil || !strings.Contains(err.Error(), "one H×W shape") {

@@ -12,8 +12,8 @@ import (
 
 	"github.com/densify/densify/bsds"
 	"github.com/densify/densify/internal/atomicfile"
+	"github.com/densify/densify/internal/npy"
 	"github.com/densify/densify/multicut"
-	"github.com/densify/densify/sampling"
 	"github.com/densify/densify/uncertainty"
 )
 
@@ -54,10 +54,11 @@ func GrayImage(p []float32, w, h int) *image.Gray {
 // RemovalFractions are the panels of the removal picture.
 var RemovalFractions = []float64{0.05, 0.1, 0.2}
 
-// RemovalPicture shows what each ordering removes first (seed Fig. 8): one
-// row per ordering (proposed, proposed-layered, proposed-segment, likelihood, random), one panel per fraction in
-// RemovalFractions; the image is dimmed to grey and the removed pixels are
-// red, the decomposition's segment boundaries white.
+// RemovalPicture shows what each ordering removes first (Kardoost &
+// Keuper, UAI 2021, Fig. 8): one row per ordering (proposed,
+// proposed-layered, proposed-segment, likelihood, random), one panel per
+// fraction in RemovalFractions; the image is dimmed to grey and the removed
+// pixels are red, the decomposition's segment boundaries white.
 func RemovalPicture(img image.Image, r *Result, seed int64) *image.RGBA {
 	w, h := r.W, r.H
 	gap := 4
@@ -130,8 +131,8 @@ type ImageSummary struct {
 
 // MeasuresVersion numbers the definitions of the per-pixel measures and
 // orderings behind an image summary, so that a dataset run does not reuse
-// a summary.json computed with other definitions (loadDone): 1 (absent in
-// files before session 20): proposed-segment floored every segment at its
+// a summary.json computed with other definitions (loadDone): 1 (also the
+// files without the field): proposed-segment floored every segment at its
 // μ_A; 2: only the segments smaller than the mean (SegmentFloor).
 const MeasuresVersion = 2
 
@@ -145,7 +146,7 @@ type ImageOptions struct {
 }
 
 // RunImage decomposes one image and writes into Out: labels.png,
-// boundary.png, uncertainty.png, uncertainty.npy (float32 H×W, the seed's
+// boundary.png, uncertainty.png, uncertainty.npy (float32 H×W, UAI'21's
 // u = σ(−γ)), labels.npy (float32 H×W, the segment of every pixel, exact
 // integers) and boundary.npy (float32 H×W, the boundary map), from which Load
 // rebuilds the result without solving again, gamma-layered.npy (float32 H×W,
@@ -226,23 +227,23 @@ func writeImage(o ImageOptions, img image.Image, r *Result, s *ImageSummary) err
 		{"boundary.png", png(GrayImage(r.Boundary, r.W, r.H))},
 		{"uncertainty.png", png(HeatImage(r.Uncertainty.U, r.W, r.H))},
 		{"uncertainty.npy", func(p string) error {
-			return sampling.WriteNPY(p, &sampling.Array{Shape: []int{r.H, r.W}, F32: u32})
+			return npy.Write(p, &npy.Array{Shape: []int{r.H, r.W}, F32: u32})
 		}},
 		{"labels.npy", func(p string) error {
 			l, err := labelsF32(r.Labels)
 			if err != nil {
 				return err
 			}
-			return sampling.WriteNPY(p, &sampling.Array{Shape: []int{r.H, r.W}, F32: l})
+			return npy.Write(p, &npy.Array{Shape: []int{r.H, r.W}, F32: l})
 		}},
 		{"boundary.npy", func(p string) error {
-			return sampling.WriteNPY(p, &sampling.Array{Shape: []int{r.H, r.W}, F32: r.Boundary})
+			return npy.Write(p, &npy.Array{Shape: []int{r.H, r.W}, F32: r.Boundary})
 		}},
 		{"gamma-layered.npy", func(p string) error {
-			return sampling.WriteNPY(p, &sampling.Array{Shape: []int{r.H, r.W}, F32: f32(r.GammaLayered)})
+			return npy.Write(p, &npy.Array{Shape: []int{r.H, r.W}, F32: f32(r.GammaLayered)})
 		}},
 		{"uncertainty-segment.npy", func(p string) error {
-			return sampling.WriteNPY(p, &sampling.Array{Shape: []int{r.H, r.W}, F32: f32(r.SegmentU)})
+			return npy.Write(p, &npy.Array{Shape: []int{r.H, r.W}, F32: f32(r.SegmentU)})
 		}},
 		{"removal.png", png(RemovalPicture(img, r, o.Sparsify.Seed))},
 	}

@@ -93,10 +93,11 @@ func (o *SparsifyOptions) defaults() {
 
 // Orderings are the names of the sparsification orderings, in order.
 //
-// "proposed", "likelihood" and "random" are the seed's three orderings;
-// "proposed-lifted" (moves also to segments reached only by lifted edges,
-// uncertainty.Result.ULifted) and "likelihood-E" (the likelihood over E
-// only, ULikE) are diagnostic variants, not the seed's measure. "oracle"
+// "proposed", "likelihood" and "random" are the three orderings of
+// Kardoost & Keuper (UAI 2021); "proposed-lifted" (moves also to segments
+// reached only by lifted edges, uncertainty.Result.ULifted) and
+// "likelihood-E" (the likelihood over E only, ULikE) are diagnostic
+// variants, not UAI'21's measure. "oracle"
 // knows the ground truth: against each annotator it removes the pixels of
 // largest VI term first (eval.PointwiseVI), the reference the uncertainty
 // orderings are read against.

@@ -10,15 +10,8 @@ import (
 
 	"github.com/densify/densify/internal/atomicfile"
 	"github.com/densify/densify/internal/fileerr"
+	"github.com/densify/densify/internal/logit"
 )
-
-// Probability clamp of the cost model: cut probabilities are clamped to
-// [PMin, 1−PMin] before taking logits, so that every edge cost is finite and
-// bounded by |c| ≤ log((1−PMin)/PMin) + |log((1−β)/β)| ≈ 13.8 (for β = 0.5).
-// One very confident edge can therefore never outweigh ~14 moderately
-// confident ones, which keeps the multicut and the uncertainty (seed Eqs.
-// 10–14, which sum costs) well conditioned.
-const PMin = 1e-6
 
 // FeatureNames are the pairwise trajectory features, in the order of the
 // feature vector (see PairFeatures for their definitions).
@@ -225,47 +218,14 @@ func (m *CostModel) Logit(f []float64) float64 {
 	return s
 }
 
-// CutProb returns the cut probability σ(Logit(f)) clamped to [PMin, 1−PMin].
+// CutProb returns the cut probability σ(Logit(f)) clamped to
+// [logit.PMin, 1−logit.PMin].
 func (m *CostModel) CutProb(f []float64) float64 {
-	return ClampProb(Sigmoid(m.Logit(f)))
+	return logit.ClampProb(logit.Sigmoid(m.Logit(f)))
 }
 
 // Cost returns the edge cost c = log((1−p)/p) + log((1−β)/β) for the pair
 // features f (seed Eq. 9), with p = CutProb(f).
 func (m *CostModel) Cost(f []float64, beta float64) float64 {
-	return CostFromProb(m.CutProb(f), beta)
-}
-
-// CostFromProb is seed Eq. 9: c = log((1−p)/p) + log((1−β)/β) with p clamped
-// to [PMin, 1−PMin]. β ∈ (0, 1) is the prior cut probability; β = 0.5 gives
-// c = logit(1−p); β > 0.5 lowers every cost (more cuts).
-func CostFromProb(p, beta float64) float64 {
-	p = ClampProb(p)
-	return math.Log((1-p)/p) + math.Log((1-beta)/beta)
-}
-
-// ClampProb clamps p to [PMin, 1−PMin] (NaN → 0.5).
-func ClampProb(p float64) float64 {
-	if math.IsNaN(p) {
-		return 0.5
-	}
-	return math.Min(math.Max(p, PMin), 1-PMin)
-}
-
-// Sigmoid is the numerically stable logistic function σ(x) = 1/(1+e^(−x)):
-// it never overflows (σ(+∞) = 1, σ(−∞) = 0).
-func Sigmoid(x float64) float64 {
-	if x >= 0 {
-		return 1 / (1 + math.Exp(-x))
-	}
-	e := math.Exp(x)
-	return e / (1 + e)
-}
-
-// CheckBeta returns an error unless 0 < β < 1.
-func CheckBeta(beta float64) error {
-	if !(beta > 0 && beta < 1) {
-		return fmt.Errorf("beta must be in (0, 1), got %v", beta)
-	}
-	return nil
+	return logit.CostFromProb(m.CutProb(f), beta)
 }

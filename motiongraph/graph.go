@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/densify/densify/camera"
+	"github.com/densify/densify/internal/logit"
 	"github.com/densify/densify/internal/parallel"
 	"github.com/densify/densify/multicut"
 	"github.com/densify/densify/trajectory"
@@ -80,7 +81,7 @@ func (p *GraphParams) validate() error {
 	if p.Lifted && (!(p.LiftedRadius > 0) || math.IsInf(p.LiftedRadius, 0) || p.LiftedPerNode < 1) {
 		return fmt.Errorf("graph: lifted radius must be > 0 and lifted per node ≥ 1, got %v, %d", p.LiftedRadius, p.LiftedPerNode)
 	}
-	return CheckBeta(p.Beta)
+	return logit.CheckBeta(p.Beta)
 }
 
 // GraphStats describes a built graph.
@@ -151,7 +152,7 @@ func BuildGraph(ts *trajectory.TrackSet, frames []image.Image, p GraphParams, mo
 			f[3] = model.Mean[3]
 		}
 		pc := model.CutProb(f)
-		c := CostFromProb(pc, p.Beta)
+		c := logit.CostFromProb(pc, p.Beta)
 		u, v := int(ps.U[i]), int(ps.V[i])
 		g.Edges[i] = multicut.Edge{U: u, V: v, Cost: c, Lifted: ps.Lifted[i]}
 		if ps.Lifted[i] {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/densify/densify/internal/atomicfile"
 	"github.com/densify/densify/internal/logistic"
+	"github.com/densify/densify/internal/logit"
 )
 
 // PairSample is one labelled trajectory pair for fitting the cost model:
@@ -147,7 +148,7 @@ type Calibration struct {
 	N       int              `json:"n"`
 	CutRate float64          `json:"cut_rate"` // observed fraction of cut pairs
 	Brier   float64          `json:"brier"`    // mean (p − y)²
-	LogLoss float64          `json:"log_loss"` // −mean[y log p + (1−y) log(1−p)], p clamped to [PMin, 1−PMin]
+	LogLoss float64          `json:"log_loss"` // −mean[y log p + (1−y) log(1−p)], p clamped to [logit.PMin, 1−logit.PMin]
 	ECE     float64          `json:"ece"`      // Σ_b (n_b/N) |mean_pred_b − observed_b|
 	AUC     float64          `json:"auc"`      // ranking quality (Mann-Whitney)
 }
@@ -190,7 +191,7 @@ func Calibrate(p []float64, cut []bool, bins int) *Calibration {
 		c.Bins[b].MeanPred += pi
 		c.Bins[b].Observed += yi
 		c.Brier += (pi - yi) * (pi - yi)
-		q := ClampProb(pi)
+		q := logit.ClampProb(pi)
 		if cut[i] {
 			c.LogLoss -= math.Log(q)
 		} else {

@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/densify/densify/internal/logit"
 )
 
 func TestFitCostsRecoversTheta(t *testing.T) {
@@ -21,7 +23,7 @@ func TestFitCostsRecoversTheta(t *testing.T) {
 			f[j] = rng.NormFloat64()*float64(j+1)*0.5 + float64(j)
 			eta += trueW[j] * (f[j] - float64(j)) / (float64(j+1) * 0.5)
 		}
-		samples[i] = PairSample{Features: f, Cut: rng.Float64() < Sigmoid(eta)}
+		samples[i] = PairSample{Features: f, Cut: rng.Float64() < logit.Sigmoid(eta)}
 	}
 	m, cal, err := FitCosts(samples, FitOptions{Lambda: 1e-3})
 	if err != nil {
@@ -69,7 +71,7 @@ func TestFitCostsConstantFeature(t *testing.T) {
 	for range 2000 {
 		f := []float64{rng.NormFloat64(), rng.NormFloat64(), 1, 0, 2, rng.NormFloat64(), rng.NormFloat64(),
 			rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()} // features 2, 3, 4 constant
-		s = append(s, PairSample{Features: f, Cut: rng.Float64() < Sigmoid(2*f[0])})
+		s = append(s, PairSample{Features: f, Cut: rng.Float64() < logit.Sigmoid(2*f[0])})
 	}
 	m, _, err := FitCosts(s, FitOptions{})
 	if err != nil {
@@ -105,7 +107,7 @@ func TestCalibrateHandComputed(t *testing.T) {
 	if math.Abs(c.ECE-(0.05+0.7+0.05)/5) > 1e-12 {
 		t.Fatalf("ece %v", c.ECE)
 	}
-	ll := -(math.Log(0.95) + math.Log(0.85) + math.Log(0.15) + math.Log(0.95) + math.Log(1-PMin)) / 5
+	ll := -(math.Log(0.95) + math.Log(0.85) + math.Log(0.15) + math.Log(0.95) + math.Log(1-logit.PMin)) / 5
 	if math.Abs(c.LogLoss-ll) > 1e-9 {
 		t.Fatalf("log loss %v want %v", c.LogLoss, ll)
 	}

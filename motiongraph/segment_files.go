@@ -11,6 +11,7 @@ import (
 
 	"github.com/densify/densify/dataset"
 	"github.com/densify/densify/internal/atomicfile"
+	"github.com/densify/densify/internal/logit"
 	"github.com/densify/densify/trajectory"
 )
 
@@ -95,7 +96,7 @@ func SegmentFiles(opt FilesOptions) (*SegmentReport, error) {
 	if opt.Tracks == "" && opt.Frames == nil {
 		return nil, errors.New("segment: give a Tracks file or frames")
 	}
-	if err := CheckBeta(opt.Segment.Graph.Beta); err != nil {
+	if err := logit.CheckBeta(opt.Segment.Graph.Beta); err != nil {
 		return nil, err
 	}
 	name := opt.Name

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"sync"
 
+	"github.com/densify/densify/internal/npy"
 	"github.com/densify/densify/sampling"
 )
 
@@ -86,7 +87,7 @@ func (f *fakeDensifier) Predict(ctx context.Context, req PredictRequest) error {
 	for fi := range req.Frames {
 		lab := make([]int16, W*H)
 		if p, ok := byFrame[fi]; ok {
-			a, err := sampling.ReadNPY(p)
+			a, err := npy.Read(p)
 			if err != nil {
 				return err
 			}

@@ -19,7 +19,7 @@
 // examples), the dense network (Options.Densifier) and eval (FBMS MoSegEval
 // protocol). The two parts that need native libraries, OpenCV's optical flow
 // and the libtorch U-Net, are injected by the composition root (cmd/densify
-// hands over video.Tracker and train.Densifier), so this package and its tests link
+// hands over video.Tracker and its U-Net densifier), so this package and its tests link
 // neither OpenCV nor libtorch.
 package pipeline
 
@@ -33,6 +33,7 @@ import (
 	"strings"
 
 	"github.com/densify/densify/eval"
+	"github.com/densify/densify/internal/logit"
 	"github.com/densify/densify/motiongraph"
 	"github.com/densify/densify/refine"
 	"github.com/densify/densify/sampling"
@@ -300,7 +301,7 @@ func (o *Options) Validate() error {
 	if s := o.Segment.Solver; s != "" && s != "gaec" && s != "klj" {
 		return fmt.Errorf("segment: unknown solver %q (gaec or klj)", s)
 	}
-	if err := motiongraph.CheckBeta(o.Segment.Graph.Beta); err != nil {
+	if err := logit.CheckBeta(o.Segment.Graph.Beta); err != nil {
 		return err
 	}
 	if o.Segment.MinClusterSize < 0 {

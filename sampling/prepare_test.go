@@ -1,7 +1,6 @@
 package sampling
 
 import (
-	"bytes"
 	"image"
 	"math"
 	"path/filepath"
@@ -9,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/densify/densify/dataset"
+	"github.com/densify/densify/internal/npy"
 	"github.com/densify/densify/trajectory"
 )
 
@@ -190,39 +190,6 @@ func TestPrepareErrors(t *testing.T) {
 	}
 }
 
-func TestNPYRoundTripAndLayout(t *testing.T) {
-	var buf bytes.Buffer
-	if err := EncodeNPY(&buf, &Array{Shape: []int{2}, Int16: []int16{1, -1}}); err != nil {
-		t.Fatal(err)
-	}
-	b := buf.Bytes()
-	// The 58-byte dict makes the header 128 bytes (64-byte aligned), then 2 little-endian int16.
-	if len(b) != 132 || string(b[:10]) != "\x93NUMPY\x01\x00\x76\x00" || b[127] != '\n' || !bytes.Equal(b[128:], []byte{1, 0, 0xff, 0xff}) {
-		t.Fatalf("layout: %q", b)
-	}
-	if !bytes.Contains(b, []byte("'shape': (2,)")) {
-		t.Fatalf("1-D shape must be written as a tuple: %q", b)
-	}
-	dir := t.TempDir()
-	for _, a := range []*Array{
-		{Shape: []int{3, 2}, Int16: []int16{-1, 0, 1, 2, 3, 32767}},
-		{Shape: []int{2, 2}, F32: []float32{0.5, 1000, 0, -1}},
-		{Shape: []int{1, 3}, U8: []uint8{0, 1, 255}},
-	} {
-		p := filepath.Join(dir, a.Descr()[1:]+".npy")
-		if err := WriteNPY(p, a); err != nil {
-			t.Fatal(err)
-		}
-		got, err := ReadNPY(p)
-		if err != nil || !reflect.DeepEqual(got, a) {
-			t.Fatalf("round trip %v: %+v %v", a.Descr(), got, err)
-		}
-	}
-	if _, err := DecodeNPY(b[:130], "x.npy"); err == nil {
-		t.Fatal("truncated data accepted")
-	}
-}
-
 func TestWriteSetAndManifest(t *testing.T) {
 	o := DefaultOptions()
 	o.MinSegment, o.ColourWindow, o.CutBackground = 0, 0, false
@@ -243,7 +210,7 @@ func TestWriteSetAndManifest(t *testing.T) {
 	if len(m.Frames) != 2 || m.HardPixels != 1 || m.HardTracks != 1 || m.Classes != 2 {
 		t.Fatalf("manifest %+v", m)
 	}
-	lab, err := ReadNPY(filepath.Join(dir, m.Frames[0].Labels))
+	lab, err := npy.Read(filepath.Join(dir, m.Frames[0].Labels))
 	if err != nil || !reflect.DeepEqual(lab.Shape, []int{30, 40}) || !reflect.DeepEqual(lab.Int16, set.Frames[0].Labels) {
 		t.Fatalf("labels npy: %v", err)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/densify/densify/internal/atomicfile"
 	"github.com/densify/densify/internal/fileerr"
+	"github.com/densify/densify/internal/npy"
 )
 
 // FormatVersion is the version of the prepared-set layout Write produces.
@@ -134,16 +135,16 @@ func (s *Set) writeFrame(dir string, fr *Frame, mf ManifestFrame, readImage func
 	shape := []int{s.Height, s.Width}
 	arrays := []struct {
 		rel string
-		a   *Array
+		a   *npy.Array
 	}{
-		{mf.Labels, &Array{Shape: shape, Int16: fr.Labels}},
-		{mf.Weights, &Array{Shape: shape, F32: fr.Weights}},
-		{mf.Hard, &Array{Shape: shape, U8: fr.Hard}},
-		{mf.U, &Array{Shape: shape, F32: orZeros(fr.U, s.Width*s.Height)}},
-		{mf.Mu, &Array{Shape: shape, F32: orZeros(fr.Mu, s.Width*s.Height)}},
+		{mf.Labels, &npy.Array{Shape: shape, Int16: fr.Labels}},
+		{mf.Weights, &npy.Array{Shape: shape, F32: fr.Weights}},
+		{mf.Hard, &npy.Array{Shape: shape, U8: fr.Hard}},
+		{mf.U, &npy.Array{Shape: shape, F32: orZeros(fr.U, s.Width*s.Height)}},
+		{mf.Mu, &npy.Array{Shape: shape, F32: orZeros(fr.Mu, s.Width*s.Height)}},
 	}
 	for _, a := range arrays {
-		if err := WriteNPY(filepath.Join(dir, a.rel), a.a); err != nil {
+		if err := npy.Write(filepath.Join(dir, a.rel), a.a); err != nil {
 			return err
 		}
 	}

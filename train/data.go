@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/densify/densify/dataset"
+	"github.com/densify/densify/internal/npy"
 	"github.com/densify/densify/sampling"
 	"github.com/densify/densify/unet"
 )
@@ -139,9 +140,9 @@ func (w weighting) redraw() bool { return w.Variant == VariantHard && w.Phi >= 0
 func loadFrame(dir string, m *sampling.Manifest, mf sampling.ManifestFrame, scale float64, wt weighting) (*sample, error) {
 	v := wt.Variant
 	W, H := m.Width, m.Height
-	read := func(rel string) (*sampling.Array, string, error) {
+	read := func(rel string) (*npy.Array, string, error) {
 		p := filepath.Join(dir, rel)
-		a, err := sampling.ReadNPY(p)
+		a, err := npy.Read(p)
 		if err != nil {
 			return nil, p, err
 		}

@@ -12,7 +12,6 @@ import (
 	"strings"
 
 	"github.com/densify/densify/dataset"
-	"github.com/densify/densify/eval"
 	"github.com/densify/densify/internal/atomicfile"
 	"github.com/densify/densify/internal/progress"
 	"github.com/densify/densify/models"
@@ -47,7 +46,7 @@ type PredictOptions struct {
 	PriorShift bool
 	// Refine, if set, refines every binary mask from the frame, the mask and
 	// the foreground probabilities (refine.ProbCut, or refine.TrimapCut with
-	// cmd/densify's video.GrabCut; SetRefine picks one by name); the
+	// cmd/densify's video.GrabCut; cmd/densify picks one by name); the
 	// probability maps written are the ones the mask was decided from (the
 	// network's, or the fused ones with Temporal). Masks of multi-label
 	// models are kept as predicted, with a note on Progress.
@@ -62,9 +61,9 @@ type PredictOptions struct {
 	// Mirror averages the posteriors of the frame and of its mirror image
 	// (flipped back), test-time augmentation matching training's random
 	// horizontal flips: p(x) = ½ (f(I)(x) + f(mirror I)(mirror x)). It
-	// doubles the network's work per frame. On the ten DAVIS dev
-	// sequences (session 9's models) it raised the mean J from 63.7 to
-	// 64.0, better on 5, worse on 2 by at most 0.2.
+	// doubles the network's work per frame; on by default (cmd/densify,
+	// the pipeline) because it raised the mean J on the DAVIS dev
+	// sequences.
 	Mirror   bool
 	Device   string // "cpu" (default), "cuda", "auto"
 	Threads  int    // ≤ 0: all cores
@@ -104,6 +103,26 @@ func (o PredictOptions) Validate() error {
 	return nil
 }
 
+// SetTemporal sets Temporal and TemporalOptions for a fusion radius: 0
+// clears them; K > 0 fuses K frames on each side along f with
+// refine.DefaultTemporalOptions' consistency test (an error when f is nil).
+func (o *PredictOptions) SetTemporal(radius int, f refine.Flow) error {
+	to := refine.DefaultTemporalOptions()
+	to.Radius = radius
+	if err := to.Validate(); err != nil {
+		return fmt.Errorf("predict: %w", err)
+	}
+	if radius == 0 {
+		o.Temporal, o.TemporalOptions = nil, refine.TemporalOptions{}
+		return nil
+	}
+	if f == nil {
+		return fmt.Errorf("predict: temporal fusion needs an optical flow, and this densifier has none")
+	}
+	o.Temporal, o.TemporalOptions = f, to
+	return nil
+}
+
 // Predict writes a dense mask per frame to out, named as DAVIS masks by the
 // frame's position in frames: 00000.png, 00001.png, … Binary models give 8-bit
 // grey masks with 0 (background) and 255 (moving object), thresholding the
@@ -117,7 +136,7 @@ func (o PredictOptions) Validate() error {
 // level (see unet.Model.Forward), so no padding to a multiple of 16 is needed;
 // a frame is only resized by Scale. Files are built in a temporary folder
 // beside out and moved into out once every frame succeeded.
-func Predict(ckpt string, frames []string, out string, opt PredictOptions) (err error) {
+func Predict(ckpt string, frames []string, out string, opt PredictOptions) error {
 	if err := opt.Validate(); err != nil {
 		return err
 	}
@@ -126,175 +145,273 @@ func Predict(ckpt string, frames []string, out string, opt PredictOptions) (err 
 	}
 	defer unet.LockThread()()   // every frame on one OS thread (see unet.LockThread)
 	defer unet.TrimBlockCache() // cached blocks of this shape go back to the system
-	if err := unet.SetThreads(opt.Threads); err != nil {
+	p, err := loadPredictor(ckpt, opt)
+	if err != nil {
 		return err
+	}
+	w, err := newMaskWriter(out, opt, p.model.Config.Classes, len(frames))
+	if err != nil {
+		return err
+	}
+	defer w.discard()
+	if err := p.predictAll(frames, w); err != nil {
+		return err
+	}
+	return w.commit()
+}
+
+// predictor is a loaded model with the per-frame settings of one Predict.
+type predictor struct {
+	model  *unet.Model
+	scale  float64
+	shift  []float64 // prior shift to undo (nil: none)
+	mirror bool
+	refine refine.Refiner   // nil: masks kept as predicted
+	fuse   *refine.Temporal // nil: every frame decided alone
+}
+
+// loadPredictor sets libtorch's threads, opens the checkpoint on opt's
+// device (refusing another preset than opt.Preset) and resolves the scale,
+// the prior shift, the refinement and the temporal fusion for its model.
+func loadPredictor(ckpt string, opt PredictOptions) (*predictor, error) {
+	if err := unet.SetThreads(opt.Threads); err != nil {
+		return nil, err
 	}
 	dev, err := unet.ParseDevice(opt.Device)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	h, err := unet.ReadCheckpointHeader(ckpt)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if opt.Preset != "" && h.Config.Name != opt.Preset {
-		return fmt.Errorf("%s: checkpoint is for preset %v, not %s", ckpt, h.Config, opt.Preset)
+		return nil, fmt.Errorf("%s: checkpoint is for preset %v, not %s", ckpt, h.Config, opt.Preset)
 	}
 	model, extra, err := unet.Open(ckpt, dev)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	var info CheckpointInfo
 	if len(extra) > 0 {
 		_ = json.Unmarshal(extra, &info) // checkpoints not written by Run have no record
 	}
-	scale := opt.Scale
+	p := &predictor{model: model, mirror: opt.Mirror}
+	if p.scale, err = predictScale(opt.Scale, info.Options.Scale); err != nil {
+		return nil, err
+	}
+	if opt.PriorShift {
+		p.shift = info.PriorShift
+	}
+	if err := p.setBinaryStages(ckpt, opt); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// predictScale is the scale frames are resized by: the asked one, else the
+// one the model was trained at, else 1; in (0, 4].
+func predictScale(asked, trained float64) (float64, error) {
+	scale := asked
 	if scale == 0 {
-		scale = info.Options.Scale
+		scale = trained
 	}
 	if scale == 0 {
 		scale = 1
 	}
 	if !(scale > 0 && scale <= 4) {
-		return fmt.Errorf("predict: scale must be in (0, 4], got %v", scale)
+		return 0, fmt.Errorf("predict: scale must be in (0, 4], got %v", scale)
 	}
-	var shift []float64
-	if opt.PriorShift {
-		shift = info.PriorShift
-	}
-	cut := opt.Refine
-	if cut != nil && model.Config.Classes != 1 {
-		if opt.Progress != nil {
-			fmt.Fprintf(opt.Progress, "predict: %s has %d classes; refinement works on binary masks, so the masks are kept as predicted\n", ckpt, model.Config.Classes)
-		}
-		cut = nil
-	}
-	var fuse *refine.Temporal
-	if opt.Temporal != nil && opt.TemporalOptions.Radius > 0 {
-		if model.Config.Classes != 1 {
-			if opt.Progress != nil {
-				fmt.Fprintf(opt.Progress, "predict: %s has %d classes; temporal fusion works on binary masks, so each frame is decided alone\n", ckpt, model.Config.Classes)
-			}
-		} else if fuse, err = refine.NewTemporal(opt.TemporalOptions, opt.Temporal); err != nil {
-			return err
-		}
-	}
+	return scale, nil
+}
 
-	if err := os.MkdirAll(filepath.Dir(filepath.Clean(out)), 0o755); err != nil {
-		return err
-	}
-	tmp, err := os.MkdirTemp(filepath.Dir(filepath.Clean(out)), atomicfile.TempPattern(filepath.Base(filepath.Clean(out))))
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(tmp)
-	var subs []string
-	if opt.Prob {
-		subs = append(subs, "prob")
-	}
-	if opt.Overlay {
-		subs = append(subs, "overlay")
-	}
-	for _, d := range subs {
-		if err := os.MkdirAll(filepath.Join(tmp, d), 0o755); err != nil {
-			return err
+// setBinaryStages takes opt's refinement and temporal fusion for a binary
+// model; a multi-label model keeps its masks as predicted and decides each
+// frame alone, with a note on opt.Progress.
+func (p *predictor) setBinaryStages(ckpt string, opt PredictOptions) error {
+	classes := p.model.Config.Classes
+	p.refine = opt.Refine
+	if p.refine != nil && classes != 1 {
+		if opt.Progress != nil {
+			fmt.Fprintf(opt.Progress, "predict: %s has %d classes; refinement works on binary masks, so the masks are kept as predicted\n", ckpt, classes)
 		}
+		p.refine = nil
 	}
-	bar := progress.New(opt.Progress, len(frames), "predict")
-	var names []string
-	// finish refines frame i's mask and writes it with its previews.
-	finish := func(i int, img image.Image, labels []uint8, prob []float32) error {
-		path := frames[i]
-		var err error
-		if cut != nil {
-			if labels, _, err = cut.Refine(img, labels, prob); err != nil {
-				return fmt.Errorf("%s: %w", path, err)
-			}
-		}
-		name := fmt.Sprintf("%05d.png", i)
-		b := img.Bounds()
-		W, H := b.Dx(), b.Dy()
-		if err := atomicfile.WritePNG(filepath.Join(tmp, name), eval.MaskImage(labels, W, H, model.Config.Classes)); err != nil {
-			return err
-		}
-		names = append(names, name)
-		if opt.Prob {
-			g := image.NewGray(image.Rect(0, 0, W, H))
-			for j, p := range prob {
-				g.Pix[j] = uint8(math.Round(255 * math.Max(0, math.Min(1, float64(p)))))
-			}
-			if err := atomicfile.WritePNG(filepath.Join(tmp, "prob", name), g); err != nil {
-				return err
-			}
-			names = append(names, filepath.Join("prob", name))
-		}
-		if opt.Overlay {
-			if err := atomicfile.WritePNG(filepath.Join(tmp, "overlay", name), overlay(img, labels)); err != nil {
-				return err
-			}
-			names = append(names, filepath.Join("overlay", name))
-		}
-		bar.Add(1)
+	if opt.Temporal == nil || opt.TemporalOptions.Radius <= 0 {
 		return nil
 	}
-	// fused finishes the frames whose fused maps are complete, thresholding
-	// P̃ at ½ as decide thresholds the network's map.
-	fused := func(done []refine.Fused) error {
-		for _, f := range done {
-			labels := make([]uint8, len(f.Prob))
-			for j, p := range f.Prob {
-				if p > 0.5 {
-					labels[j] = 1
-				}
-			}
-			if err := finish(f.Index, f.Image, labels, f.Prob); err != nil {
-				return err
-			}
+	if classes != 1 {
+		if opt.Progress != nil {
+			fmt.Fprintf(opt.Progress, "predict: %s has %d classes; temporal fusion works on binary masks, so each frame is decided alone\n", ckpt, classes)
 		}
 		return nil
 	}
+	var err error
+	p.fuse, err = refine.NewTemporal(opt.TemporalOptions, opt.Temporal)
+	return err
+}
+
+// predictAll runs the network on every frame (and its mirror image with
+// Mirror), fuses the probability maps over time when a fusion is set, and
+// refines and writes each frame's mask once its map is final.
+func (p *predictor) predictAll(frames []string, w *maskWriter) error {
 	for i, path := range frames {
 		img, err := dataset.ReadImage(path)
 		if err != nil {
 			return err
 		}
-		labels, prob, err := predictFrame(model, img, scale, shift, opt.Mirror)
+		labels, prob, err := predictFrame(p.model, img, p.scale, p.shift, p.mirror)
 		if err != nil {
 			return fmt.Errorf("%s: %w", path, err)
 		}
-		if fuse == nil {
-			err = finish(i, img, labels, prob)
+		if p.fuse == nil {
+			err = p.finish(w, i, path, img, labels, prob)
 		} else {
 			var done []refine.Fused
-			if done, err = fuse.Push(img, prob); err == nil {
-				err = fused(done)
+			if done, err = p.fuse.Push(img, prob); err == nil {
+				err = p.finishFused(w, frames, done)
 			}
 		}
 		if err != nil {
 			return err
 		}
 	}
-	if fuse != nil {
-		done, err := fuse.Flush()
-		if err == nil {
-			err = fused(done)
-		}
-		if err != nil {
-			return err
-		}
+	if p.fuse == nil {
+		return nil
 	}
-	bar.Finish()
-	for _, d := range append([]string{""}, subs...) {
-		if err := os.MkdirAll(filepath.Join(out, d), 0o755); err != nil {
-			return err
-		}
+	done, err := p.fuse.Flush()
+	if err != nil {
+		return err
 	}
-	for _, n := range names {
-		if err := os.Rename(filepath.Join(tmp, n), filepath.Join(out, n)); err != nil {
+	return p.finishFused(w, frames, done)
+}
+
+// finishFused finishes the frames whose fused maps are complete,
+// thresholding P̃ at ½ as decide thresholds the network's map.
+func (p *predictor) finishFused(w *maskWriter, frames []string, done []refine.Fused) error {
+	for _, f := range done {
+		labels := make([]uint8, len(f.Prob))
+		for j, v := range f.Prob {
+			if v > 0.5 {
+				labels[j] = 1
+			}
+		}
+		if err := p.finish(w, f.Index, frames[f.Index], f.Image, labels, f.Prob); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// finish refines frame i's mask (read from path) when a refinement is set
+// and writes it with its previews.
+func (p *predictor) finish(w *maskWriter, i int, path string, img image.Image, labels []uint8, prob []float32) error {
+	if p.refine != nil {
+		var err error
+		if labels, _, err = p.refine.Refine(img, labels, prob); err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+	}
+	return w.write(i, img, labels, prob)
+}
+
+// maskWriter builds Predict's files in a temporary folder beside out and
+// moves them into out once every frame succeeded.
+type maskWriter struct {
+	out, tmp      string
+	subs          []string // the preview folders asked for: "prob", "overlay"
+	prob, overlay bool
+	classes       int
+	names         []string // the files written, relative to tmp
+	bar           *progress.Bar
+}
+
+// newMaskWriter makes the temporary folder with its preview folders and
+// starts the progress bar over n frames.
+func newMaskWriter(out string, opt PredictOptions, classes, n int) (*maskWriter, error) {
+	parent := filepath.Dir(filepath.Clean(out))
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return nil, err
+	}
+	tmp, err := os.MkdirTemp(parent, atomicfile.TempPattern(filepath.Base(filepath.Clean(out))))
+	if err != nil {
+		return nil, err
+	}
+	w := &maskWriter{out: out, tmp: tmp, prob: opt.Prob, overlay: opt.Overlay, classes: classes}
+	if opt.Prob {
+		w.subs = append(w.subs, "prob")
+	}
+	if opt.Overlay {
+		w.subs = append(w.subs, "overlay")
+	}
+	for _, d := range w.subs {
+		if err := os.MkdirAll(filepath.Join(tmp, d), 0o755); err != nil {
+			w.discard()
+			return nil, err
+		}
+	}
+	w.bar = progress.New(opt.Progress, n, "predict")
+	return w, nil
+}
+
+// write writes frame i's mask (MaskImage) and, as asked, its probability
+// map (×255) and its overlay.
+func (w *maskWriter) write(i int, img image.Image, labels []uint8, prob []float32) error {
+	name := fmt.Sprintf("%05d.png", i)
+	b := img.Bounds()
+	W, H := b.Dx(), b.Dy()
+	if err := w.png(name, dataset.MaskImage(labels, W, H, w.classes)); err != nil {
+		return err
+	}
+	if w.prob {
+		if err := w.png(filepath.Join("prob", name), probImage(prob, W, H)); err != nil {
+			return err
+		}
+	}
+	if w.overlay {
+		if err := w.png(filepath.Join("overlay", name), overlay(img, labels)); err != nil {
+			return err
+		}
+	}
+	w.bar.Add(1)
+	return nil
+}
+
+// png writes img to name under the temporary folder.
+func (w *maskWriter) png(name string, img image.Image) error {
+	if err := atomicfile.WritePNG(filepath.Join(w.tmp, name), img); err != nil {
+		return err
+	}
+	w.names = append(w.names, name)
+	return nil
+}
+
+// commit finishes the progress bar and moves the files into out.
+func (w *maskWriter) commit() error {
+	w.bar.Finish()
+	for _, d := range append([]string{""}, w.subs...) {
+		if err := os.MkdirAll(filepath.Join(w.out, d), 0o755); err != nil {
+			return err
+		}
+	}
+	for _, n := range w.names {
+		if err := os.Rename(filepath.Join(w.tmp, n), filepath.Join(w.out, n)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// discard removes the temporary folder with what is left in it.
+func (w *maskWriter) discard() { os.RemoveAll(w.tmp) }
+
+// probImage is the grey image of a probability map, p ×255 rounded.
+func probImage(prob []float32, W, H int) *image.Gray {
+	g := image.NewGray(image.Rect(0, 0, W, H))
+	for j, p := range prob {
+		g.Pix[j] = uint8(math.Round(255 * math.Max(0, math.Min(1, float64(p)))))
+	}
+	return g
 }
 
 // predictFrame returns the class of every pixel (W·H, row-major) and the
@@ -431,7 +548,7 @@ func decide(probs []float32, n, C int, shift []float64) (labels []uint8, prob []
 func overlay(img image.Image, labels []uint8) *image.RGBA {
 	b := img.Bounds()
 	W, H := b.Dx(), b.Dy()
-	pal := eval.Palette(256)
+	pal := dataset.Palette(256)
 	out := image.NewRGBA(image.Rect(0, 0, W, H))
 	for y := 0; y < H; y++ {
 		for x := 0; x < W; x++ {

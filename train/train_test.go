@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/densify/densify/internal/npy"
 	"github.com/densify/densify/sampling"
 	"github.com/densify/densify/unet"
 	"github.com/sugarme/gotch"
@@ -310,14 +311,14 @@ func TestBadInput(t *testing.T) {
 	}
 	for _, f := range m.Frames {
 		path := filepath.Join(set, f.Labels)
-		a, err := sampling.ReadNPY(path)
+		a, err := npy.Read(path)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for i := range a.Int16 {
 			a.Int16[i] = -1
 		}
-		if err := sampling.WriteNPY(path, a); err != nil {
+		if err := npy.Write(path, a); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -7,10 +7,10 @@ import (
 
 // Variant is the loss weighting a model is trained with. A prepared set
 // stores, per labelled pixel, the base weight w_b (class balance, ACCV'20)
-// and the hard-example mask (UAI'21 Sec. 4.3), and its manifest records the
-// hard-example factor; the variant composes the weight w of the loss
-// Σ w ℓ / Σ w from them (Weight). Nothing is multiplied into the set and
-// divided out again.
+// and the hard-example mask (Kardoost & Keuper, UAI 2021, Sec. 4.3), and
+// its manifest records the hard-example factor; the variant composes the
+// weight w of the loss Σ w ℓ / Σ w from them (Weight). Nothing is
+// multiplied into the set and divided out again.
 //
 // A new variant (e.g. confidence weighting) adds a constant, its case in
 // Weight and, when it needs more than the set holds today, a field of
@@ -22,11 +22,11 @@ const (
 	// uncertainty-weighted training of UAI'21 Sec. 4.3; the default).
 	VariantHard Variant = "hard"
 	// VariantUniform: w = w_b, the hard-example mask ignored (the ablation
-	// baseline, seed Table 1 "w/o").
+	// baseline, UAI'21 Table 1 "w/o").
 	VariantUniform Variant = "uniform"
 	// VariantConfidence: w = w_b · max(0, 1 − 2u), uncertainty read as label
-	// noise (issue 10). u_v = σ(−γ_v) (seed Eq. 13) is, at unit temperature,
-	// the probability that trajectory v belongs to another cluster; a binary
+	// noise. u_v = σ(−γ_v) (UAI'21 Eq. 13) is, at unit temperature, the
+	// probability that trajectory v belongs to another cluster; a binary
 	// label that is right with probability q = 1 − u carries the expected
 	// signal q − (1 − q) = 1 − 2u (the weight of a label under symmetric
 	// label noise of rate u, cf. Natarajan et al., NeurIPS 2013). A label

@@ -35,7 +35,7 @@ type NBestOptions struct {
 
 // NBest returns up to opt.N distinct feasible labelings of g: the input
 // first, then the lowest-energy alternatives in increasing energy (ties in
-// generation order), following the seed's Sec. 4.2.
+// generation order), following Kardoost & Keuper (UAI 2021) Sec. 4.2.
 //
 // Candidates: for every ordered pair (A, B) of clusters adjacent through E,
 // the nodes of A that can move to B are sorted by γ_B(v) (smallest energy

@@ -26,7 +26,7 @@ type NBestEntry struct {
 // NBestReport is the content of nbest.json.
 type NBestReport struct {
 	Alternatives []NBestEntry `json:"alternatives"`
-	// BestOfN[n−1] = max F over the first n labelings (seed Fig. 6), with ground truth.
+	// BestOfN[n−1] = max F over the first n labelings (Kardoost & Keuper, UAI 2021, Fig. 6), with ground truth.
 	BestOfN []float64 `json:"best_of_n_f,omitempty"`
 }
 

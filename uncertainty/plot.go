@@ -41,8 +41,8 @@ func curveStyle(k int) (color.Color, []vg.Length) {
 }
 
 // PlotCurves draws VI (metric "vi") or RI (metric "ri") against the density
-// (fraction of trajectories kept, 1 − removed) for every curve, like seed
-// Figs. 3–4, and writes it atomically as PNG (or SVG/PDF by the extension
+// (fraction of trajectories kept, 1 − removed) for every curve, like
+// Kardoost & Keuper (UAI 2021) Figs. 3–4, and writes it atomically as PNG (or SVG/PDF by the extension
 // of path).
 func PlotCurves(curves []Curve, metric, title, path string) error {
 	return PlotCurvesOf(curves, metric, title, "trajectories", path)

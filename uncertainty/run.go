@@ -82,8 +82,8 @@ type FilesResult struct {
 }
 
 // ComputeFiles is the uncertainty stage of `densify uncertainty` and of the
-// pipeline: it reads the instance, computes γ and u (Compute, seed Eqs.
-// 10–14), reads the optional inputs, and only then writes the CSV, the
+// pipeline: it reads the instance, computes γ and u (Compute; Kardoost &
+// Keuper, UAI 2021, Eqs. 10–14), reads the optional inputs, and only then writes the CSV, the
 // cluster summary and the heat maps.
 func ComputeFiles(opt FilesOptions) (*FilesResult, error) {
 	g, labels, err := LoadInstance(opt.Graph, opt.Labels)

@@ -9,9 +9,9 @@ import (
 )
 
 // Ordering is one way of ranking trajectories for removal: Scores[s][v] is
-// the uncertainty of node v under seed/run s (several runs, e.g. random
-// seeds, are averaged point-wise; the proposed and likelihood orderings have
-// one run).
+// the uncertainty of node v in run s (several runs, e.g. of different
+// random seeds, are averaged point-wise; the proposed and likelihood
+// orderings have one run).
 type Ordering struct {
 	Name   string
 	Scores [][]float64

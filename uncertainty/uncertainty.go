@@ -2,13 +2,13 @@
 // (lifted) minimum cost multicut solution, following Kardoost & Keuper,
 // "Uncertainty in minimum cost multicuts for image and motion segmentation",
 // UAI 2021 (Eqs. 10–14 and the supplementary derivation), and builds on it
-// the sparsification analysis (seed Figs. 3–4) and n-best alternative
-// solutions (seed Sec. 4.2). Pure Go.
+// the sparsification analysis (UAI'21 Figs. 3–4) and n-best alternative
+// solutions (UAI'21 Sec. 4.2). Pure Go.
 //
 // # The measure
 //
 // Edge costs are logits: c_e = log((1−p_e)/p_e) + log((1−β)/β) with p_e the
-// cut probability and β the cut prior (seed Eq. 9); positive cost = the
+// cut probability and β the cut prior (UAI'21 Eq. 9); positive cost = the
 // endpoints prefer to be joined. For node v in cluster A and every cluster
 // B ≠ A that v reaches through an edge of E (not a lifted edge),
 //
@@ -18,12 +18,12 @@
 // from A to B (its edges into A become cut, its edges into B become joined,
 // edges to other clusters stay cut). Lifted edges count in both sums; moves
 // go only to clusters adjacent through E so the result stays a feasible
-// decomposition (as the seed, v is not moved to a new singleton cluster,
+// decomposition (as in UAI'21, v is not moved to a new singleton cluster,
 // whose energy change would be Σ_A c_vu). Then
 //
 //	γ(v) = min_B γ_B(v),   γ(v) = +∞ when v has no E-neighbour outside A.
 //
-// For β = 0.5, σ(γ_B) = 1/(1+e^(−γ_B)) equals the seed's normalised
+// For β = 0.5, σ(γ_B) = 1/(1+e^(−γ_B)) equals UAI'21's normalised
 // two-hypothesis probability that v belongs to A rather than to B,
 //
 //	Π_{e→A} p_join Π_{e→B} p_cut / (Π_{e→A} p_join Π_{e→B} p_cut + Π_{e→B} p_join Π_{e→A} p_cut),
@@ -43,7 +43,7 @@
 //
 // # Baselines
 //
-// The likelihood baseline (seed Eq. 11) takes the confidence of v as the
+// The likelihood baseline (UAI'21 Eq. 11) takes the confidence of v as the
 // product over ALL its edges (E and F) of p_join (endpoints joined) or p_cut
 // (endpoints cut) with p_cut = σ(−(c_e − log((1−β)/β))); computed in log
 // space, u_lik = 1 − exp(log confidence) = −expm1(log confidence). The random
@@ -54,7 +54,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/densify/densify/motiongraph"
+	"github.com/densify/densify/internal/logit"
 	"github.com/densify/densify/multicut"
 )
 
@@ -66,7 +66,7 @@ type Result struct {
 	U      []float64 // u(v) = σ(−γ(v)) ∈ [0, 1]
 	ULik   []float64 // likelihood baseline 1 − Π p_join/p_cut ∈ [0, 1]
 	// ULifted is σ(−γ′) with γ′ = min_B γ_B(v) over every other cluster B
-	// that v reaches through E ∪ F (lifted edges too). NOT the seed's
+	// that v reaches through E ∪ F (lifted edges too). NOT UAI'21's
 	// measure (a move to a cluster reached only by lifted edges leaves v
 	// disconnected from it, an infeasible decomposition); a diagnostic
 	// variant that grades nodes up to the lifted radius from a segment.
@@ -174,10 +174,10 @@ func (a *Adjacency) Compute(labels []int, beta float64) (*Result, error) {
 				gamma, target = g, c
 			}
 		}
-		r.ULifted[v] = motiongraph.Sigmoid(-gammaL)
+		r.ULifted[v] = logit.Sigmoid(-gammaL)
 		r.ULikE[v] = -math.Expm1(logConfE)
 		r.Gamma[v] = gamma
-		r.U[v] = motiongraph.Sigmoid(-gamma)
+		r.U[v] = logit.Sigmoid(-gamma)
 		r.ULik[v] = -math.Expm1(logConf)
 		if target >= 0 {
 			r.Target[v] = ids[target]
@@ -239,7 +239,7 @@ func (s *clusterSums) add(v int, c int32, h half) {
 	}
 }
 
-// Move is one single-node move of the seed's Sec. 4.2: node V from cluster
+// Move is one single-node move of UAI'21 Sec. 4.2: node V from cluster
 // From to the E-adjacent cluster To changes the energy by Delta = γ_To(V).
 type Move struct {
 	V        int

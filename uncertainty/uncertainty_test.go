@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/densify/densify/motiongraph"
+	"github.com/densify/densify/internal/logit"
 	"github.com/densify/densify/multicut"
 )
 
@@ -183,7 +183,7 @@ func TestMovesAreExactEnergyChanges(t *testing.T) {
 	}
 }
 
-// σ(γ_B) equals the seed's product-of-probabilities form (β = 0.5), and
+// σ(γ_B) equals UAI'21's product-of-probabilities form (β = 0.5), and
 // σ(γ_B − b(n_A − n_B)) equals it for other β.
 func TestSigmoidEqualsProductForm(t *testing.T) {
 	rng := rand.New(rand.NewSource(3))
@@ -226,12 +226,12 @@ func TestSigmoidEqualsProductForm(t *testing.T) {
 					}
 				}
 				want := pA / (pA + pB)
-				got := motiongraph.Sigmoid(mv.Delta - b*float64(nA-nB))
+				got := logit.Sigmoid(mv.Delta - b*float64(nA-nB))
 				if math.Abs(got-want) > 1e-12 {
 					t.Fatalf("β=%v move %+v: σ form %v, product form %v", beta, mv, got, want)
 				}
-				if beta == 0.5 && math.Abs(motiongraph.Sigmoid(mv.Delta)-want) > 1e-12 {
-					t.Fatalf("β=0.5 move %+v: σ(γ_B) %v ≠ product %v", mv, motiongraph.Sigmoid(mv.Delta), want)
+				if beta == 0.5 && math.Abs(logit.Sigmoid(mv.Delta)-want) > 1e-12 {
+					t.Fatalf("β=0.5 move %+v: σ(γ_B) %v ≠ product %v", mv, logit.Sigmoid(mv.Delta), want)
 				}
 			}
 		}

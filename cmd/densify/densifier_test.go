@@ -16,6 +16,7 @@ import (
 	"github.com/densify/densify/trajectory"
 	"github.com/densify/densify/video"
 	"github.com/spf13/pflag"
+	"reflect"
 )
 
 // The pipeline's default flow method is video's.
@@ -82,12 +83,12 @@ func TestRunWithUNet(t *testing.T) {
 		t.Error(err)
 	}
 	// A densifier without a graph cut refuses the refinement by name.
-	opt.Densifier, opt.Train.Refine, opt.Force = train.Densifier{}, "grabcut", true
+	opt.Densifier, opt.Train.Refine, opt.Force = unetDensifier{}, "grabcut", true
 	if _, err := pipeline.Run(context.Background(), root, t.TempDir(), opt); err == nil || !strings.Contains(err.Error(), `refinement "grabcut" needs a graph cut`) {
 		t.Errorf("grabcut without a Cutter: %v", err)
 	}
 	// … and one without an optical flow the temporal fusion.
-	opt.Densifier, opt.Train.Refine, opt.Train.Temporal = train.Densifier{}, "none", 2
+	opt.Densifier, opt.Train.Refine, opt.Train.Temporal = unetDensifier{}, "none", 2
 	if _, err := pipeline.Run(context.Background(), root, t.TempDir(), opt); err == nil || !strings.Contains(err.Error(), "temporal fusion needs an optical flow") {
 		t.Errorf("temporal fusion without a Flow: %v", err)
 	}
@@ -108,5 +109,57 @@ func TestPipelineTrainingDefaultsAreTheTrainers(t *testing.T) {
 	f.bind(fs)
 	if got := fs.Lookup("step-budget").DefValue; got != fmt.Sprint(train.DefaultStepBudget) {
 		t.Errorf("--step-budget defaults to %s", got)
+	}
+}
+
+// setRefine maps each name of pipeline.RefineMethods onto its refiner and
+// refuses an unknown name, and "grabcut" without a graph cut, by name.
+func TestSetRefineByName(t *testing.T) {
+	var o train.PredictOptions
+	cut := video.GrabCut{Seed: 1}
+	if err := setRefine(&o, "graphcut", nil); err != nil || o.Refine != (refine.ProbCut{Options: refine.DefaultCutOptions()}) {
+		t.Fatalf("graphcut: %#v, %v", o.Refine, err)
+	}
+	if err := setRefine(&o, "grabcut", cut); err != nil || o.Refine != (refine.TrimapCut{Cutter: cut, Options: refine.DefaultOptions()}) {
+		t.Fatalf("grabcut: %#v, %v", o.Refine, err)
+	}
+	if err := setRefine(&o, "none", cut); err != nil || o.Refine != nil {
+		t.Fatalf("none: %#v, %v", o.Refine, err)
+	}
+	o.Refine = refine.ProbCut{}
+	if err := setRefine(&o, "", cut); err != nil || o.Refine != nil {
+		t.Fatalf(`"": %#v, %v`, o.Refine, err)
+	}
+	if err := setRefine(&o, "grabcut", nil); err == nil || !strings.Contains(err.Error(), `refinement "grabcut" needs a graph cut`) {
+		t.Errorf("grabcut without a Cutter: %v", err)
+	}
+	if err := setRefine(&o, "crf", cut); err == nil || !strings.Contains(err.Error(), `unknown refinement "crf" (graphcut, grabcut or none)`) {
+		t.Errorf("crf: %v", err)
+	}
+}
+
+// unetTrainConfig keeps train.DefaultConfig where an option is zero (seed,
+// scale, threads and the flip switch always come from the options) and
+// carries every set option and the variant over.
+func TestUNetTrainConfig(t *testing.T) {
+	cfg, err := unetTrainConfig(pipeline.TrainOptions{}, "", false)
+	want := train.DefaultConfig()
+	want.Seed = 0
+	if err != nil || !reflect.DeepEqual(cfg, want) {
+		t.Fatalf("zero options: %+v, %v; want %+v", cfg, err, want)
+	}
+	budget := 7
+	o := pipeline.TrainOptions{Preset: "unet-paper", Epochs: 3, StepBudget: &budget, LR: 0.5, BatchSize: 4, Device: "cuda",
+		Scale: 0.5, Seed: 9, Threads: 2, NoFlip: true}
+	cfg, err = unetTrainConfig(o, "uniform", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Preset != "unet-paper" || cfg.Epochs != 3 || cfg.StepBudget != 7 || cfg.LR != 0.5 || cfg.Batch != 4 || cfg.Device != "cuda" ||
+		cfg.Scale != 0.5 || cfg.Seed != 9 || cfg.Threads != 2 || !cfg.NoFlip || !cfg.Resume || cfg.Variant != train.VariantUniform {
+		t.Errorf("config %+v", cfg)
+	}
+	if _, err := unetTrainConfig(o, "no-such-variant", false); err == nil {
+		t.Error("unknown variant accepted")
 	}
 }

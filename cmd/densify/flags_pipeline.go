@@ -11,6 +11,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/densify/densify/internal/logit"
 	"github.com/densify/densify/motiongraph"
 	"github.com/densify/densify/pipeline"
 	"github.com/densify/densify/train"
@@ -111,7 +112,7 @@ func (p *pipelineFlags) upstreamOptions(f *Factory, root string) (pipeline.Optio
 	if err := o.Tracker.Validate(); err != nil {
 		return o, err
 	}
-	if err := motiongraph.CheckBeta(p.beta); err != nil {
+	if err := logit.CheckBeta(p.beta); err != nil {
 		return o, err
 	}
 	o.Segment.Graph, o.Segment.MinClusterSize = p.graph.params(p.beta), p.minCluster

@@ -17,7 +17,6 @@ import (
 
 	"github.com/densify/densify/pipeline"
 	"github.com/densify/densify/slurm"
-	"github.com/densify/densify/train"
 	"github.com/densify/densify/trajectory"
 	"github.com/densify/densify/video"
 	"github.com/spf13/cobra"
@@ -57,7 +56,7 @@ func (f *Factory) getenv(k string) string {
 // the refinement "grabcut" ("graphcut", the default, is pure Go).
 func NewFactory() *Factory {
 	return &Factory{IO: &IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr},
-		Tracker: video.Tracker{}, Densifier: train.Densifier{Cutter: video.GrabCut{Seed: 1}, Flow: video.DenseFlow{Method: video.DIS}}, Getenv: os.Getenv, Executable: os.Executable,
+		Tracker: video.Tracker{}, Densifier: unetDensifier{Cutter: video.GrabCut{Seed: 1}, Flow: video.DenseFlow{Method: video.DIS}}, Getenv: os.Getenv, Executable: os.Executable,
 		Sbatch: slurm.ExecSbatch}
 }
 

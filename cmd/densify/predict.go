@@ -65,7 +65,7 @@ func runPredict(o *predictOptions) error {
 	if o.Model == "" || o.Frames == "" || o.Out == "" {
 		return fmt.Errorf("predict needs --model, --frames and --out")
 	}
-	if err := o.Predict.SetRefine(o.Refine, video.GrabCut{Seed: 1}); err != nil {
+	if err := setRefine(&o.Predict, o.Refine, video.GrabCut{Seed: 1}); err != nil {
 		return err
 	}
 	if err := o.Predict.SetTemporal(o.Temporal, video.DenseFlow{Method: video.DIS}); err != nil {

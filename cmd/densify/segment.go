@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/densify/densify/dataset"
+	"github.com/densify/densify/internal/logit"
 	"github.com/densify/densify/internal/progress"
 	"github.com/densify/densify/motiongraph"
 	"github.com/densify/densify/trajectory"
@@ -59,7 +60,7 @@ func runSegment(o *segmentOptions) error {
 	if o.Tracks == "" && o.Frames == "" {
 		return fmt.Errorf("segment: give --tracks or --frames")
 	}
-	if err := motiongraph.CheckBeta(o.Beta); err != nil {
+	if err := logit.CheckBeta(o.Beta); err != nil {
 		return err
 	}
 	fo := motiongraph.FilesOptions{Tracks: o.Tracks, FramesDir: o.Frames, Name: o.Name, Out: o.Out,

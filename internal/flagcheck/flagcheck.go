@@ -1,7 +1,7 @@
-// Package flagcheck checks a cobra command's flags before it runs (issue 11):
-// the range of every numeric flag and no output path that names an input,
-// both from tables (Table), so that a new flag is checked by adding one
-// line; the ranges are also appended to the flags' --help text.
+// Package flagcheck checks a cobra command's flags before it runs: the
+// range of every numeric flag and no output path that names an input, both
+// from tables (Table), so that a new flag is checked by adding one line;
+// the ranges are also appended to the flags' --help text.
 package flagcheck
 
 import (

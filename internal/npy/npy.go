@@ -1,4 +1,8 @@
-package sampling
+// Package npy reads and writes NumPy .npy files (format 1.0 written;
+// 1.0, 2.0 and 3.0 read) of C-order int16, float32 and uint8 arrays: the
+// label, weight and uncertainty maps of prepared training sets and of
+// image decompositions.
+package npy
 
 import (
 	"bytes"
@@ -15,13 +19,13 @@ import (
 	"github.com/densify/densify/internal/fileerr"
 )
 
-// NumPy .npy format, version 1.0 (NEP 1): the 6-byte magic "\x93NUMPY", the
+// The .npy format, version 1.0 (NEP 1): the 6-byte magic "\x93NUMPY", the
 // version bytes 1 0, a little-endian uint16 header length, and a header that
 // is a Python dict literal {'descr': ..., 'fortran_order': False, 'shape': (...), }
 // padded with spaces and terminated by '\n' so that the data starts at a
 // multiple of 64 bytes. Data follow in C order, little endian.
 
-const npyMagic = "\x93NUMPY"
+const magic = "\x93NUMPY"
 
 // Array is an n-dimensional array read from or written to .npy. Exactly one
 // of the data slices is set, matching Descr ('<i2', '<f4' or '|u1').
@@ -52,8 +56,8 @@ func (a *Array) size() int {
 	return n
 }
 
-// EncodeNPY writes a as .npy (format 1.0).
-func EncodeNPY(w io.Writer, a *Array) error {
+// Encode writes a as .npy (format 1.0).
+func Encode(w io.Writer, a *Array) error {
 	n := a.size()
 	var got int
 	switch a.Descr() {
@@ -76,10 +80,10 @@ func EncodeNPY(w io.Writer, a *Array) error {
 		shape += ","
 	}
 	h := fmt.Sprintf("{'descr': '%s', 'fortran_order': False, 'shape': (%s), }", a.Descr(), shape)
-	total := len(npyMagic) + 2 + 2 + len(h) + 1
+	total := len(magic) + 2 + 2 + len(h) + 1
 	h += strings.Repeat(" ", (64-total%64)%64) + "\n"
 	var hdr bytes.Buffer
-	hdr.WriteString(npyMagic)
+	hdr.WriteString(magic)
 	hdr.Write([]byte{1, 0})
 	binary.Write(&hdr, binary.LittleEndian, uint16(len(h)))
 	hdr.WriteString(h)
@@ -97,35 +101,35 @@ func EncodeNPY(w io.Writer, a *Array) error {
 	}
 }
 
-// WriteNPY writes a to path atomically.
-func WriteNPY(path string, a *Array) error {
-	return atomicfile.Write(path, func(w io.Writer) error { return EncodeNPY(w, a) })
+// Write writes a to path atomically.
+func Write(path string, a *Array) error {
+	return atomicfile.Write(path, func(w io.Writer) error { return Encode(w, a) })
 }
 
 var (
-	npyDescrRe = regexp.MustCompile(`'descr':\s*'([^']*)'`)
-	npyOrderRe = regexp.MustCompile(`'fortran_order':\s*(True|False)`)
-	npyShapeRe = regexp.MustCompile(`'shape':\s*\(([^)]*)\)`)
+	descrRe = regexp.MustCompile(`'descr':\s*'([^']*)'`)
+	orderRe = regexp.MustCompile(`'fortran_order':\s*(True|False)`)
+	shapeRe = regexp.MustCompile(`'shape':\s*\(([^)]*)\)`)
 )
 
-// maxNPYElems bounds what a header may announce, so a corrupt file cannot
+// maxElems bounds what a header may announce, so a corrupt file cannot
 // make the reader allocate unbounded memory.
-const maxNPYElems = 1 << 30
+const maxElems = 1 << 30
 
-// ReadNPY reads a .npy file written by EncodeNPY or by NumPy (C order, dtypes
+// Read reads a .npy file written by Encode or by NumPy (C order, dtypes
 // <i2, <f4, |u1 / <u1 / u1).
-func ReadNPY(path string) (*Array, error) {
+func Read(path string) (*Array, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	return DecodeNPY(data, path)
+	return Decode(data, path)
 }
 
-// DecodeNPY parses .npy bytes; name is used in errors.
-func DecodeNPY(data []byte, name string) (*Array, error) {
+// Decode parses .npy bytes; name is used in errors.
+func Decode(data []byte, name string) (*Array, error) {
 	bad := func(format string, args ...any) error { return fileerr.New(name, 0, "npy: "+format, args...) }
-	if len(data) < 10 || string(data[:6]) != npyMagic {
+	if len(data) < 10 || string(data[:6]) != magic {
 		return nil, bad("not a .npy file (bad magic)")
 	}
 	var hl, off int
@@ -144,7 +148,7 @@ func DecodeNPY(data []byte, name string) (*Array, error) {
 		return nil, bad("truncated header")
 	}
 	h := string(data[off : off+hl])
-	d, o, s := npyDescrRe.FindStringSubmatch(h), npyOrderRe.FindStringSubmatch(h), npyShapeRe.FindStringSubmatch(h)
+	d, o, s := descrRe.FindStringSubmatch(h), orderRe.FindStringSubmatch(h), shapeRe.FindStringSubmatch(h)
 	if d == nil || o == nil || s == nil {
 		return nil, bad("malformed header %q", strings.TrimSpace(h))
 	}
@@ -162,7 +166,7 @@ func DecodeNPY(data []byte, name string) (*Array, error) {
 		if err != nil || v < 0 {
 			return nil, bad("bad shape %q", s[1])
 		}
-		if v > 0 && n > maxNPYElems/v {
+		if v > 0 && n > maxElems/v {
 			return nil, bad("array too large: shape %q", s[1])
 		}
 		n *= v

@@ -1,11 +1,13 @@
-package eval
+package dataset
 
 import (
 	"image"
 	"image/color"
 )
 
-// MaskImage is a mask PNG (read back by ReadMask): binary → grey 0/255; multi-label → paletted, value = class.
+// MaskImage is the image of a predicted mask in the DAVIS layout, to be
+// written as PNG (eval.ReadMask reads it back): binary (classes = 1) → grey
+// 0/255; multi-label → paletted (Palette), value = class.
 func MaskImage(labels []uint8, W, H, classes int) image.Image {
 	if classes == 1 {
 		g := image.NewGray(image.Rect(0, 0, W, H))

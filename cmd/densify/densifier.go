@@ -1,0 +1,117 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/densify/densify/pipeline"
+	"github.com/densify/densify/refine"
+	"github.com/densify/densify/train"
+)
+
+// unetDensifier is the pipeline.Densifier that the composition root hands
+// the pipeline: package train's libtorch U-Net (ACCV'20 U-Net trained on
+// the sparse labels with the loss weights of the variant). pipeline itself
+// links no libtorch, and train does not import the pipeline. Cutter is the
+// graph cut behind TrainOptions.Refine "grabcut" (NewFactory passes
+// video.GrabCut); without one that refinement is refused ("graphcut" is
+// pure Go and needs none). Flow is the optical flow of
+// TrainOptions.Temporal (NewFactory passes video.DenseFlow); without one a
+// radius > 0 is refused.
+type unetDensifier struct {
+	Cutter refine.Cutter
+	Flow   refine.Flow
+}
+
+var _ pipeline.Densifier = unetDensifier{}
+
+func (unetDensifier) Name() string { return "unet" }
+
+// unetTrainConfig maps the pipeline's training options onto train.Config
+// (zero values keep train.DefaultConfig).
+func unetTrainConfig(o pipeline.TrainOptions, variant string, resume bool) (train.Config, error) {
+	cfg := train.DefaultConfig()
+	if o.Preset != "" {
+		cfg.Preset = o.Preset
+	}
+	if o.Epochs > 0 {
+		cfg.Epochs = o.Epochs
+	}
+	if o.StepBudget != nil {
+		cfg.StepBudget = *o.StepBudget
+	}
+	if o.LR > 0 {
+		cfg.LR = o.LR
+	}
+	if o.BatchSize > 0 {
+		cfg.Batch = o.BatchSize
+	}
+	if o.Device != "" {
+		cfg.Device = o.Device
+	}
+	cfg.Scale, cfg.Seed, cfg.Threads, cfg.NoFlip = o.Scale, o.Seed, o.Threads, o.NoFlip
+	cfg.Resume = resume
+	if variant != "" {
+		v, err := train.ParseVariant(variant)
+		if err != nil {
+			return cfg, err
+		}
+		cfg.Variant = v
+	}
+	return cfg, nil
+}
+
+func (unetDensifier) Train(ctx context.Context, req pipeline.TrainRequest) (*pipeline.TrainResult, error) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	cfg, err := unetTrainConfig(req.Options, req.Variant, req.Resume)
+	if err != nil {
+		return nil, err
+	}
+	cfg.HardFactor, cfg.HardPhi = req.Factor, req.Phi
+	cfg.Joint = true // one model over the given sets (the pipeline passes one set per sequence)
+	sum, err := train.Run(ctx, cfg, req.Sets, req.Out, req.Progress)
+	if err != nil {
+		return nil, err
+	}
+	return &pipeline.TrainResult{Checkpoint: sum.Checkpoint, Epochs: sum.Epochs, FinalLoss: sum.FinalLoss}, nil
+}
+
+func (d unetDensifier) Predict(ctx context.Context, req pipeline.PredictRequest) error {
+	o := req.Options
+	po := train.PredictOptions{
+		Prob: o.ProbMaps, Overlay: o.Overlays, Preset: o.Preset, Device: o.Device, Threads: o.Threads, PriorShift: o.PriorShift,
+		Mirror: o.Mirror, Progress: req.Progress}
+	if err := setRefine(&po, o.Refine, d.Cutter); err != nil {
+		return err
+	}
+	if err := po.SetTemporal(o.Temporal, d.Flow); err != nil {
+		return err
+	}
+	return train.Predict(req.Checkpoint, req.Frames, req.Out, po)
+}
+
+// setRefine sets o.Refine for a refinement named as in
+// pipeline.RefineMethods: "graphcut" is refine.ProbCut with
+// refine.DefaultCutOptions, "grabcut" refine.TrimapCut with c and
+// refine.DefaultOptions (an error when c is nil); "none" and "" clear it.
+func setRefine(o *train.PredictOptions, method string, c refine.Cutter) error {
+	if err := pipeline.CheckRefine(method); err != nil {
+		return err
+	}
+	switch method {
+	case "", "none":
+		o.Refine = nil
+	case "graphcut":
+		o.Refine = refine.ProbCut{Options: refine.DefaultCutOptions()}
+	case "grabcut":
+		if c == nil {
+			return fmt.Errorf("predict: refinement %q needs a graph cut, and this densifier has none", method)
+		}
+		o.Refine = refine.TrimapCut{Cutter: c, Options: refine.DefaultOptions()}
+	default:
+		return fmt.Errorf("predict: refinement %q is not implemented by this densifier", method)
+	}
+	return nil
+}
