@@ -61,7 +61,7 @@ func (p *pipelineFlags) bindUpstream(f *pflag.FlagSet) {
 	f.IntVar(&o.Tracker.Spacing, "spacing", o.Tracker.Spacing, "tracker grid spacing (px)")
 	f.StringVar(&p.flow, "flow", o.Flow, "optical flow: farneback or dis")
 	f.StringVar(&o.Segment.Solver, "solver", o.Segment.Solver, "multicut solver: gaec or klj")
-	f.Float64Var(&p.beta, "beta", 0.5, "prior cut probability β of the edge costs (seed Eq. 9)")
+	f.Float64Var(&p.beta, "beta", 0.5, "prior cut probability β of the edge costs (Kardoost & Keuper, UAI 2021, Eq. 9)")
 	f.IntVar(&p.minCluster, "min-cluster", o.Segment.MinClusterSize, "merge clusters of fewer trajectories into their best neighbour (0 = off)")
 	f.Float64Var(&p.backgroundSplit, "background-split", o.Segment.BackgroundSplit, "re-segment background clusters with costs lowered by this logit shift; parts the camera does not explain become clusters (0 = off)")
 	f.StringVar(&p.model, "cost-model", "", "cost model JSON (default: the embedded model)")
