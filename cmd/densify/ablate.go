@@ -43,6 +43,7 @@ per-pixel uncertainties for every φ).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error { return runAblate(o, args[0]) },
 	}
+	cmd.Example = ablateExample
 	o.Flags.bind(cmd.Flags())
 	o.Flags.opt.Seeds = 3
 	cmd.Flags().Lookup("seeds").DefValue = "3"

@@ -37,6 +37,7 @@ summary.md; it resumes.`,
 		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error { return runDecompose(o) },
 	}
+	cmd.Example = decomposeExample
 	fl, g := cmd.Flags(), &o.Opt.Graph
 	for _, s := range []struct {
 		p          *string
@@ -130,6 +131,7 @@ func newCmdDecomposeFit(f *Factory) *cobra.Command {
 			return nil
 		},
 	}
+	cmd.Example = decomposeFitExample
 	fl := cmd.Flags()
 	for _, s := range []struct {
 		p    *string

@@ -38,6 +38,7 @@ segmentation or the densifier limits a sequence's dense masks.`,
 		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error { return runPrepare(o) },
 	}
+	cmd.Example = prepareExample
 	fl := cmd.Flags()
 	fl.StringVar(&o.Frames, "frames", "", "frames folder of the sequence")
 	fl.StringVar(&o.Tracks, "tracks", "", "labelled Tracks*.dat (from densify segment)")

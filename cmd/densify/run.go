@@ -43,6 +43,7 @@ training continues from its last epoch); --force redoes everything.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error { return runRun(o, args[0]) },
 	}
+	cmd.Example = runExample
 	o.Flags.bind(cmd.Flags())
 	o.Variant = []pipeline.Variant{pipeline.DefaultVariant}
 	cmd.Flags().Var(variantsFlag{&o.Variant}, "variant", "training variant(s): weighted (hard examples), uniform, confidence (1 − 2u), oracle (ground-truth labels)")

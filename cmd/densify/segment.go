@@ -38,6 +38,7 @@ With --frames the colour feature is used; --frames without --tracks tracks the f
 		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error { return runSegment(o) },
 	}
+	cmd.Example = segmentExample
 	fl := cmd.Flags()
 	fl.StringVar(&o.Tracks, "tracks", "", "FBMS Tracks*.dat file")
 	fl.StringVar(&o.Frames, "frames", "", "frame folder (colour feature; tracked first when --tracks is absent)")

@@ -28,6 +28,7 @@ the output is written atomically (all labels 0).`,
 		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error { return runTrack(o) },
 	}
+	cmd.Example = trackExample
 	fl, t := cmd.Flags(), &o.Track
 	fl.StringVar(&t.Frames, "frames", "", "folder of numbered frames (jpg/png/ppm)")
 	fl.StringVar(&t.Out, "out", "", "output FBMS Tracks file")
