@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Image decomposition on a BSDS-500 split (seed Sec. 4.4): pixel lifted multicut, per-pixel
-# uncertainty, sparsification against every annotator, region scores. Prints the table of
-# OUT/summary.md: VI-AUC of the mean curve per ordering (proposed = the seed's γ, proposed-layered
+# Image decomposition on a BSDS-500 split (Kardoost & Keuper, UAI 2021, Sec. 4.4): pixel
+# lifted multicut, per-pixel uncertainty, sparsification against every annotator, region
+# scores. Prints the table of
+# OUT/summary.md: VI-AUC of the mean curve per ordering (proposed = UAI'21's γ, proposed-layered
 # = Γ of decompose.Layered, likelihood, random, and the diagnostic ones), the share of images
 # where each ordering is below the likelihood and below random (also by the number of segments of
 # the decomposition, where the orderings differ most), and VI / PRI / covering beside

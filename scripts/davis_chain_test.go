@@ -60,8 +60,8 @@ exit 0
 }
 
 // TestDavisChainBudget: by default the chain trains with densify's own
-// budget (no training flag passed), the one every dense number of the
-// README was measured with; QUICK=1 is the earlier CPU budget, and a
+// budget (no training flag passed), the one of the dense numbers in
+// docs/results.md; QUICK=1 is the earlier CPU budget, and a
 // variable set explicitly wins over both.
 func TestDavisChainBudget(t *testing.T) {
 	for _, tc := range []struct {

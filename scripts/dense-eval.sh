@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Dense masks on real video, leave-one-sequence-out (issue 10): runs on the
+# Dense masks on real video, leave-one-sequence-out: runs on the
 # folder scripts/sparse-eval.sh wrote (whose labels come from cost models that
 # never saw the sequence) and, per sequence,
 #   densify prepare (real labels, and with ORACLE=1 the same trajectories

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # KLj against andres/graph's Kernighan–Lin on the motion graphs this pipeline
-# builds from DAVIS sequences (issue 9, item 4): energy parity and speed.
+# builds from DAVIS sequences: energy parity and speed.
 #   densify segment --solver gaec (the graph of every sequence at every β,
 #   with the held-out cost model of scripts/sparse-eval.sh) → densify
 #   multicut (KLj from GAEC, the default and --thorough) → andres/graph's

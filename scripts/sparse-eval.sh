@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Sparse motion segmentation on real video, leave-one-sequence-out (issue 9):
+# Sparse motion segmentation on real video, leave-one-sequence-out:
 #   densify track (cached) → densify fit-costs --fold-models (one cost model per
 #   sequence, fitted on all the others) → densify segment with the held-out
 #   model → densify eval → densify prepare --segment --gt (training labels
@@ -105,7 +105,7 @@ P, R, F, S, IoU, Thick = num(3), num(4), num(5), num(6), num(8), num(9)
 m = lambda v: sum(v) / len(v)
 oracle = [r[12].strip() for r in rows]
 oracle = "" if "–" in oracle else "%.3f (min %.3f)" % (m([float(v) for v in oracle]), min(float(v) for v in oracle))
-# how many sequences reach the label IoU of 0.80 that issue 9 asks for
+# how many sequences reach a label IoU of 0.80 (the target for the training labels)
 reach = sum(v >= 0.80 for v in IoU)
 with open(sys.argv[1], "a") as f:
     f.write("| **mean** | | | %.1f | %.1f | %.1f | %.2f %% | | %.3f (min %.3f; %d of %d ≥ 0.80) | %.3f (min %.3f) | | | %s |\n" % (

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Uncertainty evaluation (issue 4, "done means"): on synthetic sequences and the
+# Uncertainty evaluation: on synthetic sequences and the
 # five DAVIS 2016 development sequences, segment (densify segment), compute the
 # per-trajectory uncertainty with heat maps, the sparsification curves (VI/RI
 # against density for proposed / likelihood / random) and the n-best

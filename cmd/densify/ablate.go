@@ -24,7 +24,7 @@ func NewCmdAblate(f *Factory) *cobra.Command {
 	o := &ablateOptions{IO: f.IO, Factory: f}
 	cmd := &cobra.Command{
 		Use:   "ablate <sequence folder | dataset root> --out WORK",
-		Short: "U-Net training with and without uncertainty, per sequence and seed, scored on dense masks (seed Table 1)",
+		Short: "U-Net training with and without uncertainty, per sequence and seed, scored on dense masks (Kardoost & Keuper, UAI 2021, Table 1)",
 		Long: `ablate runs the chain of densify run (same flags, same work layout) and trains, per sequence,
 one U-Net per variant and seed on the same prepared training set with the same budget:
 "uniform" (class balance only), "weighted" (hard examples of uncertain segments × --factor, UAI'21
@@ -43,6 +43,7 @@ per-pixel uncertainties for every φ).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error { return runAblate(o, args[0]) },
 	}
+	cmd.Example = ablateExample
 	o.Flags.bind(cmd.Flags())
 	o.Flags.opt.Seeds = 3
 	cmd.Flags().Lookup("seeds").DefValue = "3"

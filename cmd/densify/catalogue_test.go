@@ -1,6 +1,6 @@
 package main
 
-// The bad-input catalogue (issue 11): every malformed or unlucky input a new
+// The bad-input catalogue: every malformed or unlucky input a new
 // user tried, run through the binary as a user would, with the expected exit
 // code, the expected message (file and line where there is one), no output
 // left behind and every input unchanged (SHA-256 of the fixture tree before

@@ -1,6 +1,6 @@
 package main
 
-// Checks every command gets before it runs (issue 11): the range of every
+// Checks every command gets before it runs: the range of every
 // numeric flag, and no output path that names an input. Both are tables
 // here, applied from the root command's PersistentPreRunE by
 // internal/flagcheck, so that a new flag is checked by adding one line; the

@@ -37,6 +37,7 @@ summary.md; it resumes.`,
 		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error { return runDecompose(o) },
 	}
+	cmd.Example = decomposeExample
 	fl, g := cmd.Flags(), &o.Opt.Graph
 	for _, s := range []struct {
 		p          *string
@@ -52,12 +53,12 @@ summary.md; it resumes.`,
 	fl.IntVar(&g.Neighbours, "neighbours", g.Neighbours, "regular edges: 4 or 8 neighbours")
 	fl.IntVar(&g.Lifted, "lifted", g.Lifted, "lifted offsets per pixel")
 	fl.Float64Var(&g.Radius, "radius", g.Radius, "largest lifted edge length τ (pixels)")
-	fl.Float64Var(&g.Beta, "beta", g.Beta, "cut prior β (seed Eq. 9)")
+	fl.Float64Var(&g.Beta, "beta", g.Beta, "cut prior β (Kardoost & Keuper, UAI 2021, Eq. 9)")
 	fl.IntVar(&g.MinSize, "min-size", g.MinSize, "absorb segments of fewer pixels (0: the solver's result)")
 	fl.IntVar(&o.Opt.KLjFullSweep, "full-sweep", o.Opt.KLjFullSweep, "KLj's second phase: pairs of segments with at most this many pixels together run their sequence to the end, as do every split and every pair of two segments of at least 200 pixels each (-1: no second phase, faster and worse; see densify multicut)")
 	fl.IntVar(&o.Opt.KLjGroupMoves, "group-moves", o.Opt.KLjGroupMoves, "KLj's connected group moves of at most this many pixels (-1: none; see densify multicut)")
 	fl.BoolVar(&o.Opt.KLjMultilevel, "multilevel", o.Opt.KLjMultilevel, "KLj's multilevel refinement after the node-level search (off by default for pixel graphs: 2–3× KLj's time; see densify multicut --levels)")
-	fl.StringVar(&o.Opt.GammaCosts, "gamma-costs", o.Opt.GammaCosts, "edge weights of the uncertainty γ: logit (β-free, the seed's product of edge probabilities) or prior (the solver's costs)")
+	fl.StringVar(&o.Opt.GammaCosts, "gamma-costs", o.Opt.GammaCosts, "edge weights of the uncertainty γ: logit (β-free: UAI'21's normalised product of edge probabilities) or prior (the solver's costs)")
 	fl.IntVar(&o.Opt.Sparsify.Stride, "stride", o.Opt.Sparsify.Stride, "sparsification ranks every stride-th pixel in x and y")
 	cmd.AddCommand(newCmdDecomposeFit(f))
 	return cmd
@@ -130,6 +131,7 @@ func newCmdDecomposeFit(f *Factory) *cobra.Command {
 			return nil
 		},
 	}
+	cmd.Example = decomposeFitExample
 	fl := cmd.Flags()
 	for _, s := range []struct {
 		p    *string

@@ -26,6 +26,7 @@ with a hint when something is off (e.g. --device cuda on a CPU-only libtorch).`,
 		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error { return runDoctor(o) },
 	}
+	cmd.Example = doctorExample
 	cmd.Flags().StringVar(&o.Device, "device", "cpu", "device for the test step: cpu, cuda or auto")
 	cmd.Flags().IntVar(&o.Threads, "threads", 0, "libtorch intra-op threads (0 = all cores)")
 	return cmd

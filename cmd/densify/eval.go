@@ -42,6 +42,7 @@ for --dataset also the per-sequence objects under "sequences".`,
 		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error { return runEval(o) },
 	}
+	cmd.Example = evalExample
 	fl, r := cmd.Flags(), &o.Run
 	fl.StringVar(&r.GT, "gt", "", "ground truth: *Def.dat, folder with one, or DAVIS annotation folder")
 	fl.StringArrayVar(&r.Tracks, "tracks", nil, "Tracks*.dat with cluster labels (repeat or glob for best-of-n)")

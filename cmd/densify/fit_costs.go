@@ -33,6 +33,7 @@ and, for ≥ 2 sequences, leave-one-sequence-out calibration.`,
 		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error { return runFitCosts(o) },
 	}
+	cmd.Example = fitCostsExample
 	fl, fo := cmd.Flags(), &o.Fit
 	fl.StringVar(&fo.Data, "data", "", "dataset root (FBMS59, DAVIS 2016, densify synth output)")
 	fl.StringVar(&fo.TracksDir, "tracks-dir", "", "folder of cached <seq>Tracks<frames>.dat (default: <out folder>/tracks)")

@@ -1,21 +1,8 @@
 package main
 
 import (
-	"context"
-	"errors"
-	"fmt"
-	"io"
-	"os"
-	"os/signal"
-	"slices"
-	"strings"
-	"syscall"
-
-	"github.com/densify/densify/internal/logit"
-	"github.com/densify/densify/motiongraph"
 	"github.com/densify/densify/pipeline"
 	"github.com/densify/densify/train"
-	"github.com/densify/densify/video"
 	"github.com/spf13/pflag"
 )
 
@@ -74,7 +61,7 @@ func (p *pipelineFlags) bindUpstream(f *pflag.FlagSet) {
 	f.IntVar(&o.Tracker.Spacing, "spacing", o.Tracker.Spacing, "tracker grid spacing (px)")
 	f.StringVar(&p.flow, "flow", o.Flow, "optical flow: farneback or dis")
 	f.StringVar(&o.Segment.Solver, "solver", o.Segment.Solver, "multicut solver: gaec or klj")
-	f.Float64Var(&p.beta, "beta", 0.5, "prior cut probability β of the edge costs (seed Eq. 9)")
+	f.Float64Var(&p.beta, "beta", 0.5, "prior cut probability β of the edge costs (Kardoost & Keuper, UAI 2021, Eq. 9)")
 	f.IntVar(&p.minCluster, "min-cluster", o.Segment.MinClusterSize, "merge clusters of fewer trajectories into their best neighbour (0 = off)")
 	f.Float64Var(&p.backgroundSplit, "background-split", o.Segment.BackgroundSplit, "re-segment background clusters with costs lowered by this logit shift; parts the camera does not explain become clusters (0 = off)")
 	f.StringVar(&p.model, "cost-model", "", "cost model JSON (default: the embedded model)")
@@ -85,108 +72,4 @@ func (p *pipelineFlags) bindUpstream(f *pflag.FlagSet) {
 	f.Float64Var(&p.threshold, "threshold", 0.75, "F above which an assigned region counts as an extracted object")
 	f.IntVar(&p.evalFrames, "eval-frames", 0, "evaluated length E (0 = frames of the tracks; masks: all)")
 	f.BoolVar(&p.quiet, "quiet", false, "no per-stage lines on stderr")
-}
-
-// options validates the flags and returns the pipeline options with the
-// native implementations of f and its streams.
-func (p *pipelineFlags) options(f *Factory, root string) (pipeline.Options, error) {
-	if p.out == "" {
-		return p.opt, errors.New("--out is required")
-	}
-	o, err := p.upstreamOptions(f, root)
-	o.Train.Overlays = !p.noOverlay
-	budget := p.stepBudget
-	o.Train.StepBudget = &budget
-	return o, err
-}
-
-// upstreamOptions validates the flags bound by bindUpstream (and --tracks).
-func (p *pipelineFlags) upstreamOptions(f *Factory, root string) (pipeline.Options, error) {
-	o := p.opt
-	m, err := video.ParseMethod(p.flow)
-	if err != nil {
-		return o, err
-	}
-	o.Flow, o.FlowTracker, o.Densifier = string(m), f.Tracker, f.Densifier
-	o.Log, o.Progress = f.IO.ErrOut, f.IO.ErrOut
-	if err := o.Tracker.Validate(); err != nil {
-		return o, err
-	}
-	if err := logit.CheckBeta(p.beta); err != nil {
-		return o, err
-	}
-	o.Segment.Graph, o.Segment.MinClusterSize = p.graph.params(p.beta), p.minCluster
-	o.Segment.BackgroundSplit = p.backgroundSplit
-	if p.model != "" {
-		if o.Segment.Model, err = motiongraph.LoadCostModel(p.model); err != nil {
-			return o, err
-		}
-	}
-	o.Sparsify.Beta = p.beta
-	if !(p.threshold > 0 && p.threshold < 1) {
-		return o, fmt.Errorf("--threshold %g must lie in (0,1)", p.threshold)
-	}
-	o.Eval.Threshold, o.Eval.EvalFrames = p.threshold, p.evalFrames
-	o.Sequences = p.sequences
-	if o.Shard, err = pipeline.ParseShard(p.shard, f.getenv); err != nil {
-		return o, err
-	}
-	if p.quiet {
-		o.Log = io.Discard
-	}
-	if !o.Shard.Active() {
-		if hint := pipeline.ShardHint(f.getenv); hint != "" {
-			fmt.Fprintln(o.Log, hint)
-		}
-	}
-	if p.tracks != "" {
-		seqs, err := pipeline.SelectSequences(root, o)
-		if err != nil {
-			return o, err
-		}
-		if len(seqs) != 1 {
-			return o, fmt.Errorf("--tracks gives the trajectories of one sequence, but %s has %d", root, len(seqs))
-		}
-		if _, err := os.Stat(p.tracks); err != nil {
-			return o, err
-		}
-		tr := p.tracks
-		o.TracksFor = func(string) string { return tr }
-	}
-	return o, nil
-}
-
-// variantsFlag binds a list of pipeline variants (pflag.Value).
-type variantsFlag struct{ v *[]pipeline.Variant }
-
-func (f variantsFlag) String() string {
-	if f.v == nil {
-		return ""
-	}
-	s := make([]string, len(*f.v))
-	for i, v := range *f.v {
-		s[i] = string(v)
-	}
-	return strings.Join(s, ",")
-}
-
-func (f variantsFlag) Set(s string) error {
-	var out []pipeline.Variant
-	for _, name := range strings.Split(s, ",") {
-		v, err := pipeline.ParseVariant(strings.TrimSpace(name))
-		if err != nil {
-			return err
-		}
-		if !slices.Contains(out, v) {
-			out = append(out, v)
-		}
-	}
-	*f.v = out
-	return nil
-}
-
-func (f variantsFlag) Type() string { return "variants" }
-
-func signalContext() (context.Context, context.CancelFunc) {
-	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 }

@@ -34,6 +34,7 @@ timing and instance size.`,
 			return runMulticut(o)
 		},
 	}
+	cmd.Example = multicutExample
 	fl, m := cmd.Flags(), &o.Files
 	fl.StringVar(&m.Graph, "graph", "", "graph instance file (required)")
 	fl.StringVar(&m.Solve.Solver, "solver", "klj", "solver: gaec or klj")

@@ -28,6 +28,7 @@ best_of_n_f for n = 1 … N.`,
 		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error { return runNBest(o) },
 	}
+	cmd.Example = nbestExample
 	fl, n := cmd.Flags(), &o.Files
 	fl.StringVar(&n.Graph, "graph", "", "graph instance file")
 	fl.StringVar(&n.Labels, "labels", "", "labels file of the solution")

@@ -44,6 +44,7 @@ trained at) and the logits are resized back to the frame's size.`,
 		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error { return runPredict(o) },
 	}
+	cmd.Example = predictExample
 	fl, p := cmd.Flags(), &o.Predict
 	fl.StringVar(&o.Model, "model", "", "checkpoint (model.ckpt from densify train)")
 	fl.StringVar(&o.Frames, "frames", "", "frames folder")

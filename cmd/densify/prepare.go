@@ -38,6 +38,7 @@ segmentation or the densifier limits a sequence's dense masks.`,
 		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error { return runPrepare(o) },
 	}
+	cmd.Example = prepareExample
 	fl := cmd.Flags()
 	fl.StringVar(&o.Frames, "frames", "", "frames folder of the sequence")
 	fl.StringVar(&o.Tracks, "tracks", "", "labelled Tracks*.dat (from densify segment)")
@@ -120,7 +121,7 @@ func runPrepare(o *prepareOptions) error {
 		fmt.Fprintf(o.IO.Out, "colour check: %d foreground points of %d trajectories dropped (their colours are, on the whole, the background's; frames within %d)\n", s.ColourRejected, s.ColourRejectedTracks, o.Prepare.ColourWindow)
 	}
 	if o.Prepare.CutsBackground() {
-		fmt.Fprintf(o.IO.Out, "seeded cut: %d background points within %.0f px of the object (a graph cut seeded by the labels gives them to the background, more than %g px from the object)\n", s.CutPoints, o.Prepare.FarRadius(s.Width, s.Height), o.Prepare.CutMargin)
+		fmt.Fprintf(o.IO.Out, "seeded cut: %d background points within %.0f px of the object (a graph cut with the labels as hard constraints gives them to the background, more than %g px from the object)\n", s.CutPoints, o.Prepare.FarRadius(s.Width, s.Height), o.Prepare.CutMargin)
 	}
 	return nil
 }

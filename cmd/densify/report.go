@@ -28,6 +28,7 @@ same, and the exit status is non-zero.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error { return runReport(o, args[0]) },
 	}
+	cmd.Example = reportExample
 	return cmd
 }
 

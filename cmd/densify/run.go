@@ -30,9 +30,9 @@ folder of sequences such as densify synth writes) and runs, per sequence, in WOR
   uncertainty  uncertainty/{uncertainty.csv,clusters.csv,heatmaps/,sparsify/}
   eval-sparse  eval/sparse.json                       (with ground truth)
   prepare      prepared/ (training set: labels, weights, manifest)
-  train        model-weighted/ (model-uniform/ with --uniform)
-  predict      masks-weighted/ and preview-weighted.png
-  eval-dense   eval/dense-weighted.json               (with ground truth)
+  train        model-uniform/ (model-<variant>/ for each --variant)
+  predict      masks-uniform/ and preview-uniform.png
+  eval-dense   eval/dense-uniform.json                (with ground truth)
 
 then writes WORK/report.md and WORK/report.json (sparse P/R/F, trajectories, dense P/R/F/IoU,
 timings, links to the sparsification plot, heat maps and mask previews).
@@ -43,6 +43,7 @@ training continues from its last epoch); --force redoes everything.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error { return runRun(o, args[0]) },
 	}
+	cmd.Example = runExample
 	o.Flags.bind(cmd.Flags())
 	o.Variant = []pipeline.Variant{pipeline.DefaultVariant}
 	cmd.Flags().Var(variantsFlag{&o.Variant}, "variant", "training variant(s): weighted (hard examples), uniform, confidence (1 − 2u), oracle (ground-truth labels)")

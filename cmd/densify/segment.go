@@ -39,12 +39,13 @@ With --frames the colour feature is used; --frames without --tracks tracks the f
 		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error { return runSegment(o) },
 	}
+	cmd.Example = segmentExample
 	fl := cmd.Flags()
 	fl.StringVar(&o.Tracks, "tracks", "", "FBMS Tracks*.dat file")
 	fl.StringVar(&o.Frames, "frames", "", "frame folder (colour feature; tracked first when --tracks is absent)")
 	fl.StringVar(&o.Model, "model", "", "cost model: a JSON file from fit-costs or an embedded model by name (davis, synthetic; default davis)")
 	fl.StringVar(&o.Solver, "solver", "klj", "multicut solver: gaec or klj")
-	fl.Float64Var(&o.Beta, "beta", 0.5, "prior cut probability β of the cost (seed Eq. 9)")
+	fl.Float64Var(&o.Beta, "beta", 0.5, "prior cut probability β of the cost (Kardoost & Keuper, UAI 2021, Eq. 9)")
 	fl.IntVar(&o.MinCluster, "min-cluster", 0, "merge clusters of fewer trajectories into their best E-adjacent cluster (0 = off)")
 	fl.Float64Var(&o.BackgroundSplit, "background-split", motiongraph.DefaultBackgroundSplit, "re-segment background clusters with costs lowered by this logit shift; parts the camera does not explain become clusters (0 = off)")
 	fl.StringVar(&o.Out, "out", "", "output folder")

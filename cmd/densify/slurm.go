@@ -56,6 +56,7 @@ job: each task trains one model per sequence in WORK/<seq>.`,
 			return runSlurm(o, args[0])
 		},
 	}
+	cmd.Example = slurmExample
 	fl, s := cmd.Flags(), &o.Slurm
 	fl.StringVar(&s.Work, "out", "", "work folder on a shared filesystem (the tasks' --out; scripts in WORK/slurm)")
 	fl.StringVar(&s.Command, "command", s.Command, "densify command each task runs: run, ablate or train")

@@ -33,6 +33,7 @@ Several sequences (repeat --graph/--labels/--tracks/--gt in the same order, or
 		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error { return runSparsify(o) },
 	}
+	cmd.Example = sparsifyExample
 	fl, s := cmd.Flags(), &o.Sparsify
 	fl.StringArrayVar(&o.Graphs, "graph", nil, "graph instance file (repeat for several sequences)")
 	fl.StringArrayVar(&o.Labels, "labels", nil, "labels file (predicted clusters)")

@@ -39,6 +39,7 @@ with --tracks also
 		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error { return runSynth(o) },
 	}
+	cmd.Example = synthExample
 	fl, s, p := cmd.Flags(), &o.Set, &o.Set.Params
 	fl.StringVar(&s.Out, "out", "", "output folder (required)")
 	fl.IntVar(&s.Count, "count", 1, "number of sequences")

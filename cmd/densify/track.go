@@ -19,7 +19,7 @@ func NewCmdTrack(f *Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "track --frames DIR --out Tracks.dat",
 		Short: "Point trajectories from dense optical flow (Brox & Malik ECCV'10), written as an FBMS Tracks file",
-		Long: `track computes forward and backward optical flow between consecutive frames, seeds points on a
+		Long: `track computes forward and backward optical flow between consecutive frames, starts points on a
 grid where the image has structure (smaller structure-tensor eigenvalue λ_min > threshold·mean λ_min),
 propagates them with bilinear sub-pixel flow and stops them at forward/backward inconsistencies
 (|w+ŵ|² > 0.01(|w|²+|ŵ|²)+0.5) and motion boundaries (|∇u|²+|∇v|² > 0.01|w|²+0.002), as in
@@ -28,13 +28,14 @@ the output is written atomically (all labels 0).`,
 		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error { return runTrack(o) },
 	}
+	cmd.Example = trackExample
 	fl, t := cmd.Flags(), &o.Track
 	fl.StringVar(&t.Frames, "frames", "", "folder of numbered frames (jpg/png/ppm)")
 	fl.StringVar(&t.Out, "out", "", "output FBMS Tracks file")
 	fl.StringVar(&o.Flow, "flow", string(video.DefaultMethod), "optical flow: farneback or dis")
-	fl.IntVar(&t.Tracker.Spacing, "spacing", t.Tracker.Spacing, "seeding grid spacing (px)")
+	fl.IntVar(&t.Tracker.Spacing, "spacing", t.Tracker.Spacing, "grid spacing of new points (px)")
 	fl.IntVar(&t.Tracker.MinLength, "min-length", t.Tracker.MinLength, "drop trajectories with fewer frames")
-	fl.Float64Var(&t.Tracker.StructureThreshold, "threshold", t.Tracker.StructureThreshold, "seed where λ_min > threshold · mean λ_min of the frame")
+	fl.Float64Var(&t.Tracker.StructureThreshold, "threshold", t.Tracker.StructureThreshold, "start points where λ_min > threshold · mean λ_min of the frame")
 	fl.StringVar(&t.Vis, "vis", "", "also write a PNG of one frame with its track points (colour = track length)")
 	fl.IntVar(&t.VisFrame, "vis-frame", 0, "frame drawn by --vis (0-based)")
 	fl.StringVar(&t.Stats, "stats", "", "also write JSON statistics (tracks, lengths, density, stop reasons)")

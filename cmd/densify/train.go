@@ -58,6 +58,7 @@ the dataset's sequences is prepared and trained, one model per sequence in <out>
 			return runTrain(o, args)
 		},
 	}
+	cmd.Example = trainExample
 	fl, c := cmd.Flags(), &o.Config
 	fl.StringArrayVar(&o.Sets, "set", nil, "prepared training-set folder (repeatable)")
 	fl.StringVar(&o.Out, "out", "", "output folder")

@@ -37,6 +37,7 @@ points coloured by uncertainty into --heatmaps.`,
 		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error { return runUncertainty(o) },
 	}
+	cmd.Example = uncertaintyExample
 	fl, u := cmd.Flags(), &o.Files
 	fl.StringVar(&u.Graph, "graph", "", "graph instance file (from densify segment)")
 	fl.StringVar(&u.Labels, "labels", "", "labels file, one cluster id per node")
