@@ -16,8 +16,8 @@ import (
 // [PMin, 1−PMin] before taking logits, so that every edge cost is finite and
 // bounded by |c| ≤ log((1−PMin)/PMin) + |log((1−β)/β)| ≈ 13.8 (for β = 0.5).
 // One very confident edge can therefore never outweigh ~14 moderately
-// confident ones, which keeps the multicut and the uncertainty (seed Eqs.
-// 10–14, which sum costs) well conditioned.
+// confident ones, which keeps the multicut and the uncertainty (Kardoost &
+// Keuper, UAI 2021, Eqs. 10–14, which sum costs) well conditioned.
 const PMin = 1e-6
 
 // FeatureNames are the pairwise trajectory features, in the order of the
@@ -231,12 +231,12 @@ func (m *CostModel) CutProb(f []float64) float64 {
 }
 
 // Cost returns the edge cost c = log((1−p)/p) + log((1−β)/β) for the pair
-// features f (seed Eq. 9), with p = CutProb(f).
+// features f (UAI'21 Eq. 9), with p = CutProb(f).
 func (m *CostModel) Cost(f []float64, beta float64) float64 {
 	return CostFromProb(m.CutProb(f), beta)
 }
 
-// CostFromProb is seed Eq. 9: c = log((1−p)/p) + log((1−β)/β) with p clamped
+// CostFromProb is UAI'21 Eq. 9: c = log((1−p)/p) + log((1−β)/β) with p clamped
 // to [PMin, 1−PMin]. β ∈ (0, 1) is the prior cut probability; β = 0.5 gives
 // c = logit(1−p); β > 0.5 lowers every cost (more cuts).
 func CostFromProb(p, beta float64) float64 {

@@ -54,7 +54,7 @@ type GraphParams struct {
 	LiftedRadius     float64
 	LiftedPerNode    int
 	Seed             uint64
-	Beta             float64 // prior cut probability of seed Eq. 9, in (0,1)
+	Beta             float64 // prior cut probability β of BuildGraph's costs, in (0,1)
 	Workers          int     // goroutines for the feature computation (0 = GOMAXPROCS)
 }
 
@@ -125,10 +125,11 @@ func (ps *PairSet) Features(i int) []float64 {
 
 // BuildGraph builds the multicut instance of a track set: node i is the i-th
 // track, edges E (and F when p.Lifted) follow the neighbour rule of
-// GraphParams, and each edge gets the cost c = log((1−p)/p) + log((1−β)/β)
-// of seed Eq. 9 with p the model's cut probability of the pair features.
-// frames may be nil (no colour feature: it is set to the model's mean, i.e.
-// it has no influence); otherwise it holds one image per frame of ts.
+// GraphParams, and each edge gets the cost c = log((1−p)/p) + log((1−β)/β) of
+// Kardoost & Keuper (UAI 2021) Eq. 9 with p the model's cut probability of
+// the pair features. frames may be nil (no colour feature: it is set to the
+// model's mean, i.e. it has no influence); otherwise it holds one image per
+// frame of ts.
 func BuildGraph(ts *trajectory.TrackSet, frames []image.Image, p GraphParams, model *CostModel) (*multicut.Graph, *GraphStats, error) {
 	t0 := time.Now()
 	if model == nil {

@@ -14,13 +14,13 @@
 //
 // The stages call the packages that implement them: trajectory (tracking on
 // optical flow, through Options.FlowTracker), motiongraph (graph, costs,
-// multicut via motiongraph.Segment), uncertainty (seed Eqs. 10–14,
-// sparsification), sampling (ACCV'20 training data with UAI'21 hard
-// examples), the dense network (Options.Densifier) and eval (FBMS MoSegEval
-// protocol). The two parts that need native libraries, OpenCV's optical flow
-// and the libtorch U-Net, are injected by the composition root (cmd/densify
-// hands over video.Tracker and train.Densifier), so this package and its tests link
-// neither OpenCV nor libtorch.
+// multicut via motiongraph.Segment), uncertainty (Kardoost & Keuper, UAI
+// 2021, Eqs. 10–14, sparsification), sampling (ACCV'20 training data with
+// UAI'21 hard examples), the dense network (Options.Densifier) and eval (FBMS
+// MoSegEval protocol). The two parts that need native libraries, OpenCV's
+// optical flow and the libtorch U-Net, are injected by the composition root
+// (cmd/densify hands over video.Tracker and train.Densifier), so this package
+// and its tests link neither OpenCV nor libtorch.
 package pipeline
 
 import (
@@ -44,7 +44,7 @@ import (
 // masks-<v>; further seeds model-<v>-seed<N>): VariantWeighted weights the
 // hard examples of the prepared set × its factor on top of the class balance
 // (the U-Net densifier trains train.VariantHard), VariantUniform uses the
-// class balance only (the ablation baseline, seed Table 1 "w/o";
+// class balance only (the ablation baseline, UAI'21 Table 1 "w/o";
 // train.VariantUniform), VariantConfidence weights every label by the
 // confidence 1 − 2u of its trajectory (train.VariantConfidence), and
 // VariantOracle trains uniform weights on the same trajectories labelled from
