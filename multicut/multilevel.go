@@ -169,11 +169,8 @@ func fragmentGraph(g *Graph, frag []int, k int) *Graph {
 // coarsening costs O(|E| + |F|) per round and needs neither GAEC's
 // priority queue nor its table of cluster pairs. On the 20 DAVIS
 // development graphs (scripts/klj-eval.sh) it takes a third of the time
-// of GAEC restricted to the clusters with the same size bound, the
-// coarsening of the first version; KLj still ends at or below
-// andres/graph's energy on all 20, lower than with the GAEC fragments on
-// 2 (libby β 0.5 by 25.5), higher on 2 (kite-surf β 0.5 by 128.6), the
-// same on 16.
+// of GAEC restricted to the clusters with the same size bound, and KLj
+// still ends at or below andres/graph's energy on all 20.
 // Fragment labels are canonical.
 func matchFragments(a adjacency, within []int, maxSize int) []int {
 	n := len(a.off) - 1
