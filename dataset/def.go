@@ -144,6 +144,35 @@ func clip(s string) string {
 // (LabelledFrame.Width/Height/Region/Prob stay empty; see LoadLabelImages).
 // name is used in errors and stored as GroundTruth.Path.
 func ParseDef(r io.Reader, name string) (*GroundTruth, error) {
+	d, err := newDefReader(r, name)
+	if err != nil {
+		return nil, err
+	}
+	gt := &GroundTruth{Path: name}
+	if gt.Colors, err = d.regions(); err != nil {
+		return nil, err
+	}
+	if gt.Penalty, err = d.penalty(len(gt.Colors)); err != nil {
+		return nil, err
+	}
+	if err := d.label("Total number of frames"); err != nil {
+		return nil, err
+	}
+	if gt.TotalFrames, _, err = d.int("total number of frames", 1, math.MaxInt32); err != nil {
+		return nil, err
+	}
+	if gt.Frames, err = d.labelledFrames(gt.TotalFrames); err != nil {
+		return nil, err
+	}
+	if err := d.end(len(gt.Frames)); err != nil {
+		return nil, err
+	}
+	return gt, nil
+}
+
+// newDefReader reads the whole file (at most maxDefBytes), with CRLF line
+// ends as LF, positioned after the free-text header line.
+func newDefReader(r io.Reader, name string) (*defReader, error) {
 	data, err := io.ReadAll(io.LimitReader(r, maxDefBytes+1))
 	if err != nil {
 		return nil, fileerr.New(name, 0, "read error: %v", err)
@@ -161,7 +190,11 @@ func ParseDef(r io.Reader, name string) (*GroundTruth, error) {
 		return nil, d.errf(1, "empty file, expected %q", DefHeader)
 	}
 	d.i = 1 // line 1 is the free-text header
-	gt := &GroundTruth{Path: name}
+	return d, nil
+}
+
+// regions reads the number of regions and their colours (distinct).
+func (d *defReader) regions() ([]int, error) {
 	if err := d.label("Total number of regions"); err != nil {
 		return nil, err
 	}
@@ -170,7 +203,7 @@ func ParseDef(r io.Reader, name string) (*GroundTruth, error) {
 		return nil, err
 	}
 	seen := make(map[int]int)
-	gt.Colors = make([]int, 0, min(nr, 256))
+	colors := make([]int, 0, min(nr, 256))
 	for k := 0; k < nr; k++ {
 		// MoSegEval: getline (rest of the number's line), getline (one
 		// line: the "Scale of region k:" title or an empty line), >> colour.
@@ -187,21 +220,26 @@ func ParseDef(r io.Reader, name string) (*GroundTruth, error) {
 			return nil, d.errf(ln, "region %d has the same colour %d as region %d", k, c, j)
 		}
 		seen[c] = k
-		gt.Colors = append(gt.Colors, c)
+		colors = append(colors, c)
 	}
+	return colors, nil
+}
+
+// penalty reads the nr×nr confusion penalty matrix: nr·nr finite numbers,
+// any number per line (MoSegEval reads them with >>).
+func (d *defReader) penalty(nr int) ([][]float64, error) {
 	if err := d.label("Confusion penal"); err != nil {
 		return nil, err
 	}
-	// nr·nr numbers, any number per line (MoSegEval reads them with >>).
-	gt.Penalty = make([][]float64, 0, min(nr, 256))
+	pen := make([][]float64, 0, min(nr, 256))
 	row := make([]float64, 0, min(nr, 256))
-	for len(gt.Penalty) < nr {
-		s, ln, err := d.nonBlank(fmt.Sprintf("row %d of the %dx%d penalty matrix", len(gt.Penalty), nr, nr))
+	for len(pen) < nr {
+		s, ln, err := d.nonBlank(fmt.Sprintf("row %d of the %dx%d penalty matrix", len(pen), nr, nr))
 		if err != nil {
 			return nil, err
 		}
 		for _, f := range strings.Fields(s) {
-			if len(gt.Penalty) == nr {
+			if len(pen) == nr {
 				return nil, d.errf(ln, "more than %dx%d values in the penalty matrix", nr, nr)
 			}
 			v, err := strconv.ParseFloat(f, 64)
@@ -210,17 +248,17 @@ func ParseDef(r io.Reader, name string) (*GroundTruth, error) {
 			}
 			row = append(row, v)
 			if len(row) == nr {
-				gt.Penalty = append(gt.Penalty, row)
+				pen = append(pen, row)
 				row = make([]float64, 0, min(nr, 256))
 			}
 		}
 	}
-	if err := d.label("Total number of frames"); err != nil {
-		return nil, err
-	}
-	if gt.TotalFrames, _, err = d.int("total number of frames", 1, math.MaxInt32); err != nil {
-		return nil, err
-	}
+	return pen, nil
+}
+
+// labelledFrames reads the number of labelled frames and their entries;
+// frame numbers lie in [0, total) and increase.
+func (d *defReader) labelledFrames(total int) ([]LabelledFrame, error) {
 	if err := d.label("Total number of labeled frames"); err != nil {
 		return nil, err
 	}
@@ -228,52 +266,71 @@ func ParseDef(r io.Reader, name string) (*GroundTruth, error) {
 	if err != nil {
 		return nil, err
 	}
-	gt.Frames = make([]LabelledFrame, 0, min(nl, 1024))
+	frames := make([]LabelledFrame, 0, min(nl, 1024))
 	for k := 0; k < nl; k++ {
-		if err := d.label("Frame number"); err != nil {
-			return nil, err
+		prev := -1
+		if k > 0 {
+			prev = frames[k-1].Frame
 		}
-		f, ln, err := d.int("frame number", 0, math.MaxInt32)
+		lf, err := d.labelledFrame(total, prev)
 		if err != nil {
 			return nil, err
 		}
-		if f >= gt.TotalFrames {
-			return nil, d.errf(ln, "frame number %d outside [0, %d) (frame numbers are 0-based)", f, gt.TotalFrames)
-		}
-		if k > 0 && f <= gt.Frames[k-1].Frame {
-			return nil, d.errf(ln, "frame numbers must increase: %d after %d", f, gt.Frames[k-1].Frame)
-		}
-		if err := d.label("File name"); err != nil {
-			return nil, err
-		}
-		file, ln, err := d.nonBlank("label image file name")
-		if err != nil {
-			return nil, err
-		}
-		if strings.ContainsAny(file, " \t") {
-			return nil, d.errf(ln, "file name %q contains white space", clip(file))
-		}
-		if ext := filepath.Ext(file); ext != ".ppm" && ext != ".pgm" {
-			return nil, d.errf(ln, "label image %q must be a .ppm or .pgm file", clip(file))
-		}
-		if err := d.label("Input file name"); err != nil {
-			return nil, err
-		}
-		// The input image name is one line, free text (MoSegEval ignores it).
-		input := ""
-		if d.i < len(d.lines) {
-			input = strings.TrimSpace(d.lines[d.i])
-			d.i++
-		}
-		gt.Frames = append(gt.Frames, LabelledFrame{Frame: f, File: file, Input: input})
+		frames = append(frames, lf)
 	}
+	return frames, nil
+}
+
+// labelledFrame reads one entry: frame number (in [0, total), above prev),
+// label image (.ppm or .pgm, no white space) and input image name.
+func (d *defReader) labelledFrame(total, prev int) (LabelledFrame, error) {
+	if err := d.label("Frame number"); err != nil {
+		return LabelledFrame{}, err
+	}
+	f, ln, err := d.int("frame number", 0, math.MaxInt32)
+	if err != nil {
+		return LabelledFrame{}, err
+	}
+	if f >= total {
+		return LabelledFrame{}, d.errf(ln, "frame number %d outside [0, %d) (frame numbers are 0-based)", f, total)
+	}
+	if prev >= 0 && f <= prev {
+		return LabelledFrame{}, d.errf(ln, "frame numbers must increase: %d after %d", f, prev)
+	}
+	if err := d.label("File name"); err != nil {
+		return LabelledFrame{}, err
+	}
+	file, ln, err := d.nonBlank("label image file name")
+	if err != nil {
+		return LabelledFrame{}, err
+	}
+	if strings.ContainsAny(file, " \t") {
+		return LabelledFrame{}, d.errf(ln, "file name %q contains white space", clip(file))
+	}
+	if ext := filepath.Ext(file); ext != ".ppm" && ext != ".pgm" {
+		return LabelledFrame{}, d.errf(ln, "label image %q must be a .ppm or .pgm file", clip(file))
+	}
+	if err := d.label("Input file name"); err != nil {
+		return LabelledFrame{}, err
+	}
+	// The input image name is one line, free text (MoSegEval ignores it).
+	input := ""
+	if d.i < len(d.lines) {
+		input = strings.TrimSpace(d.lines[d.i])
+		d.i++
+	}
+	return LabelledFrame{Frame: f, File: file, Input: input}, nil
+}
+
+// end refuses anything but blank lines after the nl labelled frames.
+func (d *defReader) end(nl int) error {
 	for d.i < len(d.lines) {
 		if s := strings.TrimSpace(d.lines[d.i]); s != "" {
-			return nil, d.errf(d.i+1, "unexpected text %q after the last of %d labelled frames", clip(s), nl)
+			return d.errf(d.i+1, "unexpected text %q after the last of %d labelled frames", clip(s), nl)
 		}
 		d.i++
 	}
-	return gt, nil
+	return nil
 }
 
 // LabelImageLoader opens a label image named in a Def.dat; LoadLabelImages

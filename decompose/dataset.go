@@ -79,8 +79,8 @@ type DatasetMeans struct {
 	BelowLikelihood map[string]float64 `json:"share_below_likelihood"`
 	BelowRandom     map[string]float64 `json:"share_below_random"`
 	// WithLikelihoodBelowRandom is, per ordering, the share of images where
-	// it and the likelihood ordering are both below the random one (the
-	// issue's "both below random" for that ordering).
+	// it and the likelihood ordering are both below the random one
+	// (BothBelowRandom for that ordering).
 	WithLikelihoodBelowRandom map[string]float64 `json:"share_with_likelihood_below_random"`
 	// BySegments splits BelowLikelihood by the number of segments of the
 	// image's decomposition (SegmentBins).

@@ -197,9 +197,6 @@ type accum struct {
 	usedFrames  int
 	firstPixels int
 	frames      []frameAcc // per used frame, for JMean
-	// thick holds, for dense masks, each used frame's overlaps over the
-	// pixels outside the thin-part band (JMeanAwayFromThin); nil otherwise.
-	thick []frameAcc
 }
 
 type frameAcc struct {
@@ -400,7 +397,8 @@ func Sequence(gt *dataset.GroundTruth, ts *trajectory.TrackSet, opt Options) (*R
 		}
 		a.endFrame(fa)
 	}
-	return a.result(gt, num, max(e, 0), opt.threshold())
+	res, _, err := a.result(gt, num, max(e, 0), opt.threshold())
+	return res, err
 }
 
 // numbering tells result how cluster ids relate to the label values.
@@ -450,7 +448,9 @@ func checkTable(gt *dataset.GroundTruth, clusters int) error {
 	return nil
 }
 
-// result runs steps 2–6 on the accumulated sums. Tables are sized by the
+// result runs steps 2–6 on the accumulated sums and the region similarity J
+// (IoU, JMean; see foreground) with the assignment found; the foreground it
+// returns serves further J scores (MasksFunc). Tables are sized by the
 // clusters present (compact ids), never by the largest label value.
 //
 // The assignment (step 4) has one row per cluster. When the protocol's
@@ -466,25 +466,37 @@ func checkTable(gt *dataset.GroundTruth, clusters int) error {
 // (a region matched to an empty cluster counts P = R = 0, as in MoSegEval).
 // Only ties between equally good assignments may then break differently
 // from MoSegEval.
-func (a *accum) result(gt *dataset.GroundTruth, num numbering, e int, thr float64) (*Result, error) {
+func (a *accum) result(gt *dataset.GroundTruth, num numbering, e int, thr float64) (*Result, foreground, error) {
 	if a.usedFrames == 0 {
-		return nil, fmt.Errorf("%s: no labelled frame within the evaluated %d frames", gt.Path, e)
+		return nil, foreground{}, fmt.Errorf("%s: no labelled frame within the evaluated %d frames", gt.Path, e)
 	}
-	labels := num.labels
-	nC := len(labels)
-	a.grow(nC)
-	nR := a.nR
-	total := num.clusters()
-	res := &Result{Threshold: thr, EvalFrames: e, LabelledFrames: a.usedFrames, Clusters: int(total),
-		ClusterLabels: labels, Warnings: gt.Warnings}
+	a.grow(len(num.labels))
+	res := &Result{Threshold: thr, EvalFrames: e, LabelledFrames: a.usedFrames, Clusters: int(num.clusters()),
+		ClusterLabels: num.labels, Warnings: gt.Warnings}
+	vis := a.visibleRegions(res, gt.Colors)
+	t := a.precisionRecall(len(num.labels), vis)
+	as, err := assignmentRows(num, t, len(vis))
+	if err != nil {
+		return nil, foreground{}, err
+	}
+	as.match = Hungarian(as.cost(t, len(vis)))
+	regionCluster := a.average(res, num, as, t, vis)
+	fg := newForeground(res.RegionDetails, regionCluster)
+	res.IoU = fg.jaccard(a.overlap, a.clusterSize, a.regionSize)
+	res.JMean = fg.meanJ(a.frames)
+	return res, fg, nil
+}
 
-	// Step 2: visible regions and region densities.
+// visibleRegions runs step 2 and the densities of step 6: it fills
+// res.RegionDetails (sizes, visibility, density), Regions, Visible, Density
+// and AvgRegionDensity, and returns the visible regions in increasing order.
+func (a *accum) visibleRegions(res *Result, colors []int) []int {
 	var vis []int
-	res.RegionDetails = make([]RegionDetail, nR)
+	res.RegionDetails = make([]RegionDetail, a.nR)
 	avgDens := 0.0
-	for j := 0; j < nR; j++ {
+	for j := 0; j < a.nR; j++ {
 		d := &res.RegionDetails[j]
-		*d = RegionDetail{Region: j, Color: gt.Colors[j], TotalSize: a.regionTotal[j], CoveredSize: a.regionSize[j], Cluster: -1}
+		*d = RegionDetail{Region: j, Color: colors[j], TotalSize: a.regionTotal[j], CoveredSize: a.regionSize[j], Cluster: -1}
 		if a.regionTotal[j] < invisibleSize {
 			continue
 		}
@@ -500,118 +512,180 @@ func (a *accum) result(gt *dataset.GroundTruth, num numbering, e int, thr float6
 	res.Regions = nV
 	res.Visible = max(0, nV-1)
 	res.Density = 100 * float64(a.coverage) / (float64(a.usedFrames) * float64(a.firstPixels))
+	return vis
+}
 
-	// Step 3: P, R, F for every (present cluster, visible region).
-	P := make([][]float64, nC) // [cluster][visible region]
-	R := make([][]float64, nC)
+// prTable holds step 3: P[c][k] and R[c][k] of present cluster c (compact
+// id) against the k-th visible region.
+type prTable struct {
+	P, R [][]float64
+}
+
+// precisionRecall runs step 3 for the nC present clusters and the visible
+// regions vis: P = O/|C_c| where |C_c| ≠ 0, R = O/|Ĝ_j| where also |Ĝ_j| ≠ 0,
+// 0 elsewhere.
+func (a *accum) precisionRecall(nC int, vis []int) prTable {
+	t := prTable{P: make([][]float64, nC), R: make([][]float64, nC)}
 	for c := 0; c < nC; c++ {
-		P[c] = make([]float64, nV)
-		R[c] = make([]float64, nV)
+		t.P[c] = make([]float64, len(vis))
+		t.R[c] = make([]float64, len(vis))
 		cs := a.clusterSize[c]
 		if cs == 0 {
 			continue
 		}
-		for j2, j := range vis {
+		for k, j := range vis {
 			o := a.overlap[c][j]
-			P[c][j2] = o / cs
+			t.P[c][k] = o / cs
 			if a.regionSize[j] != 0 {
-				R[c][j2] = o / a.regionSize[j]
+				t.R[c][k] = o / a.regionSize[j]
 			}
 		}
 	}
-	fm := func(p, r float64) float64 {
-		if p == 0 || r == 0 {
-			return 0
-		}
-		return 2 * p * r / (p + r)
-	}
-	score := func(c, j2 int) int { return int(fm(P[c][j2], R[c][j2]) * 10000) }
+	return t
+}
 
-	// Step 4: the rows of the assignment (compact cluster id, −1 = empty
-	// cluster) and their ids in the output.
-	var rows, rowID []int
-	if total <= int64(exactSide) && nV <= exactSide {
-		for r := 0; r < int(total); r++ {
-			c := r
-			if num.mosegeval {
-				c = -1
-				if k, ok := slices.BinarySearch(labels, r); ok {
-					c = k
-				}
+// fMeasure is 2PR/(P+R), 0 where P or R is 0.
+func fMeasure(p, r float64) float64 {
+	if p == 0 || r == 0 {
+		return 0
+	}
+	return 2 * p * r / (p + r)
+}
+
+// f is F of cluster c and the k-th visible region.
+func (t prTable) f(c, k int) float64 { return fMeasure(t.P[c][k], t.R[c][k]) }
+
+// score is the assignment's entry int(F·10000).
+func (t prTable) score(c, k int) int { return int(t.f(c, k) * 10000) }
+
+// assignment is step 4: the rows of the table and, once solved, the match.
+type assignment struct {
+	rows  []int // compact cluster id of each row, −1 for an empty cluster
+	ids   []int // the row's cluster id in the output (Pair.Cluster)
+	match []int // Hungarian: row → column, a visible region index or ≥ nV for padding
+}
+
+// assignmentRows chooses the rows of the assignment (see result): all
+// clusters in protocol order up to exactSide, the reduced table beyond.
+func assignmentRows(num numbering, t prTable, nV int) (assignment, error) {
+	if num.clusters() <= int64(exactSide) && nV <= exactSide {
+		return exactRows(num), nil
+	}
+	return reducedRows(num, t, nV)
+}
+
+// exactRows has a row for every cluster of the protocol, in order: with the
+// MoSegEval numbering every label value up to the largest, the missing ones
+// empty.
+func exactRows(num numbering) assignment {
+	var as assignment
+	for r := 0; r < int(num.clusters()); r++ {
+		c := r
+		if num.mosegeval {
+			c = -1
+			if k, ok := slices.BinarySearch(num.labels, r); ok {
+				c = k
 			}
-			rows = append(rows, c)
-			rowID = append(rowID, r)
+		}
+		as.rows = append(as.rows, c)
+		as.ids = append(as.ids, r)
+	}
+	return as
+}
+
+// reducedRows has the union of the nV best clusters of each visible region,
+// in id order, then min(empty clusters, nV) empty rows; a table side beyond
+// maxAssignSide is an error.
+func reducedRows(num numbering, t prTable, nV int) (assignment, error) {
+	var as assignment
+	nC := len(num.labels)
+	keep := make([]bool, nC)
+	top := min(nV, nC)
+	order := make([]int, nC)
+	for k := 0; k < nV; k++ {
+		for c := range order {
+			order[c] = c
+		}
+		slices.SortStableFunc(order, func(x, y int) int { return t.score(y, k) - t.score(x, k) })
+		for _, c := range order[:top] {
+			keep[c] = true
+		}
+	}
+	for c, k := range keep {
+		if k {
+			as.rows = append(as.rows, c)
+			as.ids = append(as.ids, c)
+		}
+	}
+	if empty := num.clusters() - int64(nC); empty > 0 {
+		for i := int64(0); i < min(empty, int64(nV)); i++ {
+			as.rows = append(as.rows, -1)
+			as.ids = append(as.ids, nC+int(i))
+		}
+	}
+	if side := max(len(as.rows), nV); side > maxAssignSide {
+		return as, fmt.Errorf("eval: assigning %d clusters to %d visible regions needs a %d×%d table, more than %d×%d",
+			nC, nV, side, side, maxAssignSide, maxAssignSide)
+	}
+	return as, nil
+}
+
+// cost is the square table of side max(nV, rows) that Hungarian minimises:
+// −int(F·10000) of each present cluster's row against each visible region,
+// 0 for empty rows and padding.
+func (as assignment) cost(t prTable, nV int) [][]int {
+	nRows := len(as.rows)
+	cost := make([][]int, max(nV, nRows))
+	for l := range cost {
+		cost[l] = make([]int, len(cost))
+		if l < nRows && as.rows[l] >= 0 {
+			for k := 0; k < nV; k++ {
+				cost[l][k] = -t.score(as.rows[l], k)
+			}
+		}
+	}
+	return cost
+}
+
+// pair describes row l of the solved assignment (without its scores) and
+// returns its compact cluster id, −1 for an empty or padding row.
+func (as assignment) pair(l int, num numbering, vis []int) (Pair, int) {
+	nRows := len(as.rows)
+	total := num.clusters()
+	pr := Pair{Cluster: l, Label: -1, Region: -1, Empty: true}
+	c := -1
+	if l < nRows {
+		pr.Cluster = as.ids[l]
+		if c = as.rows[l]; c >= 0 {
+			pr.Label, pr.Empty = num.labels[c], false
+		} else if num.mosegeval && as.ids[l] < int(total) && total <= int64(exactSide) {
+			pr.Label = as.ids[l] // an empty cluster of the MoSegEval numbering
 		}
 	} else {
-		keep := make([]bool, nC)
-		top := min(nV, nC)
-		order := make([]int, nC)
-		for j2 := 0; j2 < nV; j2++ {
-			for c := range order {
-				order[c] = c
-			}
-			slices.SortStableFunc(order, func(x, y int) int { return score(y, j2) - score(x, j2) })
-			for _, c := range order[:top] {
-				keep[c] = true
-			}
-		}
-		for c, k := range keep {
-			if k {
-				rows = append(rows, c)
-				rowID = append(rowID, c)
-			}
-		}
-		if empty := total - int64(nC); empty > 0 {
-			for i := int64(0); i < min(empty, int64(nV)); i++ {
-				rows = append(rows, -1)
-				rowID = append(rowID, nC+int(i))
-			}
-		}
-		if side := max(len(rows), nV); side > maxAssignSide {
-			return nil, fmt.Errorf("eval: assigning %d clusters to %d visible regions needs a %d×%d table, more than %d×%d",
-				nC, nV, side, side, maxAssignSide, maxAssignSide)
-		}
+		pr.Cluster = max(int(min(total, int64(exactSide))), nRows) + l - nRows
 	}
-	nRows := len(rows)
+	if k := as.match[l]; k < len(vis) {
+		pr.Region = vis[k]
+	}
+	return pr, c
+}
+
+// average runs step 5 over the solved assignment: res.Pairs, the assigned
+// regions' details, Precision, Recall, F and Objects. It returns the compact
+// cluster id assigned to each region (−1 for none).
+func (a *accum) average(res *Result, num numbering, as assignment, t prTable, vis []int) []int {
+	nV, nRows := len(vis), len(as.rows)
 	// The protocol's regime: more (or as many) clusters than regions means
 	// padding regions, which ignore their clusters; fewer means padding
 	// clusters, which count P = 1, R = 0.
-	emptyRegions := total >= int64(nV)
-	n := max(nV, nRows)
-	cost := make([][]int, n)
-	for l := range cost {
-		cost[l] = make([]int, n)
-		if l < nRows && rows[l] >= 0 {
-			for j2 := 0; j2 < nV; j2++ {
-				cost[l][j2] = -score(rows[l], j2)
-			}
-		}
-	}
-	assign := Hungarian(cost)
-
-	// Step 5: averages over assigned pairs.
+	emptyRegions := num.clusters() >= int64(nV)
 	sumP, sumR, ctr, objects := 0.0, 0.0, 0, -1
-	regionCluster := make([]int, nR) // assigned compact cluster id per region, −1 none
+	regionCluster := make([]int, a.nR)
 	for j := range regionCluster {
 		regionCluster[j] = -1
 	}
-	for l := 0; l < n; l++ {
-		k := assign[l]
-		pr := Pair{Cluster: l, Label: -1, Region: -1, Empty: true}
-		c := -1
-		if l < nRows {
-			pr.Cluster = rowID[l]
-			if c = rows[l]; c >= 0 {
-				pr.Label, pr.Empty = labels[c], false
-			} else if num.mosegeval && rowID[l] < int(total) && total <= int64(exactSide) {
-				pr.Label = rowID[l] // an empty cluster of the MoSegEval numbering
-			}
-		} else {
-			pr.Cluster = max(int(min(total, int64(exactSide))), nRows) + l - nRows
-		}
-		if k < nV {
-			pr.Region = vis[k]
-		}
+	for l, k := range as.match {
+		pr, c := as.pair(l, num, vis)
 		switch {
 		case k >= nV:
 			// cluster on a padding region: ignored
@@ -620,31 +694,22 @@ func (a *accum) result(gt *dataset.GroundTruth, num numbering, e int, thr float6
 			pr.Precision, pr.Counted = 1, true
 			sumP++
 			ctr++
-			d := &res.RegionDetails[vis[k]]
-			d.Precision = 1
+			res.RegionDetails[vis[k]].Precision = 1
 		case c < 0:
 			// region on an empty cluster (or, with clusters ≥ regions, on a
 			// padding row standing for one): P = R = 0, counted
 			pr.Counted = true
 			ctr++
 		default:
-			p, r := P[c][k], R[c][k]
-			f := fm(p, r)
-			pr.Precision, pr.Recall, pr.F, pr.Counted = p, r, f, true
+			pr.Precision, pr.Recall, pr.F, pr.Counted = t.P[c][k], t.R[c][k], t.f(c, k), true
 			ctr++
-			if f > thr {
+			if pr.F > res.Threshold {
 				objects++
 			}
-			sumP += p
-			sumR += r
-			j := vis[k]
-			regionCluster[j] = c
-			d := &res.RegionDetails[j]
-			d.Cluster, d.Precision, d.Recall, d.F, d.Object = pr.Cluster, p, r, f, f > thr
-			o := a.overlap[c][j]
-			if u := a.regionSize[j] + a.clusterSize[c] - o; u > 0 {
-				d.IoU = o / u
-			}
+			sumP += pr.Precision
+			sumR += pr.Recall
+			regionCluster[vis[k]] = c
+			a.matched(&res.RegionDetails[vis[k]], pr, c, res.Threshold)
 		}
 		res.Pairs = append(res.Pairs, pr)
 	}
@@ -656,53 +721,16 @@ func (a *accum) result(gt *dataset.GroundTruth, num numbering, e int, thr float6
 		res.F = 2 * res.Precision * res.Recall / (res.Precision + res.Recall)
 	}
 	res.Objects = max(0, objects)
+	return regionCluster
+}
 
-	// Foreground Jaccard, pooled and per frame.
-	jac := func(ov [][]float64, cs, rs []float64) (num, den float64) {
-		var inter, fgR, fgC float64
-		fgCl := make([]bool, len(cs))
-		for j := 1; j < nR; j++ {
-			if res.RegionDetails[j].Visible {
-				fgR += rs[j]
-				if c := regionCluster[j]; c >= 0 && c < len(cs) {
-					fgCl[c] = true
-				}
-			}
-		}
-		for c, ok := range fgCl {
-			if !ok {
-				continue
-			}
-			fgC += cs[c]
-			for j := 1; j < nR; j++ {
-				if res.RegionDetails[j].Visible {
-					inter += ov[c][j]
-				}
-			}
-		}
-		return inter, fgR + fgC - inter
+// matched fills the detail of a region assigned to present cluster c by the
+// pair pr: its cluster, P, R, F, whether it is an extracted object (F > thr),
+// and the IoU O/(|Ĝ_j|+|C_c|−O).
+func (a *accum) matched(d *RegionDetail, pr Pair, c int, thr float64) {
+	d.Cluster, d.Precision, d.Recall, d.F, d.Object = pr.Cluster, pr.Precision, pr.Recall, pr.F, pr.F > thr
+	o := a.overlap[c][d.Region]
+	if u := a.regionSize[d.Region] + a.clusterSize[c] - o; u > 0 {
+		d.IoU = o / u
 	}
-	if num, den := jac(a.overlap, a.clusterSize, a.regionSize); den > 0 {
-		res.IoU = num / den
-	} else {
-		res.IoU = 1
-	}
-	meanJ := func(frames []frameAcc) float64 {
-		sumJ := 0.0
-		for i := range frames {
-			fa := &frames[i]
-			if num, den := jac(fa.overlap, fa.clusterSize, fa.regionSize); den > 0 {
-				sumJ += num / den
-			} else {
-				sumJ++
-			}
-		}
-		return sumJ / float64(len(frames))
-	}
-	res.JMean = meanJ(a.frames)
-	if len(a.thick) > 0 {
-		j := meanJ(a.thick)
-		res.JMeanAwayFromThin = &j
-	}
-	return res, nil
 }

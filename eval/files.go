@@ -59,9 +59,9 @@ func ScoreTracks(gt *dataset.GroundTruth, path string, opt Options) (*Result, er
 }
 
 // BestOfN returns, for n = 1..len(results), the best F among the first n
-// results (seed Fig. 6: F of the best of the n lowest-energy labelings), and
-// the index of the overall best (−1 when there is none). Nil results are
-// skipped.
+// results (Kardoost & Keuper, UAI 2021, Fig. 6: F of the best of the n
+// lowest-energy labelings), and the index of the overall best (−1 when
+// there is none). Nil results are skipped.
 func BestOfN(results []*Result) (best []float64, bestIndex int) {
 	bestIndex = -1
 	bf := 0.0

@@ -25,15 +25,31 @@ const hungarianInf = math.MaxInt32
 // and columns ≥ the input width are padding columns. Costs must lie well
 // within ±2^30. An empty matrix gives an empty assignment.
 func Hungarian(cost [][]int) []int {
+	c := squareCost(cost)
+	if len(c) == 0 {
+		return []int{}
+	}
+	subtractColumnMinima(c)
+	h := newHungarian(c)
+	for unmatched := h.greedyMatch(); unmatched > 0; unmatched-- {
+		k, l := h.findPath()
+		h.augment(k, l)
+		if unmatched > 1 {
+			h.newForest()
+		}
+	}
+	return h.colMate
+}
+
+// squareCost pads cost with zero rows and columns to the square side
+// n = max(rows, cols) (a copy).
+func squareCost(cost [][]int) [][]int {
 	rows := len(cost)
 	cols := 0
 	for _, r := range cost {
 		cols = max(cols, len(r))
 	}
 	n := max(rows, cols)
-	if n == 0 {
-		return []int{}
-	}
 	c := make([][]int, n)
 	for i := range c {
 		c[i] = make([]int, n)
@@ -41,8 +57,13 @@ func Hungarian(cost [][]int) []int {
 			copy(c[i], cost[i])
 		}
 	}
+	return c
+}
 
-	// Subtract column minima so that every column has a zero.
+// subtractColumnMinima subtracts every column's minimum from it, so that
+// every column has a zero.
+func subtractColumnMinima(c [][]int) {
+	n := len(c)
 	for l := 0; l < n; l++ {
 		s := c[0][l]
 		for k := 1; k < n; k++ {
@@ -54,138 +75,177 @@ func Hungarian(cost [][]int) []int {
 			}
 		}
 	}
+}
 
-	colMate := make([]int, n)   // column matched to row k, or -1
-	rowMate := make([]int, n)   // row matched to column l, or -1
-	parentRow := make([]int, n) // row from which column l was reached in the forest
-	unchosen := make([]int, n)  // rows of the forest (unmatched roots first)
-	rowDec := make([]int, n)    // dual variable of row k (subtracted)
-	colInc := make([]int, n)    // dual variable of column l (added)
-	slack := make([]int, n)     // min reduced cost from a forest row to column l
-	slackRow := make([]int, n)  // the row attaining slack[l]
+// hungarian is the state of ASSIGN_LISA on the square matrix c.
+type hungarian struct {
+	n         int
+	c         [][]int
+	colMate   []int // column matched to row k, or -1
+	rowMate   []int // row matched to column l, or -1
+	parentRow []int // row from which column l was reached in the forest
+	unchosen  []int // rows of the forest (unmatched roots first)
+	rowDec    []int // dual variable of row k (subtracted)
+	colInc    []int // dual variable of column l (added)
+	slack     []int // min reduced cost from a forest row to column l
+	slackRow  []int // the row attaining slack[l]
+	t         int   // rows in the forest (unchosen[:t])
+	q         int   // rows of the forest explored (unchosen[:q])
+}
 
-	// Initial state: row minima as row duals, greedy matching of zeros.
-	t := 0
+func newHungarian(c [][]int) *hungarian {
+	n := len(c)
+	return &hungarian{n: n, c: c,
+		colMate: make([]int, n), rowMate: make([]int, n), parentRow: make([]int, n), unchosen: make([]int, n),
+		rowDec: make([]int, n), colInc: make([]int, n), slack: make([]int, n), slackRow: make([]int, n)}
+}
+
+// greedyMatch sets the initial state: row minima as row duals, zeros
+// matched greedily in row order, the unmatched rows as the forest's roots.
+// It returns the number of unmatched rows.
+func (h *hungarian) greedyMatch() int {
+	n, c := h.n, h.c
 	for l := 0; l < n; l++ {
-		rowMate[l] = -1
-		parentRow[l] = -1
-		slack[l] = hungarianInf
+		h.rowMate[l] = -1
+		h.parentRow[l] = -1
+		h.slack[l] = hungarianInf
 	}
 	for k := 0; k < n; k++ {
 		s := c[k][0]
 		for l := 1; l < n; l++ {
 			s = min(s, c[k][l])
 		}
-		rowDec[k] = s
-		colMate[k] = -1
+		h.rowDec[k] = s
+		h.colMate[k] = -1
 		for l := 0; l < n; l++ {
-			if c[k][l] == s && rowMate[l] < 0 {
-				colMate[k] = l
-				rowMate[l] = k
+			if c[k][l] == s && h.rowMate[l] < 0 {
+				h.colMate[k] = l
+				h.rowMate[l] = k
 				break
 			}
 		}
-		if colMate[k] < 0 {
-			unchosen[t] = k
-			t++
+		if h.colMate[k] < 0 {
+			h.unchosen[h.t] = k
+			h.t++
 		}
 	}
-	if t == 0 {
-		return colMate
-	}
+	return h.t
+}
 
-	unmatched := t
+// findPath grows the forest, changing the duals whenever no tight edge is
+// left, until it reaches a free column l; k is the forest row it is reached
+// from.
+func (h *hungarian) findPath() (k, l int) {
+	h.q = 0
 	for {
-		var k, l int
-		q := 0
-	search:
-		for {
-			// Explore the rows of the forest not explored yet.
-			for q < t {
-				k = unchosen[q]
-				s := rowDec[k]
-				for l = 0; l < n; l++ {
-					if slack[l] == 0 {
-						continue
-					}
-					del := c[k][l] - s + colInc[l]
-					if del >= slack[l] {
-						continue
-					}
-					if del == 0 {
-						if rowMate[l] < 0 {
-							break search // augmenting path ends at free column l
-						}
-						slack[l] = 0
-						parentRow[l] = k
-						unchosen[t] = rowMate[l]
-						t++
-					} else {
-						slack[l] = del
-						slackRow[l] = k
-					}
-				}
-				q++
+		if k, l, ok := h.explore(); ok {
+			return k, l
+		}
+		if k, l, ok := h.updateDuals(); ok {
+			return k, l
+		}
+	}
+}
+
+// explore scans the rows of the forest not explored yet: a tight edge to a
+// matched column adds its row to the forest, one to a free column ends the
+// search; other edges lower their column's slack.
+func (h *hungarian) explore() (k, l int, found bool) {
+	for h.q < h.t {
+		k = h.unchosen[h.q]
+		s := h.rowDec[k]
+		for l = 0; l < h.n; l++ {
+			if h.slack[l] == 0 {
+				continue
 			}
-			// No tight edge left: change the duals by the smallest slack.
-			s := hungarianInf
-			for l = 0; l < n; l++ {
-				if slack[l] != 0 && slack[l] < s {
-					s = slack[l]
-				}
+			del := h.c[k][l] - s + h.colInc[l]
+			if del >= h.slack[l] {
+				continue
 			}
-			for q = 0; q < t; q++ {
-				rowDec[unchosen[q]] += s
-			}
-			for l = 0; l < n; l++ {
-				if slack[l] == 0 {
-					colInc[l] += s
-					continue
+			if del == 0 {
+				if h.rowMate[l] < 0 {
+					return k, l, true // augmenting path ends at free column l
 				}
-				slack[l] -= s
-				if slack[l] != 0 {
-					continue
-				}
-				k = slackRow[l]
-				if rowMate[l] < 0 {
-					for j := l + 1; j < n; j++ {
-						if slack[j] == 0 {
-							colInc[j] += s
-						}
-					}
-					break search
-				}
-				parentRow[l] = k
-				unchosen[t] = rowMate[l]
-				t++
+				h.slack[l] = 0
+				h.parentRow[l] = k
+				h.unchosen[h.t] = h.rowMate[l]
+				h.t++
+			} else {
+				h.slack[l] = del
+				h.slackRow[l] = k
 			}
 		}
-		// Augment along the alternating path ending in (k, l).
-		for {
-			j := colMate[k]
-			colMate[k] = l
-			rowMate[l] = k
-			if j < 0 {
-				break
+		h.q++
+	}
+	return 0, 0, false
+}
+
+// updateDuals changes the duals by the smallest slack s (no tight edge is
+// left): the forest's rows gain s, its columns too; a column whose slack
+// becomes 0 joins the forest through its row, or, when free, ends the
+// search.
+func (h *hungarian) updateDuals() (k, l int, found bool) {
+	n := h.n
+	s := hungarianInf
+	for l = 0; l < n; l++ {
+		if h.slack[l] != 0 && h.slack[l] < s {
+			s = h.slack[l]
+		}
+	}
+	for h.q = 0; h.q < h.t; h.q++ {
+		h.rowDec[h.unchosen[h.q]] += s
+	}
+	for l = 0; l < n; l++ {
+		if h.slack[l] == 0 {
+			h.colInc[l] += s
+			continue
+		}
+		h.slack[l] -= s
+		if h.slack[l] != 0 {
+			continue
+		}
+		k = h.slackRow[l]
+		if h.rowMate[l] < 0 {
+			for j := l + 1; j < n; j++ {
+				if h.slack[j] == 0 {
+					h.colInc[j] += s
+				}
 			}
-			k = parentRow[j]
-			l = j
+			return k, l, true
 		}
-		unmatched--
-		if unmatched == 0 {
-			return colMate
+		h.parentRow[l] = k
+		h.unchosen[h.t] = h.rowMate[l]
+		h.t++
+	}
+	return 0, 0, false
+}
+
+// augment flips the alternating path that ends in (k, l).
+func (h *hungarian) augment(k, l int) {
+	for {
+		j := h.colMate[k]
+		h.colMate[k] = l
+		h.rowMate[l] = k
+		if j < 0 {
+			return
 		}
-		// Next stage: a fresh forest rooted at the unmatched rows.
-		t = 0
-		for l = 0; l < n; l++ {
-			parentRow[l] = -1
-			slack[l] = hungarianInf
-		}
-		for k = 0; k < n; k++ {
-			if colMate[k] < 0 {
-				unchosen[t] = k
-				t++
-			}
+		k = h.parentRow[j]
+		l = j
+	}
+}
+
+// newForest starts the next stage: a fresh forest rooted at the unmatched
+// rows.
+func (h *hungarian) newForest() {
+	h.t = 0
+	for l := 0; l < h.n; l++ {
+		h.parentRow[l] = -1
+		h.slack[l] = hungarianInf
+	}
+	for k := 0; k < h.n; k++ {
+		if h.colMate[k] < 0 {
+			h.unchosen[h.t] = k
+			h.t++
 		}
 	}
 }

@@ -2,6 +2,7 @@ package eval
 
 import (
 	"math/rand/v2"
+	"reflect"
 	"testing"
 )
 
@@ -86,5 +87,45 @@ func TestHungarianMaxAndEmpty(t *testing.T) {
 	// Best: row0→col1 (9), row1→col0 (8); padding row gets col2.
 	if a[0] != 1 || a[1] != 0 || a[2] != 2 {
 		t.Fatalf("assignment %v", a)
+	}
+}
+
+// The steps of Hungarian by hand.
+func TestHungarianStepsByHand(t *testing.T) {
+	if c := squareCost([][]int{{1, 2, 3}, {4}}); !reflect.DeepEqual(c, [][]int{{1, 2, 3}, {4, 0, 0}, {0, 0, 0}}) {
+		t.Errorf("square %v", c)
+	}
+	c := [][]int{{3, 1}, {2, 5}}
+	subtractColumnMinima(c)
+	if !reflect.DeepEqual(c, [][]int{{1, 0}, {0, 4}}) {
+		t.Errorf("column minima subtracted: %v", c)
+	}
+	// Both rows find a free zero: nothing left to search.
+	h := newHungarian(c)
+	if u := h.greedyMatch(); u != 0 || !reflect.DeepEqual(h.colMate, []int{1, 0}) {
+		t.Errorf("greedy: %d unmatched, %v", u, h.colMate)
+	}
+	// [[0 0] [0 3]]: row 0 takes column 0, row 1's only zero is taken. The
+	// forest from row 1 reaches row 0 through the tight (1,0), and row 0's
+	// tight edge to the free column 1 ends the path; flipping it gives
+	// row 0 → 1, row 1 → 0.
+	h = newHungarian([][]int{{0, 0}, {0, 3}})
+	if u := h.greedyMatch(); u != 1 || !reflect.DeepEqual(h.colMate, []int{0, -1}) || h.unchosen[0] != 1 {
+		t.Fatalf("greedy: %d unmatched, %v, roots %v", u, h.colMate, h.unchosen[:h.t])
+	}
+	k, l := h.findPath()
+	if k != 0 || l != 1 || h.parentRow[0] != 1 {
+		t.Fatalf("path ends at (%d, %d), parent of column 0 %d", k, l, h.parentRow[0])
+	}
+	h.augment(k, l)
+	if !reflect.DeepEqual(h.colMate, []int{1, 0}) || !reflect.DeepEqual(h.rowMate, []int{1, 0}) {
+		t.Errorf("augmented: rows %v columns %v", h.colMate, h.rowMate)
+	}
+	// [[0 2] [0 3]]: no tight edge to column 1; the duals rise by its slack 2
+	// (rows 0 and 1 get 2, column 0 too), and column 1 is reached from row 0.
+	h = newHungarian([][]int{{0, 2}, {0, 3}})
+	h.greedyMatch()
+	if k, l := h.findPath(); k != 0 || l != 1 || !reflect.DeepEqual(h.rowDec, []int{2, 2}) || !reflect.DeepEqual(h.colInc, []int{2, 0}) {
+		t.Errorf("path (%d, %d), row duals %v, column duals %v", k, l, h.rowDec, h.colInc)
 	}
 }

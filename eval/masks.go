@@ -44,6 +44,9 @@ func MasksFunc(gt *dataset.GroundTruth, src MaskSource, opt Options) (*Result, e
 	first := map[int]int{} // label value → cluster id in order of appearance
 	var values []int
 	var missing []int // labelled frames without a mask
+	// thick holds each used frame's overlaps over the pixels outside the
+	// thin-part band (JMeanAwayFromThin).
+	var thick []frameAcc
 	e := opt.EvalFrames
 	for _, fi := range usedFrames(gt, e) {
 		lf := &gt.Frames[fi]
@@ -52,7 +55,7 @@ func MasksFunc(gt *dataset.GroundTruth, src MaskSource, opt Options) (*Result, e
 			return nil, err
 		}
 		fa := a.beginFrame(lf)
-		a.thick = append(a.thick, frameAcc{})
+		thick = append(thick, frameAcc{})
 		if m == nil {
 			missing = append(missing, lf.Frame)
 			continue
@@ -62,7 +65,7 @@ func MasksFunc(gt *dataset.GroundTruth, src MaskSource, opt Options) (*Result, e
 				lf.Frame, m.Width, m.Height, len(m.Labels), lf.File, lf.Width, lf.Height)
 		}
 		band := lf.ThinPartsBand()
-		ta := &a.thick[len(a.thick)-1]
+		ta := &thick[len(thick)-1]
 		last, row, cid := 0, []float64(nil), 0
 		for k, v := range m.Labels {
 			if row == nil || v != last {
@@ -110,17 +113,19 @@ func MasksFunc(gt *dataset.GroundTruth, src MaskSource, opt Options) (*Result, e
 		}
 		fa.overlap = permute(fa.overlap, perm)
 		a.endFrame(fa)
-		ta := &a.thick[i]
+		ta := &thick[i]
 		for len(ta.overlap) < len(values) {
 			ta.overlap = append(ta.overlap, make([]float64, a.nR))
 		}
 		ta.overlap = permute(ta.overlap, perm)
 		ta.sizes(a.nR)
 	}
-	r, err := a.result(gt, numbering{labels: sorted}, max(e, 0), opt.threshold())
+	r, fg, err := a.result(gt, numbering{labels: sorted}, max(e, 0), opt.threshold())
 	if err != nil {
 		return nil, err
 	}
+	j := fg.meanJ(thick)
+	r.JMeanAwayFromThin = &j
 	if len(missing) > 0 {
 		r.MissingMasks = missing
 		r.Warnings = append(slices.Clone(r.Warnings), fmt.Sprintf("no mask for %d of %d labelled frames (%s): scored as uncovered", len(missing), a.usedFrames, frameList(missing)))

@@ -19,16 +19,16 @@ const BackgroundResidual = 3.0
 // background decision (camera.Options.Border): a camera that follows an
 // object keeps it nearly static in the middle of the frame, where it can be
 // the largest consistent motion of the whole frame, while the border is
-// background. On motocross-jump (DAVIS) the whole-frame camera motion made
-// the rider background (training-label IoU 0.001); see the closing table of
-// scripts/sparse-eval.sh for all sequences.
+// background. On DAVIS motocross-jump the whole-frame camera motion made the
+// rider background (scripts/sparse-eval.sh tabulates the decision on every
+// sequence).
 const BackgroundBorder = 0.15
 
 // BackgroundBorderShare is the share of the border band a cluster must hold
 // to be background whatever the camera fit says (see BorderShares): the
 // background of the frames it lives in. On the ten DAVIS development
 // sequences every background cluster holds 0.72–1.00 of the band and every
-// other cluster less than 0.3 (motocross-jump's rider 0.27).
+// other cluster less than 0.3.
 const BackgroundBorderShare = 0.5
 
 // BorderShares returns, for every cluster 0..clusters−1 of labels (one per
@@ -44,8 +44,7 @@ const BackgroundBorderShare = 0.5
 // most of the band is the background of its frames. This is the evidence
 // for background clusters whose motion the band's homography does not fit:
 // under fast camera motion (motocross-jump) few correspondences reach the
-// band, the fit describes one corner, and the early frames' background had a
-// median normalised residual of 26 with 93 % of the band.
+// band and the fit describes one corner.
 func BorderShares(ts *trajectory.TrackSet, labels []int, clusters int) []float64 {
 	in := camera.BorderBand(ts, BackgroundBorder)
 	nf := 0

@@ -12,17 +12,13 @@ import (
 // (`densify segment --background-split`; 0 turns it off). It was chosen
 // from {1, 2, 3} on the ten DAVIS 2016 development sequences, with the
 // leave-one-sequence-out cost models, by the trajectory-level foreground
-// IoU of the background decision: mean 0.548 without the split, 0.627 with
-// δ = 1 (5 sequences better, 2 lower by at most 0.022), 0.632 with δ = 2
-// (4 sequences lower by 0.05–0.09); the smaller shift harms least. With it,
-// scripts/sparse-eval.sh gives a training-label IoU of 0.709 against 0.571
-// (blackswan 0.144 → 0.778, cows 0.007 → 0.480) and sparse F 88.9 against
-// 85.4.
+// IoU of the background decision: δ = 1 raises the mean almost as much as
+// δ = 2 and lowers it on fewer sequences, and by less.
 const DefaultBackgroundSplit = 1.0
 
 // BackgroundSplitMin is the fewest trajectories a part of a background
-// cluster needs to become a cluster of its own (the size below which issue
-// 9 counts a cluster as a fragment).
+// cluster needs to become a cluster of its own; smaller parts count as
+// fragments.
 const BackgroundSplitMin = 20
 
 // BackgroundPart is one part of a background cluster that SplitBackground
@@ -39,17 +35,17 @@ type BackgroundPart struct {
 // labels at a higher prior cut probability and makes a cluster of every part
 // that the camera motion does not explain.
 //
-// Why: a slowly moving object that the camera follows (DAVIS cows, the
-// swan, part of the dog) differs from the background in its motion by less
-// than the cost model needs to cut, so the multicut merges it into the
-// background cluster, whose decision the camera evidence then takes for the
-// whole: the object's trajectories become background training labels.
-// Within that cluster the object's trajectories are still more strongly
-// joined to each other than to the background (on cows +2.49 against +1.48
-// mean cost). Shifting every cost of the cluster's subgraph by −δ, that is
-// the prior β of Eq. 9 of the seed raised from β to σ(logit β + δ), cuts the
-// weaker joins first; the camera evidence then judges every part on its own,
-// as it judges clusters: sky and ground separated by parallax stay
+// Why: a slowly moving object that the camera follows (DAVIS cows, the swan,
+// part of the dog) differs from the background in its motion by less than the
+// cost model needs to cut, so the multicut merges it into the background
+// cluster, whose decision the camera evidence then takes for the whole: the
+// object's trajectories become background training labels. Within that
+// cluster the object's trajectories are still more strongly joined to each
+// other than to the background.
+// Shifting every cost of the cluster's subgraph by −δ, that is the prior β of
+// Kardoost & Keuper (UAI 2021) Eq. 9 raised from β to σ(logit β + δ), cuts
+// the weaker joins first; the camera evidence then judges every part on its
+// own, as it judges clusters: sky and ground separated by parallax stay
 // background, an independently moving part does not.
 //
 // For each background cluster C: the multicut of the subgraph induced by C

@@ -225,7 +225,7 @@ func (m *CostModel) CutProb(f []float64) float64 {
 }
 
 // Cost returns the edge cost c = log((1−p)/p) + log((1−β)/β) for the pair
-// features f (seed Eq. 9), with p = CutProb(f).
+// features f (UAI'21 Eq. 9), with p = CutProb(f).
 func (m *CostModel) Cost(f []float64, beta float64) float64 {
 	return logit.CostFromProb(m.CutProb(f), beta)
 }

@@ -105,7 +105,11 @@ func FitDataset(opt FitDatasetOptions) (*FitReport, error) {
 				}
 			}
 		}
-		ps, err := ComputePairs(ts, imgs, opt.Graph, fp)
+		cam, err := EstimateCamera(ts, fp)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", sq.Name, err)
+		}
+		ps, err := ComputePairs(ts, imgs, cam, opt.Graph, fp)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", sq.Name, err)
 		}

@@ -55,7 +55,7 @@ type GraphParams struct {
 	LiftedRadius     float64
 	LiftedPerNode    int
 	Seed             uint64
-	Beta             float64 // prior cut probability of seed Eq. 9, in (0,1)
+	Beta             float64 // prior cut probability β of BuildGraph's costs, in (0,1)
 	Workers          int     // goroutines for the feature computation (0 = GOMAXPROCS)
 }
 
@@ -93,6 +93,7 @@ type GraphStats struct {
 	PositiveEdges int     `json:"positive_edges"` // E edges with cost > 0 (prefer join)
 	MeanCutProb   float64 `json:"mean_cut_prob"`  // over E
 	Colour        bool    `json:"colour"`         // whether the colour feature was computed
+	// NeighbourSecs: camera motion, neighbour search and random pairs.
 	NeighbourSecs float64 `json:"neighbour_seconds"`
 	FeatureSecs   float64 `json:"feature_seconds"`
 	TotalSecs     float64 `json:"total_seconds"`
@@ -125,10 +126,11 @@ func (ps *PairSet) Features(i int) []float64 {
 
 // BuildGraph builds the multicut instance of a track set: node i is the i-th
 // track, edges E (and F when p.Lifted) follow the neighbour rule of
-// GraphParams, and each edge gets the cost c = log((1−p)/p) + log((1−β)/β)
-// of seed Eq. 9 with p the model's cut probability of the pair features.
-// frames may be nil (no colour feature: it is set to the model's mean, i.e.
-// it has no influence); otherwise it holds one image per frame of ts.
+// GraphParams, and each edge gets the cost c = log((1−p)/p) + log((1−β)/β) of
+// Kardoost & Keuper (UAI 2021) Eq. 9 with p the model's cut probability of
+// the pair features. frames may be nil (no colour feature: it is set to the
+// model's mean, i.e. it has no influence); otherwise it holds one image per
+// frame of ts.
 func BuildGraph(ts *trajectory.TrackSet, frames []image.Image, p GraphParams, model *CostModel) (*multicut.Graph, *GraphStats, error) {
 	t0 := time.Now()
 	if model == nil {
@@ -137,12 +139,20 @@ func BuildGraph(ts *trajectory.TrackSet, frames []image.Image, p GraphParams, mo
 	if err := model.Validate(); err != nil {
 		return nil, nil, err
 	}
-	ps, err := ComputePairs(ts, frames, p, model.Params)
+	if _, err := checkInputs(ts, frames, p, model.Params); err != nil {
+		return nil, nil, err
+	}
+	cam, err := EstimateCamera(ts, model.Params)
+	if err != nil {
+		return nil, nil, err
+	}
+	camSecs := time.Since(t0).Seconds()
+	ps, err := ComputePairs(ts, frames, cam, p, model.Params)
 	if err != nil {
 		return nil, nil, err
 	}
 	g := &multicut.Graph{N: len(ts.Tracks), Edges: make([]multicut.Edge, ps.Len())}
-	st := &GraphStats{Nodes: g.N, Colour: ps.Colour, NeighbourSecs: ps.NeighbourSecs, FeatureSecs: ps.FeatureSecs, Camera: ps.Camera}
+	st := &GraphStats{Nodes: g.N, Colour: ps.Colour, NeighbourSecs: camSecs + ps.NeighbourSecs, FeatureSecs: ps.FeatureSecs, Camera: ps.Camera}
 	f := make([]float64, NumFeatures)
 	deg := make([]int, g.N)
 	sumP, sumOv := 0.0, 0.0
@@ -369,42 +379,124 @@ func overlap(a, b *trajectory.Track) int {
 	return e - s + 1
 }
 
-// ComputePairs applies the neighbour rule of GraphParams and computes the raw
-// features of every pair (see PairFeatures). It is the part of BuildGraph
-// shared with FitCosts' sample collection.
-func ComputePairs(ts *trajectory.TrackSet, frames []image.Image, p GraphParams, fp FeatureParams) (*PairSet, error) {
-	if err := p.validate(); err != nil {
-		return nil, err
-	}
+// EstimateCamera fits the camera motion whose residuals ComputePairs' features
+// use: camera.DefaultOptions with the features' motion step T
+// (FeatureParams.MotionStep), on tracks checked as ComputePairs checks them.
+func EstimateCamera(ts *trajectory.TrackSet, fp FeatureParams) (*camera.Motion, error) {
 	if err := checkTracks(ts); err != nil {
 		return nil, err
 	}
+	if err := fp.check(); err != nil {
+		return nil, err
+	}
+	co := camera.DefaultOptions()
+	co.Step = fp.MotionStep
+	return camera.Estimate(ts, co)
+}
+
+// check refuses feature parameters the computation cannot use.
+func (fp FeatureParams) check() error {
 	if fp.MotionStep < 1 || fp.VariationNeighbours < 1 || !(fp.Sigma0 > 0) || fp.ColourRadius < 0 {
-		return nil, fmt.Errorf("graph: invalid feature params %+v", fp)
+		return fmt.Errorf("graph: invalid feature params %+v", fp)
+	}
+	return nil
+}
+
+// ComputePairs applies the neighbour rule of GraphParams and computes the raw
+// features of every pair (see PairFeatures) with cam, the camera motion of
+// the same tracks (EstimateCamera). It is the part of BuildGraph shared with
+// FitCosts' sample collection.
+func ComputePairs(ts *trajectory.TrackSet, frames []image.Image, cam *camera.Motion, p GraphParams, fp FeatureParams) (*PairSet, error) {
+	nf, err := checkInputs(ts, frames, p, fp)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkCamera(cam, ts, nf, fp.MotionStep); err != nil {
+		return nil, err
+	}
+	t0 := time.Now()
+	al := aliveByFrame(ts, nf)
+	td := trackDisplacements(ts, fp.MotionStep)
+	setResiduals(td, cam)
+	keys, idx := neighbourKeys(al, td, p, fp)
+	keys = withOverlap(ts, keys, p.MinOverlap)
+	keys, lifted := farPairs(ts, idx, keys, p)
+	ps := newPairSet(cam, keys, lifted)
+	ps.NeighbourSecs = time.Since(t0).Seconds()
+	t1 := time.Now()
+	if frames != nil {
+		ps.Colour = true
+		pointColours(frames, al, td, fp.ColourRadius, p.Workers)
+	}
+	ps.computeFeatures(ts, td, cam, fp, p.Workers)
+	ps.FeatureSecs = time.Since(t1).Seconds()
+	return ps, nil
+}
+
+// checkInputs validates the parameters, the tracks and the frame images
+// (nil, or at least one per frame of the tracks) and returns the number of
+// frames of the tracks.
+func checkInputs(ts *trajectory.TrackSet, frames []image.Image, p GraphParams, fp FeatureParams) (int, error) {
+	if err := p.validate(); err != nil {
+		return 0, err
+	}
+	if err := checkTracks(ts); err != nil {
+		return 0, err
+	}
+	if err := fp.check(); err != nil {
+		return 0, err
 	}
 	nf := ts.Frames
 	for i := range ts.Tracks {
 		nf = max(nf, ts.Tracks[i].End()+1)
 	}
 	if frames != nil && len(frames) < nf {
-		return nil, fmt.Errorf("graph: %d frame images for a track set of %d frames", len(frames), nf)
+		return 0, fmt.Errorf("graph: %d frame images for a track set of %d frames", len(frames), nf)
 	}
-	t0 := time.Now()
-	n := len(ts.Tracks)
-	// alive points per frame
+	return nf, nil
+}
+
+// checkCamera verifies that cam fits ts as EstimateCamera makes it: motion
+// step T, one frame for each of the nf frames, a residual for every point
+// with a successor.
+func checkCamera(cam *camera.Motion, ts *trajectory.TrackSet, nf, step int) error {
+	if cam == nil {
+		return fmt.Errorf("graph: no camera motion (EstimateCamera gives it)")
+	}
+	if cam.Options.Step != step {
+		return fmt.Errorf("graph: camera motion estimated with step %d, the features use step %d", cam.Options.Step, step)
+	}
+	if len(cam.Frames) != nf || len(cam.ResX) != len(ts.Tracks) || len(cam.ResY) != len(ts.Tracks) || len(cam.Norm) != len(ts.Tracks) {
+		return fmt.Errorf("graph: camera motion of %d frames and %d trajectories for a track set of %d frames and %d trajectories",
+			len(cam.Frames), len(cam.ResX), nf, len(ts.Tracks))
+	}
+	for i := range ts.Tracks {
+		n := len(ts.Tracks[i].Points) - 1
+		if len(cam.ResX[i]) != n || len(cam.ResY[i]) != n || len(cam.Norm[i]) != n {
+			return fmt.Errorf("graph: camera motion has %d residuals for trajectory %d of %d points", len(cam.ResX[i]), i, n+1)
+		}
+	}
+	return nil
+}
+
+// aliveFrame holds the points alive in one frame: track ids and positions,
+// in track order.
+type aliveFrame struct {
+	ids    []int32
+	xs, ys []float64
+}
+
+// aliveByFrame lists the alive points of each of the nf frames.
+func aliveByFrame(ts *trajectory.TrackSet, nf int) []aliveFrame {
 	cnt := make([]int, nf)
 	for i := range ts.Tracks {
 		for _, q := range ts.Tracks[i].Points {
 			cnt[q.Frame]++
 		}
 	}
-	type alive struct {
-		ids    []int32
-		xs, ys []float64
-	}
-	al := make([]alive, nf)
+	al := make([]aliveFrame, nf)
 	for t := range nf {
-		al[t] = alive{make([]int32, 0, cnt[t]), make([]float64, 0, cnt[t]), make([]float64, 0, cnt[t])}
+		al[t] = aliveFrame{make([]int32, 0, cnt[t]), make([]float64, 0, cnt[t]), make([]float64, 0, cnt[t])}
 	}
 	for i := range ts.Tracks {
 		for _, q := range ts.Tracks[i].Points {
@@ -414,9 +506,14 @@ func ComputePairs(ts *trajectory.TrackSet, frames []image.Image, p GraphParams, 
 			a.ys = append(a.ys, q.Y)
 		}
 	}
-	// per-track displacements
-	td := make([]trackData, n)
-	T := fp.MotionStep
+	return al
+}
+
+// trackDisplacements sets up every track's trackData: its frames and the
+// displacement D(t) = (X(t+T') − X(t))/T', T' = min(T, end−t), of each point
+// with a successor (the flow variation is filled by neighbourKeys).
+func trackDisplacements(ts *trajectory.TrackSet, T int) []trackData {
+	td := make([]trackData, len(ts.Tracks))
 	for i := range ts.Tracks {
 		pts := ts.Tracks[i].Points
 		d := &td[i]
@@ -431,23 +528,24 @@ func ComputePairs(ts *trajectory.TrackSet, frames []image.Image, p GraphParams, 
 			d.dy[j] = float32((pts[j+tt].Y - pts[j].Y) / float64(tt))
 		}
 	}
-	// camera motion and the residual of every trajectory point
-	co := camera.DefaultOptions()
-	co.Step = T
-	cam, err := camera.Estimate(ts, co)
-	if err != nil {
-		return nil, err
-	}
-	scale := make([]float64, len(cam.Frames))
-	for t, f := range cam.Frames {
-		scale[t] = f.Scale
-	}
+	return td
+}
+
+// setResiduals gives every track its camera residuals.
+func setResiduals(td []trackData, cam *camera.Motion) {
 	for i := range td {
 		td[i].rx, td[i].ry, td[i].rn = cam.ResX[i], cam.ResY[i], cam.Norm[i]
 	}
-	// per-frame grids, kNN edges and local flow variation
+}
+
+// neighbourKeys builds the grid of every frame and queries it for every
+// alive point: its K nearest points within Radius are its pairs, its
+// VariationNeighbours−1 nearest give its local flow variation (trackData.vari).
+// It returns the pairs (sorted, unique, pairKey form) and the grids.
+func neighbourKeys(al []aliveFrame, td []trackData, p GraphParams, fp FeatureParams) ([]uint64, []*frameIndex) {
+	nf := len(al)
 	kq := max(p.K, fp.VariationNeighbours-1)
-	keysPerWorker := make([][]uint64, nf)
+	perFrame := make([][]uint64, nf)
 	idx := make([]*frameIndex, nf)
 	parallelFor(nf, p.Workers, func(t int) {
 		a := &al[t]
@@ -460,64 +558,88 @@ func ComputePairs(ts *trajectory.TrackSet, frames []image.Image, p GraphParams, 
 			for j := 0; j < len(buf) && j < p.K; j++ {
 				keys = append(keys, pairKey(id, buf[j].id))
 			}
-			// local flow variation: variance of the displacements of the
-			// trajectory and its VariationNeighbours−1 nearest neighbours
-			// (those with a displacement defined at t).
-			d := &td[id]
-			if t >= d.end {
-				continue
-			}
-			sx, sy := float64(d.dx[t-d.start]), float64(d.dy[t-d.start])
-			sxx := sx*sx + sy*sy
-			m := 1
-			for j := 0; j < len(buf) && j < fp.VariationNeighbours-1; j++ {
-				o := &td[buf[j].id]
-				if t >= o.end {
-					continue
-				}
-				x, y := float64(o.dx[t-o.start]), float64(o.dy[t-o.start])
-				sx += x
-				sy += y
-				sxx += x*x + y*y
-				m++
-			}
-			mx, my := sx/float64(m), sy/float64(m)
-			d.vari[t-d.start] = float32(math.Max(sxx/float64(m)-mx*mx-my*my, 0))
+			flowVariation(td, t, id, buf[:min(len(buf), fp.VariationNeighbours-1)])
 		}
-		keysPerWorker[t] = keys
+		perFrame[t] = keys
 	})
+	return mergeKeys(perFrame), idx
+}
+
+// flowVariation sets the local flow variation v(t) of track id: the variance
+// of the displacements at t of the track and its neighbours nb (those with a
+// displacement defined at t), Σ|D|²/m − |ΣD/m|². Nothing at the track's last
+// frame.
+func flowVariation(td []trackData, t int, id int32, nb []neighbour) {
+	d := &td[id]
+	if t >= d.end {
+		return
+	}
+	sx, sy := float64(d.dx[t-d.start]), float64(d.dy[t-d.start])
+	sxx := sx*sx + sy*sy
+	m := 1
+	for _, n := range nb {
+		o := &td[n.id]
+		if t >= o.end {
+			continue
+		}
+		x, y := float64(o.dx[t-o.start]), float64(o.dy[t-o.start])
+		sx += x
+		sy += y
+		sxx += x*x + y*y
+		m++
+	}
+	mx, my := sx/float64(m), sy/float64(m)
+	d.vari[t-d.start] = float32(math.Max(sxx/float64(m)-mx*mx-my*my, 0))
+}
+
+// mergeKeys joins the frames' pairs into one sorted list without duplicates,
+// releasing each frame's list as it goes.
+func mergeKeys(perFrame [][]uint64) []uint64 {
 	total := 0
-	for _, k := range keysPerWorker {
+	for _, k := range perFrame {
 		total += len(k)
 	}
 	keys := make([]uint64, 0, total)
-	for t, k := range keysPerWorker {
+	for t, k := range perFrame {
 		keys = append(keys, k...)
-		keysPerWorker[t] = nil
+		perFrame[t] = nil
 	}
 	slices.Sort(keys)
-	keys = slices.Compact(keys)
-	// minimum overlap
+	return slices.Compact(keys)
+}
+
+// withOverlap keeps, in place, the pairs whose tracks share at least
+// minOverlap frames.
+func withOverlap(ts *trajectory.TrackSet, keys []uint64, minOverlap int) []uint64 {
 	w := 0
 	for _, k := range keys {
 		a, b := int32(k>>32), int32(uint32(k))
-		if overlap(&ts.Tracks[a], &ts.Tracks[b]) >= p.MinOverlap {
+		if overlap(&ts.Tracks[a], &ts.Tracks[b]) >= minOverlap {
 			keys[w] = k
 			w++
 		}
 	}
-	keys = keys[:w]
+	return keys[:w]
+}
+
+// farPairs adds the long-range edges to the sorted edges keys and draws the
+// lifted edges F (GraphParams; randomPairs).
+func farPairs(ts *trajectory.TrackSet, idx []*frameIndex, keys []uint64, p GraphParams) (e, lifted []uint64) {
 	if p.LongRangePerNode > 0 {
 		far := randomPairs(ts, idx, keys, p.LongRangeRadius, p.LongRangePerNode, p.Seed+1, p)
 		keys = append(keys, far...)
 		slices.Sort(keys)
 		keys = slices.Compact(keys)
 	}
-	nE := len(keys)
-	var lifted []uint64
 	if p.Lifted {
 		lifted = randomPairs(ts, idx, keys, p.LiftedRadius, p.LiftedPerNode, p.Seed, p)
 	}
+	return keys, lifted
+}
+
+// newPairSet lists the edges E, then the lifted edges F.
+func newPairSet(cam *camera.Motion, keys, lifted []uint64) *PairSet {
+	nE := len(keys)
 	ps := &PairSet{
 		Camera: cam,
 		U:      make([]int32, nE+len(lifted)),
@@ -531,37 +653,45 @@ func ComputePairs(ts *trajectory.TrackSet, frames []image.Image, p GraphParams, 
 		ps.U[nE+i], ps.V[nE+i] = int32(k>>32), int32(uint32(k))
 		ps.Lifted[nE+i] = true
 	}
-	ps.NeighbourSecs = time.Since(t0).Seconds()
-	t1 := time.Now()
-	// colour per point
-	if frames != nil {
-		ps.Colour = true
-		for i := range td {
-			td[i].col = make([][3]float32, td[i].end-td[i].start+1)
+	return ps
+}
+
+// pointColours sets the colour of every alive point (trackData.col): the
+// mean of the square patch of half size radius around it (patchColour) in
+// its frame's image; points in a frame without image keep zero.
+func pointColours(frames []image.Image, al []aliveFrame, td []trackData, radius, workers int) {
+	for i := range td {
+		td[i].col = make([][3]float32, td[i].end-td[i].start+1)
+	}
+	parallelFor(len(al), workers, func(t int) {
+		img := frames[t]
+		if img == nil {
+			return
 		}
-		parallelFor(nf, p.Workers, func(t int) {
-			img := frames[t]
-			if img == nil {
-				return
-			}
-			a := &al[t]
-			for k, id := range a.ids {
-				d := &td[id]
-				d.col[t-d.start] = patchColour(img, a.xs[k], a.ys[k], fp.ColourRadius)
-			}
-		})
+		a := &al[t]
+		for k, id := range a.ids {
+			d := &td[id]
+			d.col[t-d.start] = patchColour(img, a.xs[k], a.ys[k], radius)
+		}
+	})
+}
+
+// computeFeatures fills ps.Feat with pairFeatures of every pair, in chunks
+// of 4096 pairs in parallel.
+func (ps *PairSet) computeFeatures(ts *trajectory.TrackSet, td []trackData, cam *camera.Motion, fp FeatureParams, workers int) {
+	scale := make([]float64, len(cam.Frames))
+	for t, f := range cam.Frames {
+		scale[t] = f.Scale
 	}
 	ps.Feat = make([]float64, NumFeatures*ps.Len())
 	sig02 := fp.Sigma0 * fp.Sigma0
 	const chunk = 4096
-	parallelFor((ps.Len()+chunk-1)/chunk, p.Workers, func(c int) {
+	parallelFor((ps.Len()+chunk-1)/chunk, workers, func(c int) {
 		for i := c * chunk; i < min((c+1)*chunk, ps.Len()); i++ {
 			a, b := int(ps.U[i]), int(ps.V[i])
-			pairFeatures(&ts.Tracks[a], &ts.Tracks[b], &td[a], &td[b], T, sig02, scale, ps.Colour, ps.Feat[i*NumFeatures:(i+1)*NumFeatures])
+			pairFeatures(&ts.Tracks[a], &ts.Tracks[b], &td[a], &td[b], fp.MotionStep, sig02, scale, ps.Colour, ps.Feat[i*NumFeatures:(i+1)*NumFeatures])
 		}
 	})
-	ps.FeatureSecs = time.Since(t1).Seconds()
-	return ps, nil
 }
 
 // pairFeatures computes the raw features of a pair (FeatureNames order) over

@@ -141,8 +141,8 @@ func (r *SegmentResult) ClusterSizes() []int {
 }
 
 // SmallShare is the share of trajectories in clusters of fewer than min
-// trajectories (issue: fragmented objects are resolved by the energy, never
-// dropped silently; the report shows how many remain).
+// trajectories: fragmented objects are resolved by the energy, never
+// dropped silently, and the report shows how many remain.
 func (r *SegmentResult) SmallShare(min int) float64 {
 	if len(r.Labels) == 0 {
 		return 0

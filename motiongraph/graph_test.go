@@ -144,7 +144,11 @@ func TestPairFeaturesHandComputed(t *testing.T) {
 		{Points: []trajectory.Point{{X: 10, Y: 0, Frame: 0}, {X: 10, Y: 0, Frame: 1}, {X: 10, Y: 0, Frame: 2}}},
 	}}
 	p := DefaultGraphParams()
-	ps, err := ComputePairs(ts, nil, p, DefaultFeatureParams())
+	cam, err := EstimateCamera(ts, DefaultFeatureParams())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps, err := ComputePairs(ts, nil, cam, p, DefaultFeatureParams())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,7 +180,7 @@ func TestPairFeaturesHandComputed(t *testing.T) {
 		}
 		frames[i] = im
 	}
-	ps, err = ComputePairs(ts, frames, p, DefaultFeatureParams())
+	ps, err = ComputePairs(ts, frames, cam, p, DefaultFeatureParams())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -45,7 +45,8 @@ type FitOptions struct {
 // y_i = 1 for a cut pair. Classes are NOT reweighted: the fitted p is then a
 // calibrated estimate of P(cut | features) under the pair distribution of
 // the graph (reweighting classes would shift the intercept by the log prior
-// ratio and break calibration; the prior belongs in β of seed Eq. 9).
+// ratio and break calibration; the prior belongs in β of Kardoost & Keuper,
+// UAI 2021, Eq. 9).
 // Features that are constant in the samples (e.g. colour without frames)
 // get std 1 and weight 0. The returned calibration is in-sample.
 func FitCosts(samples []PairSample, opt FitOptions) (*CostModel, *Calibration, error) {

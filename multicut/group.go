@@ -6,11 +6,10 @@ import (
 )
 
 // DefaultGroupMoves is the default length bound of KLj's connected group
-// moves (KLjOptions.GroupMoves). 32, not 16: on the graph of
-// paragliding-launch at β 0.1 (full-resolution DIS tracks) andres/graph's
-// KLj moves 37 nodes from the background into the person's cluster, which
-// groups of at most 16 never reach (28.9 above its energy); with 32 KLj ends
-// 95 below it.
+// moves (KLjOptions.GroupMoves). 32, not 16, because groups of at most 16
+// miss the move of a few tens of trajectories from the background into the
+// person's cluster that andres/graph's KLj makes on DAVIS paragliding-launch
+// (β 0.1).
 const DefaultGroupMoves = 32
 
 // groupCover is the number of leading moves of a sequence that found nothing

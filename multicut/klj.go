@@ -31,8 +31,8 @@ type KLjOptions struct {
 	// VCycles is the number of multilevel V-cycles (0: 1). Each cycle after
 	// the first halves the finest fragment size and adds a level of 4, so
 	// that its fragments have other boundaries; a second cycle lowers the
-	// energy further on some DAVIS graphs (libby: −398,980 → −400,645) and
-	// roughly doubles the time of KLj.
+	// energy further on some DAVIS graphs and roughly doubles the time of
+	// KLj.
 	VCycles int
 	// GroupMoves bounds the length of the connected group moves that
 	// follow the multilevel refinement (see groupMoves; 0:
@@ -109,9 +109,8 @@ const klEps = 1e-9
 // and iterates again: these find the improvements that need a long way
 // down before the energy falls below its start (moving half of a wrongly
 // merged cluster of 900 nodes into a neighbour, say, where the first 400
-// moves only raise the energy; or splitting a swan of 2,954 trajectories
-// off the 19,725 of its background cluster on DAVIS blackswan, which
-// lowers the energy from −15,197 to −32,720, andres/graph's value). Only
+// moves only raise the energy; or splitting the swan off its background
+// cluster on DAVIS blackswan, which reaches andres/graph's energy). Only
 // the pairs of a large cluster with each of its many small neighbours stay
 // limited. Phase 2 starts from the local optimum of phase 1, so it can only
 // improve on it.
@@ -139,8 +138,7 @@ const klEps = 1e-9
 // neighbouring cluster (see groupMoves; at most GroupMoves nodes), and the
 // node-level search resumes after every pass that improved. These reach
 // tightly knit groups deep inside a large cluster that a sweep of the whole
-// pair passes only after hundreds of unrelated moves (DAVIS motocross-jump,
-// β = 0.5: 12 trajectories, 15.0 of energy).
+// pair passes only after hundreds of unrelated moves.
 //
 // Join-and-evict moves. When a pass of group moves finds nothing, every
 // cluster of at most JoinEvict nodes is joined into each cluster it has a
@@ -148,8 +146,7 @@ const klEps = 1e-9
 // other clusters (see joinEvictMoves); the best prefix with at least one
 // eviction is kept when it lowers the energy exactly. These reach a join
 // that pays only once a node repelling the small cluster has left, which
-// neither step does alone (DAVIS motocross-jump, β = 0.5: 0.12, the last
-// gap to andres/graph's KLj; car-shadow, β = 0.5: 7.6 below it).
+// neither step does alone.
 //
 // Large-neighbourhood moves (off by default; see fusion.go). With
 // Neighbourhood > 0, every cluster is re-solved together with its

@@ -169,129 +169,174 @@ func fragmentGraph(g *Graph, frag []int, k int) *Graph {
 // coarsening costs O(|E| + |F|) per round and needs neither GAEC's
 // priority queue nor its table of cluster pairs. On the 20 DAVIS
 // development graphs (scripts/klj-eval.sh) it takes a third of the time
-// of GAEC restricted to the clusters with the same size bound, the
-// coarsening of the first version; KLj still ends at or below
-// andres/graph's energy on all 20, lower than with the GAEC fragments on
-// 2 (libby β 0.5 by 25.5), higher on 2 (kite-surf β 0.5 by 128.6), the
-// same on 16.
+// of GAEC restricted to the clusters with the same size bound, and KLj
+// still ends at or below andres/graph's energy on all 20.
 // Fragment labels are canonical.
 func matchFragments(a adjacency, within []int, maxSize int) []int {
-	n := len(a.off) - 1
-	// A fragment is named by its first node (root) and lists its members
-	// through next (−1 ends the list); last is a root's last member.
-	frag := make([]int32, n)
-	next := make([]int32, n)
-	last := make([]int32, n)
+	fr := newFragmenter(a, within, maxSize)
+	for r := int32(1); int(r) <= bits.Len(uint(maxSize-1)); r++ {
+		if !fr.round(r) {
+			break
+		}
+	}
+	return fr.labels()
+}
+
+// fragmenter is the state of matchFragments. A fragment is named by its
+// first node (root) and lists its members through next (−1 ends the list);
+// last is a root's last member.
+type fragmenter struct {
+	a       adjacency
+	within  []int
+	maxSize int
+	frag    []int32
+	next    []int32
+	last    []int32
 	// Per root: its size and the last round (1-based) it was matched in,
 	// side by side since the search for a partner reads both.
-	type rootState struct{ size, round int32 }
-	root := make([]rootState, n)
-	for v := range frag {
-		frag[v], next[v], last[v], root[v] = int32(v), -1, int32(v), rootState{1, 0}
-	}
+	root []rootState
 	// Scratch sums to the neighbouring fragments, valid where seen is the
 	// current stamp.
-	type acc struct {
-		sum  float64
-		seen int32
-		reg  bool
+	sums    []fragSum
+	touched []int32
+	stamp   int32
+	order   []fragCandidate
+}
+
+type rootState struct{ size, round int32 }
+
+type fragSum struct {
+	sum  float64
+	seen int32
+	reg  bool
+}
+
+// fragCandidate is fragment f's best partner h in a round, with c_fh.
+type fragCandidate struct {
+	f, h int32
+	c    float64
+}
+
+// newFragmenter starts from single nodes.
+func newFragmenter(a adjacency, within []int, maxSize int) *fragmenter {
+	n := len(a.off) - 1
+	fr := &fragmenter{a: a, within: within, maxSize: maxSize,
+		frag: make([]int32, n), next: make([]int32, n), last: make([]int32, n), root: make([]rootState, n), sums: make([]fragSum, n)}
+	for v := range fr.frag {
+		fr.frag[v], fr.next[v], fr.last[v], fr.root[v] = int32(v), -1, int32(v), rootState{1, 0}
 	}
-	sums := make([]acc, n)
-	for i := range sums {
-		sums[i].seen = -1
+	for i := range fr.sums {
+		fr.sums[i].seen = -1
 	}
-	var touched []int32
-	stamp := int32(0)
-	// partner returns F's best partner among the fragments not matched in
-	// round r, and c_FH; −1 when there is none.
-	partner := func(f, r int32) (int32, float64) {
-		best, bestSum := int32(-1), 0.0
-		eligible := func(h int32, c float64, reg bool) {
-			if !reg || c <= 0 || root[h].round == r || int(root[f].size+root[h].size) > maxSize {
-				return
-			}
-			if best < 0 || c > bestSum || c == bestSum && h < best {
-				best, bestSum = h, c
-			}
-		}
-		cl := within[f]
-		if r == 1 {
-			// Single nodes: no parallel arcs, so every arc is a pair.
-			for k := a.off[f]; k < a.off[f+1]; k++ {
-				if v := a.nbr[k]; within[v] == cl {
-					eligible(v, a.cost[k], a.reg[k])
-				}
-			}
-			return best, bestSum
-		}
-		touched = touched[:0]
-		for u := f; u >= 0; u = next[u] {
-			for k := a.off[u]; k < a.off[u+1]; k++ {
-				v := a.nbr[k]
-				h := frag[v]
-				if h == f || within[v] != cl {
-					continue
-				}
-				x := &sums[h]
-				if x.seen != stamp {
-					*x = acc{0, stamp, false}
-					touched = append(touched, h)
-				}
-				x.sum += a.cost[k]
-				x.reg = x.reg || a.reg[k]
+	return fr
+}
+
+// round runs round r: every fragment's best partner, then the merges by
+// decreasing c_fh. It returns false when no fragment has a partner.
+func (fr *fragmenter) round(r int32) bool {
+	fr.order = fr.order[:0]
+	for f := int32(0); f < int32(len(fr.frag)); f++ {
+		if fr.frag[f] == f {
+			if h, c := fr.partner(f, r); h >= 0 {
+				fr.order = append(fr.order, fragCandidate{f, h, c})
 			}
 		}
-		stamp++
-		for _, h := range touched {
-			eligible(h, sums[h].sum, sums[h].reg)
+	}
+	if len(fr.order) == 0 {
+		return false
+	}
+	slices.SortFunc(fr.order, func(x, y fragCandidate) int {
+		switch {
+		case x.c > y.c:
+			return -1
+		case x.c < y.c:
+			return 1
+		}
+		return int(x.f - y.f)
+	})
+	for _, o := range fr.order {
+		f, h := o.f, o.h
+		if fr.root[f].round == r {
+			continue
+		}
+		if fr.root[h].round == r {
+			if h, _ = fr.partner(f, r); h < 0 {
+				continue
+			}
+		}
+		fr.merge(f, h, r)
+	}
+	return true
+}
+
+// merge appends fragment h to fragment f, both matched in round r.
+func (fr *fragmenter) merge(f, h, r int32) {
+	for u := h; u >= 0; u = fr.next[u] {
+		fr.frag[u] = f
+	}
+	fr.next[fr.last[f]] = h
+	fr.last[f] = fr.last[h]
+	fr.root[f].size += fr.root[h].size
+	fr.root[f].round, fr.root[h].round = r, r
+}
+
+// partner returns f's best partner among the fragments not matched in
+// round r, and c_fh; −1 when there is none.
+func (fr *fragmenter) partner(f, r int32) (int32, float64) {
+	best, bestSum := int32(-1), 0.0
+	eligible := func(h int32, c float64, reg bool) {
+		if !reg || c <= 0 || fr.root[h].round == r || int(fr.root[f].size+fr.root[h].size) > fr.maxSize {
+			return
+		}
+		if best < 0 || c > bestSum || c == bestSum && h < best {
+			best, bestSum = h, c
+		}
+	}
+	a := fr.a
+	if r == 1 {
+		// Single nodes: no parallel arcs, so every arc is a pair.
+		cl := fr.within[f]
+		for k := a.off[f]; k < a.off[f+1]; k++ {
+			if v := a.nbr[k]; fr.within[v] == cl {
+				eligible(v, a.cost[k], a.reg[k])
+			}
 		}
 		return best, bestSum
 	}
-	type candidate struct {
-		f, h int32
-		c    float64
+	fr.sumNeighbours(f)
+	for _, h := range fr.touched {
+		eligible(h, fr.sums[h].sum, fr.sums[h].reg)
 	}
-	var order []candidate
-	for r := int32(1); int(r) <= bits.Len(uint(maxSize-1)); r++ {
-		order = order[:0]
-		for f := int32(0); f < int32(n); f++ {
-			if frag[f] == f {
-				if h, c := partner(f, r); h >= 0 {
-					order = append(order, candidate{f, h, c})
-				}
-			}
-		}
-		if len(order) == 0 {
-			break
-		}
-		slices.SortFunc(order, func(x, y candidate) int {
-			switch {
-			case x.c > y.c:
-				return -1
-			case x.c < y.c:
-				return 1
-			}
-			return int(x.f - y.f)
-		})
-		for _, o := range order {
-			f, h := o.f, o.h
-			if root[f].round == r {
+	return best, bestSum
+}
+
+// sumNeighbours sums the arcs of fragment f to every other fragment of its
+// cluster into sums (listed in touched), and whether one of them is in E.
+func (fr *fragmenter) sumNeighbours(f int32) {
+	a, cl := fr.a, fr.within[f]
+	fr.touched = fr.touched[:0]
+	for u := f; u >= 0; u = fr.next[u] {
+		for k := a.off[u]; k < a.off[u+1]; k++ {
+			v := a.nbr[k]
+			h := fr.frag[v]
+			if h == f || fr.within[v] != cl {
 				continue
 			}
-			if root[h].round == r {
-				if h, _ = partner(f, r); h < 0 {
-					continue
-				}
+			x := &fr.sums[h]
+			if x.seen != fr.stamp {
+				*x = fragSum{0, fr.stamp, false}
+				fr.touched = append(fr.touched, h)
 			}
-			for u := h; u >= 0; u = next[u] {
-				frag[u] = f
-			}
-			next[last[f]] = h
-			last[f] = last[h]
-			root[f].size += root[h].size
-			root[f].round, root[h].round = r, r
+			x.sum += a.cost[k]
+			x.reg = x.reg || a.reg[k]
 		}
 	}
+	fr.stamp++
+}
+
+// labels numbers the fragments 0, 1, … in order of their first node.
+func (fr *fragmenter) labels() []int {
+	n := len(fr.frag)
 	id := make([]int32, n)
 	for i := range id {
 		id[i] = -1
@@ -299,11 +344,11 @@ func matchFragments(a adjacency, within []int, maxSize int) []int {
 	out := make([]int, n)
 	k := int32(0)
 	for v := range out {
-		if f := frag[v]; id[f] < 0 {
+		if f := fr.frag[v]; id[f] < 0 {
 			id[f] = k
 			k++
 		}
-		out[v] = int(id[frag[v]])
+		out[v] = int(id[fr.frag[v]])
 	}
 	return out
 }

@@ -14,8 +14,8 @@ import (
 )
 
 // DefaultAblationVariants are the variants `densify ablate` trains: the
-// baseline without uncertainty, the seed's hard examples (UAI'21 Sec. 4.3)
-// and the uncertainty read as label noise (issue 10).
+// baseline without uncertainty, the hard examples of Kardoost & Keuper (UAI
+// 2021, Sec. 4.3) and the uncertainty read as label noise.
 var DefaultAblationVariants = []Variant{VariantUniform, VariantWeighted, VariantConfidence}
 
 // AblationCell is one variant on one sequence: the dense scores of its
@@ -82,7 +82,7 @@ type Comparison struct {
 	Exceeds   bool      `json:"exceeds_spread"`
 }
 
-// Ablation is the ablation table (seed Table 1, with seeds and a third
+// Ablation is the ablation table (UAI'21 Table 1, with seeds and a third
 // variant): per sequence and variant the scores of every seed; per variant
 // the mean over sequences of the seed-mean F and J; and every variant
 // compared with uniform.

@@ -115,23 +115,57 @@ func (p *seqRun) dense(v Variant, k int) error {
 	if err != nil {
 		return err
 	}
-	set := p.lay.Prepared()
-	if v == VariantOracle {
-		if p.gt == nil {
-			if k == 0 {
-				fmt.Fprintf(p.opt.log(), "%s: no ground truth, so no oracle labels\n", p.seq.Name)
-			}
-			return nil
-		}
-		if err := p.prepareOracle(); err != nil {
-			return err
-		}
-		set = p.lay.PreparedOracle()
+	set, ok, err := p.trainingSet(v, k)
+	if err != nil || !ok {
+		return err
 	}
 	run := RunName(v, k)
 	topt := p.opt.Train
 	topt.Seed += int64(k)
-	dr := &DenseResult{Variant: v, Seed: topt.Seed, Masks: "masks-" + run}
+	dr := p.addDenseResult(v, k, run, topt.Seed)
+	tp := modelParams(d.Name(), v, topt)
+	ckpt, err := p.trainStage(d, dr, run, set, tp, topt)
+	if err != nil {
+		return err
+	}
+	if err := p.checkCtx(); err != nil {
+		return err
+	}
+	pp := tp
+	pp.Options = topt
+	if err := p.predictStage(d, dr, run, ckpt, pp); err != nil {
+		return err
+	}
+	if p.gt == nil {
+		return nil
+	}
+	return p.denseEvalStage(dr, run)
+}
+
+// trainingSet is the prepared set variant v trains on: the oracle's
+// (prepared first) for VariantOracle, the segmentation's otherwise. ok is
+// false for the oracle of a sequence without ground truth (said once, for
+// the first seed).
+func (p *seqRun) trainingSet(v Variant, k int) (set string, ok bool, err error) {
+	if v != VariantOracle {
+		return p.lay.Prepared(), true, nil
+	}
+	if p.gt == nil {
+		if k == 0 {
+			fmt.Fprintf(p.opt.log(), "%s: no ground truth, so no oracle labels\n", p.seq.Name)
+		}
+		return "", false, nil
+	}
+	if err := p.prepareOracle(); err != nil {
+		return "", false, err
+	}
+	return p.lay.PreparedOracle(), true, nil
+}
+
+// addDenseResult records the result of variant v's k-th seed in the
+// sequence's result: Dense for the first seed, Repeats for the others.
+func (p *seqRun) addDenseResult(v Variant, k int, run string, seed int64) *DenseResult {
+	dr := &DenseResult{Variant: v, Seed: seed, Masks: "masks-" + run}
 	if k == 0 {
 		p.res.Dense[v] = dr
 	} else {
@@ -140,8 +174,14 @@ func (p *seqRun) dense(v Variant, k int) error {
 		}
 		p.res.Repeats[v] = append(p.res.Repeats[v], dr)
 	}
-	model := p.lay.Model(run)
-	tp := trainParams{Densifier: d.Name(), Variant: v.TrainVariant(), Options: topt}
+	return dr
+}
+
+// modelParams are the training stage's parameters: the densifier, the
+// training variant, its hard-example factor and φ, and the options that
+// change the model.
+func modelParams(densifier string, v Variant, topt TrainOptions) trainParams {
+	tp := trainParams{Densifier: densifier, Variant: v.TrainVariant(), Options: topt}
 	factor, phi, _ := v.HardParams()
 	tp.Factor = factor
 	if phi >= 0 {
@@ -153,6 +193,14 @@ func (p *seqRun) dense(v Variant, k int) error {
 	// off, so folders trained without them keep their stamps)
 	tp.Options.Overlays, tp.Options.ProbMaps, tp.Options.PriorShift = false, false, false
 	tp.Options.Refine, tp.Options.Temporal, tp.Options.Mirror = "", 0, false
+	return tp
+}
+
+// trainStage trains the model of run on set with the options topt
+// (stamped as tp; resuming a killed training) and returns its checkpoint's
+// path.
+func (p *seqRun) trainStage(d Densifier, dr *DenseResult, run, set string, tp trainParams, topt TrainOptions) (string, error) {
+	model := p.lay.Model(run)
 	st := stage{name: "train-" + run, params: tp, inputs: []string{set}, outputs: []string{model}}
 	var tr TrainResult
 	s, err := p.runStage(st, &tr, func(why string) (any, error) {
@@ -164,7 +212,7 @@ func (p *seqRun) dense(v Variant, k int) error {
 				return nil, err
 			}
 		}
-		res, err := d.Train(p.ctx, TrainRequest{Sets: []string{set}, Out: model, Variant: tp.Variant, Factor: factor, Phi: tp.Phi,
+		res, err := d.Train(p.ctx, TrainRequest{Sets: []string{set}, Out: model, Variant: tp.Variant, Factor: tp.Factor, Phi: tp.Phi,
 			Resume: resume, Options: topt, Progress: p.opt.progress()})
 		if err != nil {
 			return nil, err
@@ -180,23 +228,24 @@ func (p *seqRun) dense(v Variant, k int) error {
 		return res, nil
 	})
 	if err != nil {
-		return err
+		return "", err
 	}
 	dr.Train, dr.TrainSecs = &tr, s.Seconds
 	ckpt := tr.Checkpoint
 	if !filepath.IsAbs(ckpt) {
 		ckpt = filepath.Join(p.dir, ckpt)
 	}
-	if err := p.checkCtx(); err != nil {
-		return err
-	}
+	return ckpt, nil
+}
+
+// predictStage predicts the masks of run from the checkpoint ckpt with the
+// options of pp and writes their preview.
+func (p *seqRun) predictStage(d Densifier, dr *DenseResult, run, ckpt string, pp trainParams) error {
 	masks := p.lay.Masks(run)
 	preview := filepath.Join(p.dir, "preview-"+run+".png")
-	pp := tp
-	pp.Options = topt
 	pst := stage{name: "predict-" + run, params: pp, inputs: append([]string{ckpt}, p.frames...),
 		outputs: []string{masks, preview}}
-	s, err = p.runStage(pst, nil, func(string) (any, error) {
+	s, err := p.runStage(pst, nil, func(string) (any, error) {
 		tmp := masks + ".tmp"
 		if err := os.RemoveAll(tmp); err != nil {
 			return nil, err
@@ -204,7 +253,7 @@ func (p *seqRun) dense(v Variant, k int) error {
 		if err := os.MkdirAll(tmp, 0o755); err != nil {
 			return nil, err
 		}
-		if err := d.Predict(p.ctx, PredictRequest{Checkpoint: ckpt, Frames: p.frames, Out: tmp, Options: topt,
+		if err := d.Predict(p.ctx, PredictRequest{Checkpoint: ckpt, Frames: p.frames, Out: tmp, Options: pp.Options,
 			Progress: p.opt.progress()}); err != nil {
 			return nil, err
 		}
@@ -218,13 +267,16 @@ func (p *seqRun) dense(v Variant, k int) error {
 	}
 	dr.PredictSec = s.Seconds
 	dr.Preview = filepath.Base(preview)
-	if p.gt == nil {
-		return nil
-	}
+	return nil
+}
+
+// denseEvalStage scores the masks of run against the ground truth.
+func (p *seqRun) denseEvalStage(dr *DenseResult, run string) error {
+	masks := p.lay.Masks(run)
 	est := stage{name: "eval-dense-" + run, params: p.opt.Eval, inputs: []string{masks, p.seq.GTPath},
 		outputs: []string{p.lay.DenseEval(run)}}
 	var sc Scores
-	_, err = p.runStage(est, &sc, func(string) (any, error) {
+	_, err := p.runStage(est, &sc, func(string) (any, error) {
 		r, err := eval.ScoreFiles(p.gt, masks, p.opt.Eval)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", masks, err)

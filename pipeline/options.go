@@ -14,13 +14,13 @@
 //
 // The stages call the packages that implement them: trajectory (tracking on
 // optical flow, through Options.FlowTracker), motiongraph (graph, costs,
-// multicut via motiongraph.Segment), uncertainty (seed Eqs. 10–14,
-// sparsification), sampling (ACCV'20 training data with UAI'21 hard
-// examples), the dense network (Options.Densifier) and eval (FBMS MoSegEval
-// protocol). The two parts that need native libraries, OpenCV's optical flow
-// and the libtorch U-Net, are injected by the composition root (cmd/densify
-// hands over video.Tracker and its U-Net densifier), so this package and its tests link
-// neither OpenCV nor libtorch.
+// multicut via motiongraph.Segment), uncertainty (Kardoost & Keuper, UAI
+// 2021, Eqs. 10–14, sparsification), sampling (ACCV'20 training data with
+// UAI'21 hard examples), the dense network (Options.Densifier) and eval (FBMS
+// MoSegEval protocol). The two parts that need native libraries, OpenCV's
+// optical flow and the libtorch U-Net, are injected by the composition root
+// (cmd/densify hands over video.Tracker and its U-Net densifier), so this package
+// and its tests link neither OpenCV nor libtorch.
 package pipeline
 
 import (
@@ -45,7 +45,7 @@ import (
 // masks-<v>; further seeds model-<v>-seed<N>): VariantWeighted weights the
 // hard examples of the prepared set × its factor on top of the class balance
 // (the U-Net densifier trains train.VariantHard), VariantUniform uses the
-// class balance only (the ablation baseline, seed Table 1 "w/o";
+// class balance only (the ablation baseline, UAI'21 Table 1 "w/o";
 // train.VariantUniform), VariantConfidence weights every label by the
 // confidence 1 − 2u of its trajectory (train.VariantConfidence), and
 // VariantOracle trains uniform weights on the same trajectories labelled from
@@ -61,13 +61,10 @@ const (
 )
 
 // DefaultVariant is the variant `densify run` trains when none is asked
-// for. It is uniform: on the ten DAVIS 2016 dev sequences (segmentation
-// labels, leave-one-sequence-out cost models, scale 0.25, 6 epochs) the
-// seed's hard examples (×1000) cost up to 29 points of J where they exist
-// (bmx-trees: 0.42 → 0.14; the hard pixels are mostly mislabelled) and
-// changed nothing where the rule selects none, and the confidence variant
-// matched uniform within 0.2 points (u > 0.25 on fewer than 0.02 % of the
-// labelled pixels). `densify ablate` trains all three.
+// for. It is uniform because on the ten DAVIS 2016 dev sequences the hard
+// examples of Kardoost & Keuper (UAI 2021), mostly mislabelled there, lowered
+// J where the rule selects any and the confidence variant matched uniform.
+// `densify ablate` trains all three.
 const DefaultVariant = VariantUniform
 
 // Variants lists the known variants.

@@ -214,14 +214,33 @@ func link(text string, parts ...string) string {
 // Scores are in percent.
 func (r *Report) Markdown(w io.Writer) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# densify run\n\nInput `%s`, work folder `%s`, %d sequence(s), %.1f s (summed stage time).\n\n", r.Root, r.Work, len(r.Sequences), r.Seconds)
-	fmt.Fprintf(&b, "Scores in percent (FBMS MoSegEval protocol; J = DAVIS region similarity, the foreground Jaccard index per labelled frame, averaged).\n\n")
+	r.writeIntro(&b)
+	r.writeTable(&b)
+	if len(r.Sequences) > 1 && (r.Sparse != nil || r.Dense != nil) {
+		r.writeMeans(&b)
+	}
+	for _, s := range r.Sequences {
+		r.writeSequence(&b, s)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// writeIntro writes the title, the inputs, the scores' protocol and the
+// missing and failed sequences.
+func (r *Report) writeIntro(b *strings.Builder) {
+	fmt.Fprintf(b, "# densify run\n\nInput `%s`, work folder `%s`, %d sequence(s), %.1f s (summed stage time).\n\n", r.Root, r.Work, len(r.Sequences), r.Seconds)
+	fmt.Fprintf(b, "Scores in percent (FBMS MoSegEval protocol; J = DAVIS region similarity, the foreground Jaccard index per labelled frame, averaged).\n\n")
 	if len(r.Missing) > 0 {
-		fmt.Fprintf(&b, "**Missing** (no result yet; the means leave them out): %s.\n\n", strings.Join(r.Missing, ", "))
+		fmt.Fprintf(b, "**Missing** (no result yet; the means leave them out): %s.\n\n", strings.Join(r.Missing, ", "))
 	}
 	if len(r.Failed) > 0 {
-		fmt.Fprintf(&b, "**Failed:** %s (see below).\n\n", strings.Join(r.Failed, ", "))
+		fmt.Fprintf(b, "**Failed:** %s (see below).\n\n", strings.Join(r.Failed, ", "))
 	}
+}
+
+// writeTable writes the table head and one row per sequence.
+func (r *Report) writeTable(b *strings.Builder) {
 	head := "| sequence | trajectories | clusters | sparse P | sparse R | sparse F |"
 	sep := "|---|---:|---:|---:|---:|---:|"
 	for _, v := range r.Variants {
@@ -238,142 +257,176 @@ func (r *Report) Markdown(w io.Writer) error {
 		} else if s.Error != "" {
 			name += " (failed)"
 		}
-		fmt.Fprintf(&b, "| %s | %d | %d | %s | %s | %s |", name, s.Trajectories, s.Clusters,
-			opt3(s.Sparse, func(x *Scores) float64 { return x.Precision }),
-			opt3(s.Sparse, func(x *Scores) float64 { return x.Recall }),
-			opt3(s.Sparse, func(x *Scores) float64 { return x.F }))
+		fmt.Fprintf(b, "| %s | %d | %d |%s", name, s.Trajectories, s.Clusters, sparseCells(s.Sparse))
 		for _, v := range r.Variants {
 			var sc *Scores
 			if d := s.Dense[v]; d != nil {
 				sc = d.Scores
 			}
-			fmt.Fprintf(&b, " %s | %s | %s | %s |",
-				opt3(sc, func(x *Scores) float64 { return x.Precision }),
-				opt3(sc, func(x *Scores) float64 { return x.Recall }),
-				opt3(sc, func(x *Scores) float64 { return x.F }),
-				opt3(sc, func(x *Scores) float64 { return x.JMean }))
+			b.WriteString(denseCells(sc))
 		}
-		fmt.Fprintf(&b, " %.1f |\n", s.Seconds())
+		fmt.Fprintf(b, " %.1f |\n", s.Seconds())
 	}
-	if len(r.Sequences) > 1 && (r.Sparse != nil || r.Dense != nil) {
-		mean := func(m *Mean) *Scores {
-			if m == nil {
-				return nil
-			}
-			return &Scores{Precision: m.Precision, Recall: m.Recall, F: m.F, IoU: m.IoU, JMean: m.JMean}
-		}
-		sp := mean(r.Sparse)
-		fmt.Fprintf(&b, "| **mean** | | | %s | %s | %s |",
-			opt3(sp, func(x *Scores) float64 { return x.Precision }),
-			opt3(sp, func(x *Scores) float64 { return x.Recall }),
-			opt3(sp, func(x *Scores) float64 { return x.F }))
-		for _, v := range r.Variants {
-			sc := mean(r.Dense[v])
-			fmt.Fprintf(&b, " %s | %s | %s | %s |",
-				opt3(sc, func(x *Scores) float64 { return x.Precision }),
-				opt3(sc, func(x *Scores) float64 { return x.Recall }),
-				opt3(sc, func(x *Scores) float64 { return x.F }),
-				opt3(sc, func(x *Scores) float64 { return x.JMean }))
-		}
-		b.WriteString(" |\n")
-		if line := meanThinLine(r.Dense, r.Variants); line != "" {
-			b.WriteString("\n" + line + "\n")
-		}
+}
+
+// writeMeans writes the row of the means and the mean J away from thin
+// parts.
+func (r *Report) writeMeans(b *strings.Builder) {
+	b.WriteString("| **mean** | | |" + sparseCells(meanScores(r.Sparse)))
+	for _, v := range r.Variants {
+		b.WriteString(denseCells(meanScores(r.Dense[v])))
 	}
-	for _, s := range r.Sequences {
-		fmt.Fprintf(&b, "\n## %s\n\n", s.Name)
-		if s.Error != "" {
-			fmt.Fprintf(&b, "**Failed:** %s\n\n", s.Error)
-		}
-		fmt.Fprintf(&b, "%d frames (%s), %d trajectories over %d frames, %d clusters, energy %.3f, %d edges (+%d lifted).\n",
-			s.Frames, s.FramesDir, s.Trajectories, s.TrackFrames, s.Clusters, s.Energy, s.Edges, s.LiftedEdges)
-		if u := s.Uncertainty; u != nil {
-			fmt.Fprintf(&b, "Uncertainty: mean u %.4f, %d of %d trajectories can move, %d with u > 0.5.", u.MeanU, u.Boundary, u.Nodes, u.Improving)
-			if u.AUCVI != nil {
-				fmt.Fprintf(&b, " Area under the VI sparsification curve: proposed %.4f, likelihood %.4f, random %.4f",
-					u.AUCVI["proposed"], u.AUCVI["likelihood"], u.AUCVI["random"])
-				if u.VIFalls != nil {
-					fmt.Fprintf(&b, " (VI falls as uncertain trajectories go: %v)", *u.VIFalls)
-				}
-				b.WriteString(".")
-			}
-			b.WriteString("\n")
-		}
-		if pr := s.Prepared; pr != nil {
-			fmt.Fprintf(&b, "Training set: %d frames %d×%d, %d classes, labelled pixels per class %v, %d hard-example pixels (%d trajectories), %d background trajectories left unlabelled (the camera motion does not explain them), %d foreground points of short trajectories dropped (no long trajectory of their segment nearby).\n",
-				pr.Frames, pr.Width, pr.Height, pr.Classes, pr.ClassCounts, pr.HardPixels, pr.HardTracks, pr.Unexplained, pr.Unsupported)
-			if pr.ColourRejected > 0 {
-				fmt.Fprintf(&b, "The colour check dropped %d more, of %d trajectories whose colours are, on the whole, the background's.\n", pr.ColourRejected, pr.ColourRejectedTracks)
-			}
-			if pr.CutPoints > 0 {
-				fmt.Fprintf(&b, "A graph cut seeded by the labels added %d background points near the object, where no trajectory is.\n", pr.CutPoints)
-			}
-			if q := pr.LabelQuality; q != nil {
-				away := "" // absent from the stamps of sets prepared before it existed
-				if a := q.AwayFromThin; a != nil {
-					away = fmt.Sprintf(" (IoU %.3f away from object parts thinner than %d px)", a.IoU, 2*morph.ThinRadius+1)
-				}
-				fmt.Fprintf(&b, "Training labels against the ground truth: foreground precision %.3f, recall %.3f, IoU %.3f over %d labelled pixels%s; hard-example pixels %.3f / %.3f / %.3f, correct %.1f %% of %d.\n",
-					q.Labelled.Precision, q.Labelled.Recall, q.Labelled.IoU, q.Labelled.Pixels, away,
-					q.Hard.Precision, q.Hard.Recall, q.Hard.IoU, 100*q.Hard.Accuracy, q.Hard.Pixels)
-			}
-		}
-		if line := oracleLine(s, r.Variants); line != "" {
-			b.WriteString(line + "\n")
-		}
-		if line := thinLine(s, r.Variants); line != "" {
-			b.WriteString(line + "\n")
-		}
-		b.WriteString("\n")
-		var links []string
-		if s.Uncertainty != nil && s.Uncertainty.AUCVI != nil {
-			links = append(links, link("sparsification curve (VI)", s.Name, "uncertainty", "sparsify", "vi.png"),
-				link("(RI)", s.Name, "uncertainty", "sparsify", "ri.png"))
-		}
-		if s.Uncertainty != nil && len(s.Uncertainty.Heatmaps) > 0 {
-			links = append(links, link("uncertainty heat map", s.Name, filepath.ToSlash(s.Uncertainty.Heatmaps[0])),
-				link("all heat maps", s.Name, "uncertainty", "heatmaps"))
-		}
-		if s.Prepared != nil {
-			links = append(links, link("training set", s.Name, "prepared", "manifest.json"))
-		}
-		if s.Sparse != nil {
-			links = append(links, link("sparse eval", s.Name, "eval", "sparse.json"))
-		}
-		for _, v := range r.Variants {
-			d := s.Dense[v]
-			if d == nil {
-				continue
-			}
-			links = append(links, link("masks ("+string(v)+")", s.Name, d.Masks))
-			if d.Preview != "" {
-				links = append(links, link("overlay preview ("+string(v)+")", s.Name, d.Preview))
-			}
-			if d.Scores != nil {
-				links = append(links, link("dense eval ("+string(v)+")", s.Name, "eval", "dense-"+RunName(v, 0)+".json"))
-			}
-		}
-		if len(links) > 0 {
-			b.WriteString(strings.Join(links, " · ") + "\n\n")
-		}
-		for _, v := range r.Variants {
-			if d := s.Dense[v]; d != nil && d.Preview != "" {
-				fmt.Fprintf(&b, "![%s masks](%s)\n\n", v, path.Join(s.Name, d.Preview))
-			}
-		}
-		if len(s.Stages) > 0 {
-			b.WriteString("| stage | seconds | |\n|---|---:|---|\n")
-			for _, st := range s.Stages {
-				note := "ran"
-				if st.Skipped {
-					note = "skipped (up to date)"
-				}
-				fmt.Fprintf(&b, "| %s | %.1f | %s |\n", st.Stage, st.Seconds, note)
-			}
+	b.WriteString(" |\n")
+	if line := meanThinLine(r.Dense, r.Variants); line != "" {
+		b.WriteString("\n" + line + "\n")
+	}
+}
+
+// meanScores gives a mean the form of a sequence's scores (nil for nil).
+func meanScores(m *Mean) *Scores {
+	if m == nil {
+		return nil
+	}
+	return &Scores{Precision: m.Precision, Recall: m.Recall, F: m.F, IoU: m.IoU, JMean: m.JMean}
+}
+
+// sparseCells are a row's sparse P, R and F cells ("–" without scores).
+func sparseCells(sc *Scores) string {
+	return fmt.Sprintf(" %s | %s | %s |",
+		opt3(sc, func(x *Scores) float64 { return x.Precision }),
+		opt3(sc, func(x *Scores) float64 { return x.Recall }),
+		opt3(sc, func(x *Scores) float64 { return x.F }))
+}
+
+// denseCells are a row's dense P, R, F and J cells of one variant ("–"
+// without scores).
+func denseCells(sc *Scores) string {
+	return fmt.Sprintf(" %s | %s | %s | %s |",
+		opt3(sc, func(x *Scores) float64 { return x.Precision }),
+		opt3(sc, func(x *Scores) float64 { return x.Recall }),
+		opt3(sc, func(x *Scores) float64 { return x.F }),
+		opt3(sc, func(x *Scores) float64 { return x.JMean }))
+}
+
+// writeSequence writes a sequence's section: its failure, counts,
+// uncertainty, training set, oracle and thin-part lines, links, previews
+// and stage timings.
+func (r *Report) writeSequence(b *strings.Builder, s *SequenceResult) {
+	fmt.Fprintf(b, "\n## %s\n\n", s.Name)
+	if s.Error != "" {
+		fmt.Fprintf(b, "**Failed:** %s\n\n", s.Error)
+	}
+	fmt.Fprintf(b, "%d frames (%s), %d trajectories over %d frames, %d clusters, energy %.3f, %d edges (+%d lifted).\n",
+		s.Frames, s.FramesDir, s.Trajectories, s.TrackFrames, s.Clusters, s.Energy, s.Edges, s.LiftedEdges)
+	if s.Uncertainty != nil {
+		writeUncertainty(b, s.Uncertainty)
+	}
+	if s.Prepared != nil {
+		writePrepared(b, s.Prepared)
+	}
+	if line := oracleLine(s, r.Variants); line != "" {
+		b.WriteString(line + "\n")
+	}
+	if line := thinLine(s, r.Variants); line != "" {
+		b.WriteString(line + "\n")
+	}
+	b.WriteString("\n")
+	if links := sequenceLinks(s, r.Variants); len(links) > 0 {
+		b.WriteString(strings.Join(links, " · ") + "\n\n")
+	}
+	for _, v := range r.Variants {
+		if d := s.Dense[v]; d != nil && d.Preview != "" {
+			fmt.Fprintf(b, "![%s masks](%s)\n\n", v, path.Join(s.Name, d.Preview))
 		}
 	}
-	_, err := io.WriteString(w, b.String())
-	return err
+	writeStages(b, s.Stages)
+}
+
+// writeUncertainty writes the uncertainty line: mean u, movable
+// trajectories and, with ground truth, the areas under the VI
+// sparsification curves.
+func writeUncertainty(b *strings.Builder, u *UncertaintyInfo) {
+	fmt.Fprintf(b, "Uncertainty: mean u %.4f, %d of %d trajectories can move, %d with u > 0.5.", u.MeanU, u.Boundary, u.Nodes, u.Improving)
+	if u.AUCVI != nil {
+		fmt.Fprintf(b, " Area under the VI sparsification curve: proposed %.4f, likelihood %.4f, random %.4f",
+			u.AUCVI["proposed"], u.AUCVI["likelihood"], u.AUCVI["random"])
+		if u.VIFalls != nil {
+			fmt.Fprintf(b, " (VI falls as uncertain trajectories go: %v)", *u.VIFalls)
+		}
+		b.WriteString(".")
+	}
+	b.WriteString("\n")
+}
+
+// writePrepared writes the training set's lines: its counts, the colour
+// check's and the seeded cut's points, and the labels' quality.
+func writePrepared(b *strings.Builder, pr *PrepareInfo) {
+	fmt.Fprintf(b, "Training set: %d frames %d×%d, %d classes, labelled pixels per class %v, %d hard-example pixels (%d trajectories), %d background trajectories left unlabelled (the camera motion does not explain them), %d foreground points of short trajectories dropped (no long trajectory of their segment nearby).\n",
+		pr.Frames, pr.Width, pr.Height, pr.Classes, pr.ClassCounts, pr.HardPixels, pr.HardTracks, pr.Unexplained, pr.Unsupported)
+	if pr.ColourRejected > 0 {
+		fmt.Fprintf(b, "The colour check dropped %d more, of %d trajectories whose colours are, on the whole, the background's.\n", pr.ColourRejected, pr.ColourRejectedTracks)
+	}
+	if pr.CutPoints > 0 {
+		fmt.Fprintf(b, "A graph cut seeded by the labels added %d background points near the object, where no trajectory is.\n", pr.CutPoints)
+	}
+	if q := pr.LabelQuality; q != nil {
+		away := "" // absent from the stamps of sets prepared before it existed
+		if a := q.AwayFromThin; a != nil {
+			away = fmt.Sprintf(" (IoU %.3f away from object parts thinner than %d px)", a.IoU, 2*morph.ThinRadius+1)
+		}
+		fmt.Fprintf(b, "Training labels against the ground truth: foreground precision %.3f, recall %.3f, IoU %.3f over %d labelled pixels%s; hard-example pixels %.3f / %.3f / %.3f, correct %.1f %% of %d.\n",
+			q.Labelled.Precision, q.Labelled.Recall, q.Labelled.IoU, q.Labelled.Pixels, away,
+			q.Hard.Precision, q.Hard.Recall, q.Hard.IoU, 100*q.Hard.Accuracy, q.Hard.Pixels)
+	}
+}
+
+// sequenceLinks are the links to a sequence's plots, heat maps, training
+// set, evaluations, masks and previews.
+func sequenceLinks(s *SequenceResult, variants []Variant) []string {
+	var links []string
+	if s.Uncertainty != nil && s.Uncertainty.AUCVI != nil {
+		links = append(links, link("sparsification curve (VI)", s.Name, "uncertainty", "sparsify", "vi.png"),
+			link("(RI)", s.Name, "uncertainty", "sparsify", "ri.png"))
+	}
+	if s.Uncertainty != nil && len(s.Uncertainty.Heatmaps) > 0 {
+		links = append(links, link("uncertainty heat map", s.Name, filepath.ToSlash(s.Uncertainty.Heatmaps[0])),
+			link("all heat maps", s.Name, "uncertainty", "heatmaps"))
+	}
+	if s.Prepared != nil {
+		links = append(links, link("training set", s.Name, "prepared", "manifest.json"))
+	}
+	if s.Sparse != nil {
+		links = append(links, link("sparse eval", s.Name, "eval", "sparse.json"))
+	}
+	for _, v := range variants {
+		d := s.Dense[v]
+		if d == nil {
+			continue
+		}
+		links = append(links, link("masks ("+string(v)+")", s.Name, d.Masks))
+		if d.Preview != "" {
+			links = append(links, link("overlay preview ("+string(v)+")", s.Name, d.Preview))
+		}
+		if d.Scores != nil {
+			links = append(links, link("dense eval ("+string(v)+")", s.Name, "eval", "dense-"+RunName(v, 0)+".json"))
+		}
+	}
+	return links
+}
+
+// writeStages writes the table of the stage timings (none without stages).
+func writeStages(b *strings.Builder, stages []StageStatus) {
+	if len(stages) == 0 {
+		return
+	}
+	b.WriteString("| stage | seconds | |\n|---|---:|---|\n")
+	for _, st := range stages {
+		note := "ran"
+		if st.Skipped {
+			note = "skipped (up to date)"
+		}
+		fmt.Fprintf(b, "| %s | %.1f | %s |\n", st.Stage, st.Seconds, note)
+	}
 }
 
 // oracleLine compares the dense J of the oracle variant (ground-truth labels

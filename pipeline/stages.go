@@ -198,7 +198,7 @@ type UncertaintyInfo struct {
 	// Areas under the VI sparsification curves (with ground truth).
 	AUCVI map[string]float64 `json:"auc_vi,omitempty"`
 	// VIFalls: VI at the largest removed fraction is below VI at 0 for the
-	// proposed ordering (the seed's claim).
+	// proposed ordering (the claim of Kardoost & Keuper, UAI 2021).
 	VIFalls *bool `json:"vi_falls,omitempty"`
 }
 

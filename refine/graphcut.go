@@ -22,7 +22,7 @@ type CutOptions struct {
 	Scale      float64 // the energy is built on the frame resized by this factor, in (0, 1]
 }
 
-// DefaultCutOptions are the settings measured in the package comment:
+// DefaultCutOptions are the default settings (see the package comment):
 // λ_n = 0.5, λ_c = 1, γ = 10, 5 Gaussians per side, 2 cuts, colour samples
 // where P > 0.9 or P < 0.1, band 0.2 (≈ 195 px at 854×480), half
 // resolution. They were chosen on the ten DAVIS dev sequences by the mean J

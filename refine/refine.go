@@ -24,32 +24,13 @@
 // −log P_net next to the colour likelihoods in the data term of every pixel
 // within a band around the mask, so nothing of the mask is fixed, and the
 // band lets the colour models also grow a mask the network drew too small.
-// Measured on the ten DAVIS 2016 dev sequences (U-Net at densify run's
-// default budget, scale 0.5, 15 epochs, leave-one-sequence-out labels),
-// mean J of 30 settings in all (λ_n, γ, band, iterations, confidence), with
-// λ_c = 1 and 2 cuts:
-//
-//	λ_n  γ   band   J     better than unrefined (41.8)
-//	1    5   0.05   46.9  10 of 10
-//	0.5  5   0.05   49.8  10 of 10
-//	0.5  5   0.1    51.2  10 of 10
-//	0.5  10  0.2    54.8   9 of 10   (the default)
-//	0.5  10  0.3    56.3   8 of 10
-//	0.5  10  1      55.5   8 of 10
-//
-// A wider band mostly helps blackswan, whose mask the network draws far too
-// small (18.3 → 66.6 at 0.2, 89.7 at 0.3), and costs a little elsewhere
-// (libby 61.0 → 57.9, car-shadow 75.2 → 70.2 from 0.2 to 0.3); 0.2 was
-// chosen over 0.3 for the median gain (8.0 against 6.1) and the number of
-// sequences improved. Choosing the setting by the mean of the other nine
-// sequences, leave-one-sequence-out, gives a mean J of 52.9 on the held-out
-// sequences. The default through densify predict (the network's float
-// probabilities rather than the 8-bit maps the sweep read): 41.8 → 54.9,
-// better on 9 of 10 sequences, and better than grabcut (45.7) on 8 of 10.
-// The cut costs 0.15–0.23 s on BenchmarkGraphCut's 854×480 frame (car-shadow
-// with a 30 px halo; 2 shared cores) and 0.12 s per frame on average over
-// the 643 frames of the sweep; the exponentials of the Potts weights and the
-// mixtures' densities take half of it, the max-flow a quarter.
+// The default (DefaultCutOptions) was chosen among 30 settings on the ten
+// DAVIS 2016 dev sequences by the mean J and the number of sequences it
+// improves; a wider band helps masks the network draws far too small and
+// costs a little elsewhere. The cut costs 0.15–0.23 s on BenchmarkGraphCut's
+// 854×480 frame (car-shadow with a 30 px halo; 2 shared cores); the
+// exponentials of the Potts weights and the mixtures' densities take half of
+// it, the max-flow a quarter.
 //
 // The trimap cut (Mask). Let M be the network's mask, d_F(x) the Euclidean distance from
 // pixel x to the nearest pixel of M, d_B(x) the distance to the nearest pixel
@@ -70,33 +51,16 @@
 //	M' = {x : T'(x) ∈ {Foreground, ProbablyForeground}} ∩ {x : d_F(x) ≤ Grow·D}
 //
 // The core keeps an object whose colours resemble its surroundings from
-// vanishing (without one the cut removed whole objects: cows 19.5 → 0 J).
-// It is relative to R because the halo is: a fixed core of 10 px at 854×480
-// kept every halo wider than that (mean J +4.1 instead of +6.0). The growth
-// limit keeps the cut from annexing background of the object's colours
-// elsewhere in the frame, which the global colour model cannot tell apart
-// (building windows as dark as a car's). The cut runs on the band's bounding
-// box, resized by Scale.
-//
-// Measured on the ten DAVIS 2016 dev sequences (masks of the U-Net trained on
-// leave-one-sequence-out labels, scale 0.25, 6 epochs; the closing note of
-// issue 10 has the table), mean J by Core:
-//
-//	Core  0.3          0.5         0.7         (no refinement: 38.0)
-//	J     44.0         44.7        44.5
-//	      10 of 10     8 of 10     7 of 10     sequences better
-//
-// (a prototype with OpenCV's morphology in place of the exact distances). A
-// larger core keeps more of the halo of a thick object but guards thin parts
-// less (dance-twirl 56.5 → 56.8, 52.6, 46.7); 0.3 is the default, the only
-// one that lowers J on no sequence. Mask with DefaultOptions, through
-// densify predict on the same models: mean J 38.0 → 43.8, better on 10 of 10
-// (car-shadow 44.2 → 48.3, libby 38.7 → 51.4, motocross-jump 40.0 → 52.5,
-// dog 57.3 → 66.8); with models trained at densify run's default budget
-// (scale 0.5, 15 epochs), 41.8 → 45.7, better on 8 of 10 (dance-twirl 62.6 →
-// 59.6, cows 5.7 → 5.3). The cut costs 0.16 s per 854×480 frame on 2 cores at
-// Scale 0.5 (BenchmarkRefine in package video) and up to 0.5 s on frames
-// with large masks.
+// vanishing; it is relative to R because the halo is. The growth limit keeps
+// the cut from annexing background of the object's colours elsewhere in the
+// frame, which the global colour model cannot tell apart (building windows
+// as dark as a car's). The cut runs on the band's bounding box, resized by
+// Scale. Core 0.3 is the default: of 0.3, 0.5 and 0.7 on the ten DAVIS 2016
+// dev sequences, it is the only one that lowers J on no sequence (a larger
+// core keeps more of the halo of a thick object but guards thin parts less).
+// The cut costs 0.16 s per 854×480 frame on 2 cores at Scale 0.5
+// (BenchmarkRefine in package video) and up to 0.5 s on frames with large
+// masks.
 //
 // The distances are exact Euclidean distance transforms (Felzenszwalb &
 // Huttenlocher, Theory of Computing 8, 2012), so the trimap costs O(W·H)
@@ -133,7 +97,7 @@ type Options struct {
 	Iterations int     // GrabCut iterations (colour models refitted between cuts)
 }
 
-// DefaultOptions are the settings measured in the package comment: pixels
+// DefaultOptions are the default settings (see the package comment): pixels
 // deeper than 0.3 R fixed, band 0.05 (≈ 50 px at 854×480), growth 0.003
 // (≈ 3 px), the cut at half resolution, 3 iterations. The core was chosen
 // among three values by the mean over all ten sequences and the number of

@@ -31,20 +31,9 @@ import (
 // one frame away and shrink with the distance, since flow over several frames
 // is less reliable. The fused map is thresholded at ½ as the network's map is.
 //
-// Measured on the ten DAVIS 2016 dev sequences with the U-Net models trained
-// on leave-one-sequence-out labels at densify run's default budget (scale
-// 0.5, 15 epochs), DIS flow, through densify predict; mean J (per-sequence
-// tables in issue 10's closing note):
-//
-//	refinement   no fusion   K = 2              K = 4
-//	none         41.8        42.3 (prototype)   42.8 (9 of 10 better)
-//	graphcut     54.8        55.5 (7 of 10)     55.5 (6 of 10)
-//
-// The gain is largest where the network's maps flicker around a moving
-// object (car-shadow 75.2 → 77.9, libby 61.2 → 63.1 with graphcut and K =
-// 2); no sequence loses more than 0.4. K = 2 is the default: the same mean
-// as K = 4, more sequences improved, and half the flows (four per frame, about
-// 0.2 s at 854×480 on 2 cores; BenchmarkTemporal in package video).
+// K = 2 is the default: on the ten DAVIS 2016 dev sequences it gives the
+// mean J of K = 4 with half the flows (four per frame, about 0.2 s at
+// 854×480 on 2 cores; BenchmarkTemporal in package video).
 
 // Flow computes the dense optical flow from image a to image b (of one size):
 // the displacement of every pixel of a. Optical flow needs OpenCV, so the
@@ -54,7 +43,7 @@ type Flow interface {
 }
 
 // DefaultTemporalRadius is the default radius K of the temporal fusion (see
-// the measurements above).
+// the package comment).
 const DefaultTemporalRadius = 2
 
 // MaxTemporalRadius bounds K: every frame needs 2K flows.

@@ -30,8 +30,8 @@
 // torso moves on. Limbs are capsules 6–8.5 px wide at 240 px, thin but wide
 // enough to be tracked on an 8 px grid; the far arm and leg are behind the
 // torso, the near ones in front of it, so limbs uncover the background and
-// the torso as they swing (disocclusions). These are the cases where the
-// seed (Kardoost & Keuper, UAI 2021) finds motion segmentation uncertain.
+// the torso as they swing (disocclusions). These are the cases where
+// Kardoost & Keuper (UAI 2021) find motion segmentation uncertain.
 //
 // A frame f is rendered by inverse mapping: pixel x shows the front-most
 // layer L whose shape contains A_t(L)⁻¹ x, with colour texture_L(A_t(L)⁻¹ x)

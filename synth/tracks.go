@@ -2,6 +2,7 @@ package synth
 
 import (
 	"math"
+	"math/rand/v2"
 	"sort"
 
 	"github.com/densify/densify/eval"
@@ -116,99 +117,9 @@ func Corrupt(ts *trajectory.TrackSet, fraction float64, seed int64) *trajectory.
 	}
 	want := int(math.Round(math.Min(fraction, 1) * float64(n)))
 	r := subRand(seed, 7)
-	labelSet := map[int]bool{}
-	for _, t := range ts.Tracks {
-		labelSet[t.Label] = true
-	}
-	labels := make([]int, 0, len(labelSet))
-	for l := range labelSet {
-		labels = append(labels, l)
-	}
-	sort.Ints(labels)
-
-	// Nearest neighbours in each track's middle frame, among the tracks alive
-	// there: per frame the points sorted by x, swept outwards from the query
-	// until |Δx| exceeds the best distance (or the radius).
-	type entry struct {
-		x, y  float64
-		track int
-	}
-	byFrame := map[int][]entry{}
-	for i, t := range ts.Tracks {
-		for _, p := range t.Points {
-			byFrame[p.Frame] = append(byFrame[p.Frame], entry{p.X, p.Y, i})
-		}
-	}
-	for _, es := range byFrame {
-		sort.Slice(es, func(a, b int) bool {
-			if es[a].x != es[b].x {
-				return es[a].x < es[b].x
-			}
-			return es[a].track < es[b].track
-		})
-	}
-	// sweep calls visit for the entries of frame f in order of increasing
-	// |Δx| from x until visit returns a bound smaller than |Δx|.
-	sweep := func(f int, x float64, visit func(e entry) (bound float64)) {
-		es := byFrame[f]
-		k := sort.Search(len(es), func(j int) bool { return es[j].x >= x })
-		lo, hi := k-1, k
-		bound := math.Inf(1)
-		for lo >= 0 || hi < len(es) {
-			var e entry
-			if hi >= len(es) || (lo >= 0 && x-es[lo].x <= es[hi].x-x) {
-				e = es[lo]
-				lo--
-			} else {
-				e = es[hi]
-				hi++
-			}
-			if math.Abs(e.x-x) > bound {
-				return
-			}
-			bound = visit(e)
-		}
-	}
-	mid := func(t *trajectory.Track) trajectory.Point { return t.Points[len(t.Points)/2] }
-	nnDist := make([]float64, n)   // distance to the nearest track
-	diffDist := make([]float64, n) // distance to the nearest differently labelled track
-	diffLabel := make([]int, n)
-	var finite []float64
-	for i := range ts.Tracks {
-		nnDist[i], diffDist[i] = math.Inf(1), math.Inf(1)
-		if len(ts.Tracks[i].Points) == 0 {
-			continue
-		}
-		pm := mid(&ts.Tracks[i])
-		sweep(pm.Frame, pm.X, func(e entry) float64 {
-			if e.track != i {
-				nnDist[i] = math.Min(nnDist[i], math.Hypot(e.x-pm.X, e.y-pm.Y))
-			}
-			return nnDist[i]
-		})
-		if !math.IsInf(nnDist[i], 1) {
-			finite = append(finite, nnDist[i])
-		}
-	}
-	radius := math.Inf(1)
-	if len(finite) > 0 {
-		sort.Float64s(finite)
-		radius = 2.5 * finite[len(finite)/2]
-	}
-	for i := range ts.Tracks {
-		if len(ts.Tracks[i].Points) == 0 {
-			continue
-		}
-		pm, own := mid(&ts.Tracks[i]), ts.Tracks[i].Label
-		sweep(pm.Frame, pm.X, func(e entry) float64 {
-			if l := ts.Tracks[e.track].Label; l != own {
-				if d := math.Hypot(e.x-pm.X, e.y-pm.Y); d <= radius && d < diffDist[i] {
-					diffDist[i], diffLabel[i] = d, l
-				}
-			}
-			return math.Min(radius, diffDist[i])
-		})
-	}
+	pf := newPointsByX(ts)
+	radius := boundaryRadius(pf.nearestDistances(ts))
+	diffDist, diffLabel := pf.nearestOtherLabel(ts, radius)
 	var boundary []int
 	for i := range ts.Tracks {
 		if diffDist[i] <= radius {
@@ -222,9 +133,140 @@ func Corrupt(ts *trajectory.TrackSet, fraction float64, seed int64) *trajectory.
 		chosen[i] = true
 		out.Tracks[i].Label = diffLabel[i]
 	}
-	perm := r.Perm(n)
-	left := want - nb
-	for _, i := range perm {
+	relabelRandom(out, ts, r, chosen, want-nb)
+	return out
+}
+
+// frameEntry is one track's point in a frame.
+type frameEntry struct {
+	x, y  float64
+	track int
+}
+
+// pointsByX holds every frame's points sorted by x (ties by track), for
+// nearest-neighbour queries in a track's middle frame among the tracks alive
+// there.
+type pointsByX map[int][]frameEntry
+
+func newPointsByX(ts *trajectory.TrackSet) pointsByX {
+	byFrame := pointsByX{}
+	for i, t := range ts.Tracks {
+		for _, p := range t.Points {
+			byFrame[p.Frame] = append(byFrame[p.Frame], frameEntry{p.X, p.Y, i})
+		}
+	}
+	for _, es := range byFrame {
+		sort.Slice(es, func(a, b int) bool {
+			if es[a].x != es[b].x {
+				return es[a].x < es[b].x
+			}
+			return es[a].track < es[b].track
+		})
+	}
+	return byFrame
+}
+
+// sweep calls visit for the entries of frame f in order of increasing |Δx|
+// from x until visit returns a bound smaller than |Δx|.
+func (pf pointsByX) sweep(f int, x float64, visit func(e frameEntry) (bound float64)) {
+	es := pf[f]
+	k := sort.Search(len(es), func(j int) bool { return es[j].x >= x })
+	lo, hi := k-1, k
+	bound := math.Inf(1)
+	for lo >= 0 || hi < len(es) {
+		var e frameEntry
+		if hi >= len(es) || (lo >= 0 && x-es[lo].x <= es[hi].x-x) {
+			e = es[lo]
+			lo--
+		} else {
+			e = es[hi]
+			hi++
+		}
+		if math.Abs(e.x-x) > bound {
+			return
+		}
+		bound = visit(e)
+	}
+}
+
+// midPoint is a track's point in its middle frame.
+func midPoint(t *trajectory.Track) trajectory.Point { return t.Points[len(t.Points)/2] }
+
+// nearestDistances gives every track the distance from its middle point to
+// the nearest other track's point in that frame (+Inf for none or an empty
+// track).
+func (pf pointsByX) nearestDistances(ts *trajectory.TrackSet) []float64 {
+	nnDist := make([]float64, len(ts.Tracks))
+	for i := range ts.Tracks {
+		nnDist[i] = math.Inf(1)
+		if len(ts.Tracks[i].Points) == 0 {
+			continue
+		}
+		pm := midPoint(&ts.Tracks[i])
+		pf.sweep(pm.Frame, pm.X, func(e frameEntry) float64 {
+			if e.track != i {
+				nnDist[i] = math.Min(nnDist[i], math.Hypot(e.x-pm.X, e.y-pm.Y))
+			}
+			return nnDist[i]
+		})
+	}
+	return nnDist
+}
+
+// boundaryRadius is 2.5 times the median of the finite nearest-neighbour
+// distances (+Inf when there are none).
+func boundaryRadius(nnDist []float64) float64 {
+	var finite []float64
+	for _, d := range nnDist {
+		if !math.IsInf(d, 1) {
+			finite = append(finite, d)
+		}
+	}
+	if len(finite) == 0 {
+		return math.Inf(1)
+	}
+	sort.Float64s(finite)
+	return 2.5 * finite[len(finite)/2]
+}
+
+// nearestOtherLabel gives every track the distance from its middle point to
+// the nearest point of a differently labelled track within radius in that
+// frame, and that track's label (+Inf and 0 for none).
+func (pf pointsByX) nearestOtherLabel(ts *trajectory.TrackSet, radius float64) (dist []float64, label []int) {
+	n := len(ts.Tracks)
+	dist, label = make([]float64, n), make([]int, n)
+	for i := range ts.Tracks {
+		dist[i] = math.Inf(1)
+		if len(ts.Tracks[i].Points) == 0 {
+			continue
+		}
+		pm, own := midPoint(&ts.Tracks[i]), ts.Tracks[i].Label
+		pf.sweep(pm.Frame, pm.X, func(e frameEntry) float64 {
+			if l := ts.Tracks[e.track].Label; l != own {
+				if d := math.Hypot(e.x-pm.X, e.y-pm.Y); d <= radius && d < dist[i] {
+					dist[i], label[i] = d, l
+				}
+			}
+			return math.Min(radius, dist[i])
+		})
+	}
+	return dist, label
+}
+
+// relabelRandom gives `left` random tracks not chosen yet (in the order of
+// r.Perm) a random other label present in ts, or label + 1 when ts has one
+// label only.
+func relabelRandom(out, ts *trajectory.TrackSet, r *rand.Rand, chosen []bool, left int) {
+	labelSet := map[int]bool{}
+	for _, t := range ts.Tracks {
+		labelSet[t.Label] = true
+	}
+	labels := make([]int, 0, len(labelSet))
+	for l := range labelSet {
+		labels = append(labels, l)
+	}
+	sort.Ints(labels)
+	for _, i := range r.Perm(len(ts.Tracks)) {
 		if left == 0 {
 			break
 		}
@@ -243,8 +285,6 @@ func Corrupt(ts *trajectory.TrackSet, fraction float64, seed int64) *trajectory.
 		if k >= idx {
 			k++
 		}
-		l := labels[k]
-		out.Tracks[i].Label = l
+		out.Tracks[i].Label = labels[k]
 	}
-	return out
 }

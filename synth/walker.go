@@ -10,8 +10,8 @@ import (
 // forearm), seen from the side, walking horizontally at a constant speed u
 // in the world (the background's frame). Limbs are capsules 6–8.5 px wide at
 // 240 px: thin, but wide enough to be tracked on the default 8 px grid. This
-// is where motion segmentation errs, as the seed (Kardoost & Keuper, UAI
-// 2021) discusses it: thin articulated parts that move
+// is where motion segmentation errs, as Kardoost & Keuper (UAI
+// 2021) discuss it: thin articulated parts that move
 // relative to the body, parts that move like the background for a while, and
 // surfaces uncovered as the limbs swing.
 //

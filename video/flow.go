@@ -71,8 +71,7 @@ type FarnebackParams struct {
 // DefaultFarneback are parameters for 854×480 video, tuned on DAVIS by the
 // tracks they give: against (levels 5, window 15, 3 iterations, polyN 5,
 // σ 1.1) the larger Gaussian window and expansion lose fewer tracks to the
-// forward–backward test (libby: 62 % instead of 82 % of the seeds stopped)
-// and raise object coverage from 0.50 to 0.60 (mean of five sequences).
+// forward–backward test and cover more of the objects.
 var DefaultFarneback = FarnebackParams{PyrScale: 0.5, Levels: 6, WinSize: 31, Iterations: 5, PolyN: 7, PolySigma: 1.5, Gaussian: true}
 
 // DISParams configure cv::DISOpticalFlow; negative fields keep the preset's value.
@@ -93,20 +92,12 @@ type DISParams struct {
 // and the larger patch keeps the search as robust in weak texture as 8 px at
 // half resolution (a dog's motion-blurred fur).
 //
-// Measured with scripts/sparse-eval.sh (ten DAVIS 2016 development
-// sequences, cost models refitted leave-one-sequence-out on each flow's
-// tracks, β 0.5), against the MEDIUM preset:
-//
-//	flow                       mean P / R / F       label IoU mean (min)  ≥ 0.80  oracle
-//	MEDIUM (scale 1, 8/3)      93.0 / 86.1 / 88.8   0.829 (0.530)         7/10    0.887
-//	scale 0, 8/3               95.1 / 85.9 / 89.7   0.832 (0.618)         7/10    0.908
-//	scale 0, 12/4 (default)    94.2 / 87.5 / 90.2   0.844 (0.624)         7/10    0.900
-//
-// F rises on 9 of 10 sequences (libby 81.4 → 89.5, kite-surf 81.9 → 84.0;
-// dog 86.2 → 83.0). Tracking takes about 5.5× as long: 27 s instead of 4.9 s
-// for kite-surf's 50 frames of 854×480 on 2 cores. A full-resolution
-// variational refinement after MEDIUM (F 85.7) and OpenCV's DeepFlow without
-// its matching term (F 82.2: trajectories slide off fast objects) were worse.
+// On the ten DAVIS 2016 development sequences (scripts/sparse-eval.sh, cost
+// models refitted leave-one-sequence-out on each flow's tracks) it gives a
+// higher mean sparse F and training-label IoU than the MEDIUM preset, at
+// about 5.5 times the tracking time; a full-resolution variational
+// refinement after MEDIUM and OpenCV's DeepFlow without its matching term
+// (trajectories slide off fast objects) were worse.
 var DefaultDIS = DISParams{Preset: 2, FinestScale: 0, PatchSize: 12, PatchStride: 4,
 	GDIterations: -1, VRIterations: -1, VRAlpha: -1, VRDelta: -1, VRGamma: -1}
 

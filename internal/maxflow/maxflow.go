@@ -128,166 +128,214 @@ func (g *Graph) MaxFlow() (float64, error) {
 		return 0, err
 	}
 	g.done = true
-	n := len(g.first)
-	active := make([]int32, 0, n) // FIFO of active nodes (may hold stale entries)
-	inActive := make([]bool, n)
-	push := func(i int32) {
-		if !inActive[i] {
-			inActive[i] = true
-			active = append(active, i)
+	s := newSearch(g)
+	for {
+		mid := s.grow()
+		if mid < 0 {
+			break
+		}
+		s.augment(mid)
+		for len(s.orphans) > 0 {
+			i := s.orphans[len(s.orphans)-1]
+			s.orphans = s.orphans[:len(s.orphans)-1]
+			s.orphans = g.adopt(i, s.orphans, s.push)
 		}
 	}
+	return g.flow, nil
+}
+
+// search is the state of MaxFlow's stages besides the trees in Graph: the
+// FIFO of active nodes, the node being grown and the orphans.
+type search struct {
+	g        *Graph
+	active   []int32 // FIFO of active nodes (may hold stale entries)
+	inActive []bool
+	head     int   // next entry of active
+	cur      int32 // the node being grown, kept active across augmentations
+	orphans  []int32
+}
+
+// newSearch roots the trees: every node with residual capacity from s is in
+// S, every node with residual capacity to t in T, and all of them are
+// active.
+func newSearch(g *Graph) *search {
+	n := len(g.first)
+	s := &search{g: g, active: make([]int32, 0, n), inActive: make([]bool, n), cur: -1}
 	for i := 0; i < n; i++ {
 		g.parent[i] = noParent
 		switch {
 		case g.tr[i] > 0:
 			g.tree[i], g.parent[i], g.dist[i] = inS, terminal, 1
-			push(int32(i))
+			s.push(int32(i))
 		case g.tr[i] < 0:
 			g.tree[i], g.parent[i], g.dist[i] = inT, terminal, 1
-			push(int32(i))
+			s.push(int32(i))
 		}
 	}
-	var orphans []int32
-	head := 0
-	var cur int32 = -1 // the node being grown, kept active across augmentations
-	for {
-		// Growth stage: find an arc from S to T.
-		mid := int32(-1)
-		if cur >= 0 && g.parent[cur] == noParent {
-			cur = -1
-		}
-		for mid < 0 {
-			if cur < 0 {
-				for head < len(active) {
-					i := active[head]
-					head++
-					inActive[i] = false
-					if g.parent[i] != noParent {
-						cur = i
-						break
-					}
-				}
-				if head == len(active) {
-					active, head = active[:0], 0
-				}
-				if cur < 0 {
-					break
-				}
-			}
-			i := cur
-			t := g.tree[i]
-			for a := g.first[i]; a >= 0; a = g.next[a] {
-				var c float64
-				if t == inS {
-					c = g.rcap[a]
-				} else {
-					c = g.rcap[a^1]
-				}
-				if c <= 0 {
-					continue
-				}
-				j := g.head[a]
-				switch {
-				case g.tree[j] == free:
-					g.tree[j], g.parent[j] = t, a^1
-					g.ts[j], g.dist[j] = g.ts[i], g.dist[i]+1
-					push(j)
-				case g.tree[j] != t:
-					if t == inS {
-						mid = a
-					} else {
-						mid = a ^ 1
-					}
-				case g.ts[j] <= g.ts[i] && g.dist[j] > g.dist[i]:
-					// i is at least as fresh and closer: reparent j (Sec. 3.3)
-					g.parent[j], g.ts[j], g.dist[j] = a^1, g.ts[i], g.dist[i]+1
-				}
-				if mid >= 0 {
-					break
-				}
-			}
-			if mid < 0 {
-				cur = -1
-			}
-		}
-		if mid < 0 {
+	return s
+}
+
+// push makes node i active (once).
+func (s *search) push(i int32) {
+	if !s.inActive[i] {
+		s.inActive[i] = true
+		s.active = append(s.active, i)
+	}
+}
+
+// nextActive takes the next active node that is in a tree off the FIFO, or
+// −1 when there is none (the FIFO is then emptied).
+func (s *search) nextActive() int32 {
+	cur := int32(-1)
+	for s.head < len(s.active) {
+		i := s.active[s.head]
+		s.head++
+		s.inActive[i] = false
+		if s.g.parent[i] != noParent {
+			cur = i
 			break
 		}
-		// Augmentation stage: mid goes from S-node head[mid^1] to T-node head[mid].
-		g.time++
-		f := g.rcap[mid]
-		for i := g.head[mid^1]; ; {
-			a := g.parent[i]
-			if a == terminal {
-				f = min(f, g.tr[i])
-				break
+	}
+	if s.head == len(s.active) {
+		s.active, s.head = s.active[:0], 0
+	}
+	return cur
+}
+
+// grow runs the growth stage: the active nodes, in FIFO order, grow their
+// trees until an arc from S to T is found. It returns that arc, or −1 when
+// the trees cannot grow (the flow is maximum).
+func (s *search) grow() int32 {
+	if s.cur >= 0 && s.g.parent[s.cur] == noParent {
+		s.cur = -1
+	}
+	for {
+		if s.cur < 0 {
+			if s.cur = s.nextActive(); s.cur < 0 {
+				return -1
 			}
-			f = min(f, g.rcap[a^1])
-			i = g.head[a]
 		}
-		for j := g.head[mid]; ; {
-			a := g.parent[j]
-			if a == terminal {
-				f = min(f, -g.tr[j])
-				break
-			}
-			f = min(f, g.rcap[a])
-			j = g.head[a]
+		if mid := s.growFrom(s.cur); mid >= 0 {
+			return mid
 		}
-		g.rcap[mid] -= f
-		g.rcap[mid^1] += f
-		for i := g.head[mid^1]; ; {
-			a := g.parent[i]
-			if a == terminal {
-				g.tr[i] -= f
-				if g.tr[i] <= 0 {
-					g.tr[i] = 0
-					g.parent[i] = orphanArc
-					orphans = append(orphans, i)
-				}
-				break
-			}
-			g.rcap[a] += f
-			g.rcap[a^1] -= f
-			p := g.head[a]
-			if g.rcap[a^1] <= 0 {
-				g.rcap[a^1] = 0
-				g.parent[i] = orphanArc
-				orphans = append(orphans, i)
-			}
-			i = p
+		s.cur = -1
+	}
+}
+
+// growFrom scans the residual arcs of node i in its tree's direction: a
+// free neighbour joins the tree as i's child, a fresher and closer i
+// reparents a neighbour of its own tree, and a neighbour in the other tree
+// ends the stage with the arc from S to T (−1 when there is none).
+func (s *search) growFrom(i int32) int32 {
+	g := s.g
+	t := g.tree[i]
+	for a := g.first[i]; a >= 0; a = g.next[a] {
+		var c float64
+		if t == inS {
+			c = g.rcap[a]
+		} else {
+			c = g.rcap[a^1]
 		}
-		for j := g.head[mid]; ; {
-			a := g.parent[j]
-			if a == terminal {
-				g.tr[j] += f
-				if g.tr[j] >= 0 {
-					g.tr[j] = 0
-					g.parent[j] = orphanArc
-					orphans = append(orphans, j)
-				}
-				break
-			}
-			g.rcap[a^1] += f
-			g.rcap[a] -= f
-			p := g.head[a]
-			if g.rcap[a] <= 0 {
-				g.rcap[a] = 0
-				g.parent[j] = orphanArc
-				orphans = append(orphans, j)
-			}
-			j = p
+		if c <= 0 {
+			continue
 		}
-		g.flow += f
-		// Adoption stage.
-		for len(orphans) > 0 {
-			i := orphans[len(orphans)-1]
-			orphans = orphans[:len(orphans)-1]
-			orphans = g.adopt(i, orphans, push)
+		j := g.head[a]
+		switch {
+		case g.tree[j] == free:
+			g.tree[j], g.parent[j] = t, a^1
+			g.ts[j], g.dist[j] = g.ts[i], g.dist[i]+1
+			s.push(j)
+		case g.tree[j] != t:
+			if t == inS {
+				return a
+			}
+			return a ^ 1
+		case g.ts[j] <= g.ts[i] && g.dist[j] > g.dist[i]:
+			// i is at least as fresh and closer: reparent j (Sec. 3.3)
+			g.parent[j], g.ts[j], g.dist[j] = a^1, g.ts[i], g.dist[i]+1
 		}
 	}
-	return g.flow, nil
+	return -1
+}
+
+// augment runs the augmentation stage on the path through mid, which goes
+// from S-node head[mid^1] to T-node head[mid]: the bottleneck f flows along
+// it, and the nodes whose parent arc (or terminal) it saturates become
+// orphans.
+func (s *search) augment(mid int32) {
+	g := s.g
+	g.time++
+	f := g.bottleneck(mid)
+	g.rcap[mid] -= f
+	g.rcap[mid^1] += f
+	for i := g.head[mid^1]; ; {
+		a := g.parent[i]
+		if a == terminal {
+			g.tr[i] -= f
+			if g.tr[i] <= 0 {
+				g.tr[i] = 0
+				g.parent[i] = orphanArc
+				s.orphans = append(s.orphans, i)
+			}
+			break
+		}
+		g.rcap[a] += f
+		g.rcap[a^1] -= f
+		p := g.head[a]
+		if g.rcap[a^1] <= 0 {
+			g.rcap[a^1] = 0
+			g.parent[i] = orphanArc
+			s.orphans = append(s.orphans, i)
+		}
+		i = p
+	}
+	for j := g.head[mid]; ; {
+		a := g.parent[j]
+		if a == terminal {
+			g.tr[j] += f
+			if g.tr[j] >= 0 {
+				g.tr[j] = 0
+				g.parent[j] = orphanArc
+				s.orphans = append(s.orphans, j)
+			}
+			break
+		}
+		g.rcap[a^1] += f
+		g.rcap[a] -= f
+		p := g.head[a]
+		if g.rcap[a] <= 0 {
+			g.rcap[a] = 0
+			g.parent[j] = orphanArc
+			s.orphans = append(s.orphans, j)
+		}
+		j = p
+	}
+	g.flow += f
+}
+
+// bottleneck is the smallest residual capacity on the path through mid:
+// its arcs in S and T and the terminal capacities at its ends.
+func (g *Graph) bottleneck(mid int32) float64 {
+	f := g.rcap[mid]
+	for i := g.head[mid^1]; ; {
+		a := g.parent[i]
+		if a == terminal {
+			f = min(f, g.tr[i])
+			break
+		}
+		f = min(f, g.rcap[a^1])
+		i = g.head[a]
+	}
+	for j := g.head[mid]; ; {
+		a := g.parent[j]
+		if a == terminal {
+			f = min(f, -g.tr[j])
+			break
+		}
+		f = min(f, g.rcap[a])
+		j = g.head[a]
+	}
+	return f
 }
 
 // adopt finds orphan i a new parent in its tree: a neighbour j with a
