@@ -771,7 +771,7 @@ func TestVariantNamesAndSweepParameters(t *testing.T) {
 	}
 }
 
-func TestReportColourCheckAndSeededCutLines(t *testing.T) {
+func TestReportColourCheckAndBackgroundCutLines(t *testing.T) {
 	for _, n := range []int{17, 0} {
 		r := &Report{Root: "data", Work: "out", Sequences: []*SequenceResult{{Name: "s1",
 			Prepared: &PrepareInfo{Summary: sampling.Summary{Frames: 2, Width: 4, Height: 3, Classes: 2, ClassCounts: []int{5, 1}, Unsupported: 3, ColourRejected: n, ColourRejectedTracks: n / 4, CutPoints: 2 * n}}}}}
@@ -788,11 +788,11 @@ func TestReportColourCheckAndSeededCutLines(t *testing.T) {
 		if n == 0 && strings.Contains(md, "colour check") {
 			t.Errorf("a colour-check line without the check:\n%s", md)
 		}
-		if has := strings.Contains(md, "A graph cut seeded by the labels added 34 background points near the object, where no trajectory is."); has != (n == 17) {
-			t.Errorf("%d seeded-cut points: line present %v\n%s", 2*n, has, md)
+		if has := strings.Contains(md, "The background cut (a graph cut with the labels as hard constraints) added 34 background points near the object, where no trajectory is."); has != (n == 17) {
+			t.Errorf("%d background-cut points: line present %v\n%s", 2*n, has, md)
 		}
-		if n == 0 && strings.Contains(md, "graph cut seeded") {
-			t.Errorf("a seeded-cut line without points:\n%s", md)
+		if n == 0 && strings.Contains(md, "background cut") {
+			t.Errorf("a background-cut line without points:\n%s", md)
 		}
 	}
 }

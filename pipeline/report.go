@@ -359,7 +359,7 @@ func writeUncertainty(b *strings.Builder, u *UncertaintyInfo) {
 }
 
 // writePrepared writes the training set's lines: its counts, the colour
-// check's and the seeded cut's points, and the labels' quality.
+// check's and the background cut's points, and the labels' quality.
 func writePrepared(b *strings.Builder, pr *PrepareInfo) {
 	fmt.Fprintf(b, "Training set: %d frames %d×%d, %d classes, labelled pixels per class %v, %d hard-example pixels (%d trajectories), %d background trajectories left unlabelled (the camera motion does not explain them), %d foreground points of short trajectories dropped (no long trajectory of their segment nearby).\n",
 		pr.Frames, pr.Width, pr.Height, pr.Classes, pr.ClassCounts, pr.HardPixels, pr.HardTracks, pr.Unexplained, pr.Unsupported)
@@ -367,7 +367,7 @@ func writePrepared(b *strings.Builder, pr *PrepareInfo) {
 		fmt.Fprintf(b, "The colour check dropped %d more, of %d trajectories whose colours are, on the whole, the background's.\n", pr.ColourRejected, pr.ColourRejectedTracks)
 	}
 	if pr.CutPoints > 0 {
-		fmt.Fprintf(b, "A graph cut seeded by the labels added %d background points near the object, where no trajectory is.\n", pr.CutPoints)
+		fmt.Fprintf(b, "The background cut (a graph cut with the labels as hard constraints) added %d background points near the object, where no trajectory is.\n", pr.CutPoints)
 	}
 	if q := pr.LabelQuality; q != nil {
 		away := "" // absent from the stamps of sets prepared before it existed

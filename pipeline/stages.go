@@ -350,7 +350,7 @@ func (p *seqRun) prepare() error {
 			}
 		}
 		po := po
-		po.Progress = p.progressFunc("seeded cut")
+		po.Progress = p.progressFunc("background cut")
 		set, err := sampling.PrepareFiles(p.seq.FramesDir, tracks, p.lay.UncertaintyCSV(), residual.Median, residual.Upper, p.lay.Prepared(), po)
 		if err != nil {
 			return nil, err

@@ -135,18 +135,18 @@ func TestSynthEvalPrepareChain(t *testing.T) {
 		!strings.Contains(out, fmt.Sprintf("colour check: %v foreground points of %v trajectories dropped", dropped, tracks)) {
 		t.Fatalf("prepare --colour-window 2: manifest %v\n%s", col["parameters"], out)
 	}
-	// The seeded cut is on by default: its count is printed and recorded
+	// The background cut is on by default: its count is printed and recorded
 	// (0 on these small frames, where r is 20 px; the rule itself is tested
 	// in sampling); --cut-background=false turns it off, --cut-margin
 	// reaches Prepare.
 	cut, _ := col["cut_background_points"].(float64)
 	if col["parameters"].(map[string]any)["CutBackground"] != true ||
-		!strings.Contains(out, fmt.Sprintf("seeded cut: %v background points within", cut)) {
-		t.Fatalf("prepare: seeded cut %v points, parameters %v\n%s", cut, col["parameters"], out)
+		!strings.Contains(out, fmt.Sprintf("background cut: %v background points within", cut)) {
+		t.Fatalf("prepare: background cut %v points, parameters %v\n%s", cut, col["parameters"], out)
 	}
 	noCut := filepath.Join(dir, "set-nocut")
 	out, err = densify(t, "prepare", "--frames", seq, "--tracks", labelled[0], "--segment", filepath.Join(sdir, "segment.json"), "--out", noCut, "--cut-background=false", "--cut-margin", "3")
-	if nc := readJSON(t, filepath.Join(noCut, "manifest.json")); err != nil || nc["cut_background_points"] != nil || nc["parameters"].(map[string]any)["CutMargin"] != 3.0 || strings.Contains(out, "seeded cut") {
+	if nc := readJSON(t, filepath.Join(noCut, "manifest.json")); err != nil || nc["cut_background_points"] != nil || nc["parameters"].(map[string]any)["CutMargin"] != 3.0 || strings.Contains(out, "background cut") {
 		t.Fatalf("prepare --cut-background=false: %v, manifest %v\n%s", err, nc["parameters"], out)
 	}
 	os.WriteFile(filepath.Join(sdir, "camera.csv"), []byte("trajectory,camera_residual_median\n0,1\n1,x\n"), 0o644)

@@ -82,7 +82,7 @@ func runPrepare(o *prepareOptions) error {
 	}
 	var set *sampling.Set
 	var err error
-	o.Prepare.Progress = progress.Func(o.IO.ErrOut, "seeded cut")
+	o.Prepare.Progress = progress.Func(o.IO.ErrOut, "background cut")
 	if o.Oracle {
 		set, err = sampling.PrepareOracleFiles(o.Frames, o.Tracks, gt, o.Out, o.Prepare)
 	} else {
@@ -121,7 +121,7 @@ func runPrepare(o *prepareOptions) error {
 		fmt.Fprintf(o.IO.Out, "colour check: %d foreground points of %d trajectories dropped (their colours are, on the whole, the background's; frames within %d)\n", s.ColourRejected, s.ColourRejectedTracks, o.Prepare.ColourWindow)
 	}
 	if o.Prepare.CutsBackground() {
-		fmt.Fprintf(o.IO.Out, "seeded cut: %d background points within %.0f px of the object (a graph cut with the labels as hard constraints gives them to the background, more than %g px from the object)\n", s.CutPoints, o.Prepare.FarRadius(s.Width, s.Height), o.Prepare.CutMargin)
+		fmt.Fprintf(o.IO.Out, "background cut: %d background points within %.0f px of the object (a graph cut with the labels as hard constraints gives them to the background, more than %g px from the object)\n", s.CutPoints, o.Prepare.FarRadius(s.Width, s.Height), o.Prepare.CutMargin)
 	}
 	return nil
 }
