@@ -34,11 +34,14 @@ const newSingleton = math.MinInt32
 // that repels the small one has left; neither step alone lowers the
 // energy, so the node moves, the pair sequences (which compare a join with
 // moves between the same two clusters, never both) and the group moves
-// miss it. On the DAVIS motocross-jump graph (β = 0.5) KLj left a cluster
-// of 4 trajectories beside one of 45: joining them costs 0.89 because of
-// one trajectory p of the 45, moving p to a singleton neighbour q costs
-// 2.6 with the 4 outside, and both together lower the energy by 0.12, which
-// andres/graph's KLj found.
+// miss it. In five nodes (TestJoinEvictHandComputed): A = {a1, a2, p},
+// C = {c} and Q = {q}; c is held by a1 and a2 (cost 1.25 each) and repels
+// p (−3.5), p is held by a1 and a2 (2 each) and by q (3), and q repels a1
+// (−4). Joining C into A uncuts c's three edges and raises the energy by
+// 3.5 − 2.5 = 1; moving p alone to Q raises it by 2 + 2 − 3 = 1; after the
+// join p's pull to A is 2 + 2 − 3.5 = 0.5, and its move to Q lowers the
+// energy by 3 − 0.5 = 2.5, so the compound move lowers it by 1.5, from −2
+// to the optimum −3.5.
 func (s *kl) joinEvictMoves(maxSize int) float64 {
 	ad := &s.adj
 	total := 0.0

@@ -3,11 +3,10 @@ package multicut
 import "slices"
 
 // The last stage of KLj: two large-neighbourhood moves that reach
-// rearrangements of several clusters at once, which neither a Kernighan–Lin
-// sequence between two clusters nor the multilevel refinement finds (on the
-// DAVIS development graphs, andres/graph's KLj ends below densify's local
-// optimum on such rearrangements: 5 clusters of 109 nodes regrouped into 4,
-// or 9 clusters of 977 nodes into 10). Both only ever lower the energy.
+// rearrangements of several clusters at once (a handful of neighbouring
+// clusters regrouped into a different number of clusters), which neither a
+// Kernighan–Lin sequence between two clusters nor the multilevel refinement
+// finds. Both only ever lower the energy.
 
 // ThoroughNeighbourhood and ThoroughFusions are the settings of KLj's
 // thorough mode (`densify multicut --thorough`), with VCycles = 2: on the 20
@@ -40,8 +39,7 @@ const fusionNoise = 0.2
 // Centres are taken largest cluster first, and a cluster that already was
 // part of a re-solved neighbourhood is not a centre again: every cluster is
 // re-solved with its neighbours at least once, and a graph of thousands of
-// small clusters does not re-solve each one's neighbourhood (on
-// motocross-jump this halves the time at the same energy). Returns a
+// small clusters does not re-solve each one's neighbourhood. Returns a
 // labelling that is canonical, and better than labels or equal to it.
 func neighbourhoods(g *Graph, labels []int, maxSize, maxStall, fullSweep, maxIter int) []int {
 	lab := slices.Clone(labels)

@@ -13,8 +13,8 @@ import (
 const DefaultGroupMoves = 32
 
 // groupCover is the number of leading moves of a sequence that found nothing
-// whose nodes are not used as seeds towards the same cluster again in the
-// same pass: the sequence seeded there would begin with nearly the same
+// whose nodes do not start a sequence towards the same cluster again in the
+// same pass: the sequence started there would begin with nearly the same
 // moves.
 const groupCover = 4
 
@@ -31,13 +31,14 @@ const groupCover = 4
 // gain anywhere on their common boundary, and a greedy sweep of a pair of
 // large clusters reaches a tightly knit group deep inside one of them only
 // after hundreds of unrelated moves, when its best prefix no longer isolates
-// the group. A sequence seeded at each boundary node and grown through its
-// E-neighbours reaches such groups directly. On the DAVIS motocross-jump
-// graph (β = 0.5) the node-level search and the multilevel refinement leave
-// 12 trajectories in the wrong one of two clusters of about 9,000 each:
-// moving any one of them alone raises the energy by 11 to 66, moving all 12
-// lowers it by 7.0, and the first five moves of the group already lower it
-// by 49. The sequence seeded at any of three of them finds exactly this move.
+// the group. A sequence started at each boundary node and grown through its
+// E-neighbours reaches such groups directly. In nine nodes (groupInstance in
+// the tests): cluster A holds the triangles S = {s0, s1, s2} (edge costs 5)
+// and {a0, a1, a2} (costs 10), tied by the edges s_i–a_i (3), and each s_i
+// is drawn to the triangle B (costs 10) by two edges of 2.5. Moving one s_i
+// alone into B raises the energy by 5 + 5 + 3 − 2.5 − 2.5 = 8, moving two
+// by 6; the sequence started at s0 moves s0 (+8), s1 (−2) and s2 (−12), and
+// its best prefix, all of S, lowers the energy by 6 to the optimum.
 //
 // Every sequence depends only on the node sets of a and d, so one that found
 // nothing is not run again until one of them changes (groupTried).
@@ -91,7 +92,7 @@ func (s *kl) groupMoves(maxLen int) float64 {
 	return total
 }
 
-// groupMove runs the sequence of groupMoves seeded at x (in cluster a) into
+// groupMove runs the sequence of groupMoves started at x (in cluster a) into
 // cluster d and applies its best prefix when that lowers the energy.
 func (s *kl) groupMove(x, a, d int32, maxLen int) float64 {
 	ad := &s.adj

@@ -34,7 +34,7 @@ func groupInstance() (*Graph, []int) {
 	return g, []int{0, 0, 0, 0, 0, 0, 1, 1, 1}
 }
 
-// The group sequence seeded at s0 moves s0 (−8), s1 (+2) and s2 (+12): its
+// The group sequence started at s0 moves s0 (−8), s1 (+2) and s2 (+12): its
 // best prefix is all of S, gain 6, which is the exact optimum.
 func TestGroupMovesHandComputed(t *testing.T) {
 	g, start := groupInstance()
@@ -55,7 +55,7 @@ func TestGroupMovesHandComputed(t *testing.T) {
 		t.Fatalf("energy %v, exact optimum %v", Energy(g, got), opt)
 	}
 	// From the optimum nothing improves, and a third pass on the same
-	// clusters runs no sequence: every seed is recorded as tried.
+	// clusters runs no sequence: every start is recorded as tried.
 	if d := s.groupMoves(DefaultGroupMoves); d != 0 {
 		t.Fatalf("second pass gained %v", d)
 	}
