@@ -12,7 +12,7 @@ import (
 )
 
 // execute runs densify args in-process and returns stdout and stderr.
-func execute(t *testing.T, f *Factory, args ...string) (string, string, error) {
+func execute(t testing.TB, f *Factory, args ...string) (string, string, error) {
 	t.Helper()
 	var out, errOut bytes.Buffer
 	f.IO = &IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}
