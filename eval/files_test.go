@@ -152,3 +152,39 @@ func FuzzParseList(f *testing.F) {
 		}
 	})
 }
+
+// Sub-pixel points at the border of the frames, as trackers write them,
+// are scored as MoSegEval scores them: (int)(x+0.5) inside the frame
+// counts (x = −1.2 is column 0), outside is skipped (x = 11.6 in a
+// 12-pixel-wide frame is column 12). Points farther out are refused.
+func TestScoreTracksBorderPointsAsMoSegEval(t *testing.T) {
+	region := make([]int, 12*8)
+	for i := range region {
+		if i%12 >= 6 {
+			region[i] = 1
+		}
+	}
+	gt := gtOf([]int{0, 255}, frame(0, 12, 8, region, nil))
+	dir := t.TempDir()
+	score := func(name, tracks string) (*Result, error) {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(tracks), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return ScoreTracks(gt, p, Options{})
+	}
+	border, err := score("border.dat", "1\n4\n1 1\n11.6 2 0\n1 1\n10 2 0\n0 1\n-1.2 2 0\n0 1\n3 7.4 0\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	inside, err := score("inside.dat", "1\n3\n1 1\n10 2 0\n0 1\n0 2 0\n0 1\n3 7 0\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(border, inside) {
+		t.Errorf("border points scored differently:\n%+v\n%+v", border, inside)
+	}
+	if _, err := score("far.dat", "1\n1\n0 1\n12.5 2 0\n"); err == nil || !strings.Contains(err.Error(), "point (12.5, 2) lies outside the 12x8 frames") {
+		t.Errorf("far point: %v", err)
+	}
+}
