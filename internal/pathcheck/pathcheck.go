@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"unicode"
 )
 
 // Path is a command-line path and the flag (or role) it was given with.
@@ -78,4 +79,30 @@ func resolve(p string) string {
 			return abs
 		}
 	}
+}
+
+// nameMax is the longest file name (one path element, in bytes) of the usual
+// Linux and macOS file systems (NAME_MAX).
+const nameMax = 255
+
+// Name checks that s, given as what (e.g. "--name"), is a name and not a
+// path: one path element (no '/' or '\'), not "", "." or "..", at most 255
+// bytes, and no control character (a newline would split a report's row
+// or a list's line). A name used in an output file name could otherwise
+// write outside the output folder ("../../x") or over an input.
+func Name(what, s string) error {
+	switch {
+	case s == "" || s == "." || s == "..":
+		return fmt.Errorf("%s %q is not a name", what, s)
+	case strings.ContainsAny(s, `/\`):
+		return fmt.Errorf("%s %q is a path: give a name (no / or \\)", what, s)
+	case len(s) > nameMax:
+		return fmt.Errorf("%s of %d bytes is longer than the %d a file name may have", what, len(s), nameMax)
+	}
+	for _, r := range s {
+		if unicode.IsControl(r) || r == '\u2028' || r == '\u2029' {
+			return fmt.Errorf("%s %q holds the control character %U", what, s, r)
+		}
+	}
+	return nil
 }
