@@ -18,6 +18,17 @@ type Path struct {
 	// Tree marks an output folder that is written or replaced as a whole:
 	// an input inside it is refused as well.
 	Tree bool
+	// Within is, for a file read through an input folder or list (a frame
+	// of --frames, a label image of --gt), the path given on the command
+	// line; "" for the path itself.
+	Within string
+}
+
+func (p Path) String() string {
+	if p.Within != "" {
+		return fmt.Sprintf("%s %s (%s)", p.Flag, p.Within, p.Path)
+	}
+	return p.Flag + " " + p.Path
 }
 
 // Distinct returns an error naming both flags when an output is the same
@@ -26,28 +37,35 @@ type Path struct {
 // or, when both exist, os.SameFile (hard links). An output marked Tree also
 // conflicts with any input inside it. Empty paths are ignored.
 func Distinct(outputs, inputs []Path) error {
+	type resolved struct {
+		p    Path
+		r    string
+		info os.FileInfo // nil: not there
+	}
+	ins := make([]resolved, 0, len(inputs))
+	for _, in := range inputs {
+		if in.Path == "" {
+			continue
+		}
+		si, _ := os.Stat(in.Path)
+		ins = append(ins, resolved{in, resolve(in.Path), si})
+	}
 	for _, o := range outputs {
 		if o.Path == "" {
 			continue
 		}
 		ro := resolve(o.Path)
 		so, errO := os.Stat(o.Path)
-		for _, in := range inputs {
-			if in.Path == "" {
-				continue
-			}
-			ri := resolve(in.Path)
-			same := ro == ri
-			if !same && errO == nil {
-				if si, err := os.Stat(in.Path); err == nil && os.SameFile(so, si) {
-					same = true
-				}
+		for _, in := range ins {
+			same := ro == in.r
+			if !same && errO == nil && in.info != nil && os.SameFile(so, in.info) {
+				same = true
 			}
 			if same {
-				return fmt.Errorf("%s %s is the input %s %s: refusing to overwrite an input (choose another output)", o.Flag, o.Path, in.Flag, in.Path)
+				return fmt.Errorf("%s %s is the input %s: refusing to overwrite an input (choose another output)", o.Flag, o.Path, in.p)
 			}
-			if o.Tree && strings.HasPrefix(ri, ro+string(filepath.Separator)) {
-				return fmt.Errorf("%s %s would replace the folder holding the input %s %s: refusing to overwrite an input (choose another output)", o.Flag, o.Path, in.Flag, in.Path)
+			if o.Tree && strings.HasPrefix(in.r, ro+string(filepath.Separator)) {
+				return fmt.Errorf("%s %s would replace the folder holding the input %s: refusing to overwrite an input (choose another output)", o.Flag, o.Path, in.p)
 			}
 		}
 	}
