@@ -204,6 +204,7 @@ func (p *seqRun) dense(v Variant, k int) error {
 		if err := os.MkdirAll(tmp, 0o755); err != nil {
 			return nil, err
 		}
+		defer os.RemoveAll(tmp) // after a failure (once in place, it is gone)
 		if err := d.Predict(p.ctx, PredictRequest{Checkpoint: ckpt, Frames: p.frames, Out: tmp, Options: topt,
 			Progress: p.opt.progress()}); err != nil {
 			return nil, err

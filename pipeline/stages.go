@@ -230,6 +230,7 @@ func (p *seqRun) uncertainty() error {
 		if err := os.MkdirAll(tmp, 0o755); err != nil {
 			return nil, err
 		}
+		defer os.RemoveAll(tmp) // after a failure (once in place, it is gone)
 		res, err := uncertainty.ComputeFiles(uncertainty.FilesOptions{Graph: p.lay.Graph(), Labels: p.lay.Labels(), Beta: pr.Beta,
 			CSV: p.lay.UncertaintyCSV(), Clusters: p.lay.ClustersCSV(), Tracks: tracks, FramesDir: p.seq.FramesDir, Heatmaps: tmp,
 			HeatmapFrames: func(n int) []int {

@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"github.com/densify/densify/dataset"
@@ -115,14 +116,20 @@ func (o PredictOptions) Validate() error {
 //
 // Frames of any size are accepted: the U-Net itself pads odd sizes at every
 // level (see unet.Model.Forward), so no padding to a multiple of 16 is needed;
-// a frame is only resized by Scale. Files are built in a temporary folder
-// beside out and moved into out once every frame succeeded.
+// a frame is only resized by Scale. The folder is built beside out
+// (atomicfile.TempDir) and replaces out as a whole once every frame
+// succeeded, so no mask of an earlier, longer sequence stays beside the new
+// ones; an existing out must be empty or hold only such masks (ownMask),
+// which is checked before any work.
 func Predict(ckpt string, frames []string, out string, opt PredictOptions) (err error) {
 	if err := opt.Validate(); err != nil {
 		return err
 	}
 	if len(frames) == 0 {
 		return fmt.Errorf("predict: no frames")
+	}
+	if err := atomicfile.CheckReplaceable(filepath.Clean(out), "predict: the output folder", ownMask); err != nil {
+		return err
 	}
 	defer unet.LockThread()()   // every frame on one OS thread (see unet.LockThread)
 	defer unet.TrimBlockCache() // cached blocks of this shape go back to the system
@@ -180,10 +187,7 @@ func Predict(ckpt string, frames []string, out string, opt PredictOptions) (err 
 		}
 	}
 
-	if err := os.MkdirAll(filepath.Dir(filepath.Clean(out)), 0o755); err != nil {
-		return err
-	}
-	tmp, err := os.MkdirTemp(filepath.Dir(filepath.Clean(out)), atomicfile.TempPattern(filepath.Base(filepath.Clean(out))))
+	tmp, err := atomicfile.TempDir(out)
 	if err != nil {
 		return err
 	}
@@ -201,7 +205,6 @@ func Predict(ckpt string, frames []string, out string, opt PredictOptions) (err 
 		}
 	}
 	bar := progress.New(opt.Progress, len(frames), "predict")
-	var names []string
 	// finish refines frame i's mask and writes it with its previews.
 	finish := func(i int, img image.Image, labels []uint8, prob []float32) error {
 		path := frames[i]
@@ -217,7 +220,6 @@ func Predict(ckpt string, frames []string, out string, opt PredictOptions) (err 
 		if err := atomicfile.WritePNG(filepath.Join(tmp, name), eval.MaskImage(labels, W, H, model.Config.Classes)); err != nil {
 			return err
 		}
-		names = append(names, name)
 		if opt.Prob {
 			g := image.NewGray(image.Rect(0, 0, W, H))
 			for j, p := range prob {
@@ -226,13 +228,11 @@ func Predict(ckpt string, frames []string, out string, opt PredictOptions) (err 
 			if err := atomicfile.WritePNG(filepath.Join(tmp, "prob", name), g); err != nil {
 				return err
 			}
-			names = append(names, filepath.Join("prob", name))
 		}
 		if opt.Overlay {
 			if err := atomicfile.WritePNG(filepath.Join(tmp, "overlay", name), overlay(img, labels)); err != nil {
 				return err
 			}
-			names = append(names, filepath.Join("overlay", name))
 		}
 		bar.Add(1)
 		return nil
@@ -284,18 +284,19 @@ func Predict(ckpt string, frames []string, out string, opt PredictOptions) (err 
 		}
 	}
 	bar.Finish()
-	for _, d := range append([]string{""}, subs...) {
-		if err := os.MkdirAll(filepath.Join(out, d), 0o755); err != nil {
-			return err
-		}
-	}
-	for _, n := range names {
-		if err := os.Rename(filepath.Join(tmp, n), filepath.Join(out, n)); err != nil {
-			return err
-		}
-	}
-	return nil
+	return atomicfile.ReplaceDir(tmp, filepath.Clean(out))
 }
+
+// ownMask accepts what Predict writes into its folder (relative paths):
+// NNNNN.png, prob/ and overlay/ with their NNNNN.png.
+func ownMask(rel string, isDir bool) bool {
+	if isDir {
+		return rel == "prob" || rel == "overlay"
+	}
+	return maskName.MatchString(rel)
+}
+
+var maskName = regexp.MustCompile(`^((prob|overlay)/)?[0-9]{5,}\.png$`)
 
 // predictFrame returns the class of every pixel (W·H, row-major) and the
 // foreground probability. With mirror, the network sees the frame and its
