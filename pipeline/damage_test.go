@@ -10,6 +10,34 @@ import (
 	"testing"
 )
 
+// A prepared set damaged after it was stamped is prepared again by the
+// next run (it would otherwise fail every training until --force).
+func TestRunPreparesADamagedSetAgain(t *testing.T) {
+	root, tracks := tinySequence(t)
+	work := t.TempDir()
+	var log bytes.Buffer
+	opt := testOptions(tracks, &fakeDensifier{}, &log)
+	if _, err := Run(context.Background(), root, work, opt); err != nil {
+		t.Fatal(err)
+	}
+	npy := filepath.Join(work, "tiny", "prepared", "frames", "00000_labels.npy")
+	b, err := os.ReadFile(npy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(npy, b[:len(b)/2], 0o644)
+	log.Reset()
+	rep, err := Run(context.Background(), root, work, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]bool{"track": false, "segment": false, "prepare": true}
+	ran(t, rep, want)
+	if !strings.Contains(log.String(), "prepared does not load (") || !strings.Contains(log.String(), "00000_labels.npy: npy: file has") {
+		t.Errorf("log does not say why:\n%s", log.String())
+	}
+}
+
 // failingPredict writes part of its output and fails.
 type failingPredict struct{ *fakeDensifier }
 

@@ -98,6 +98,7 @@ func (p *seqRun) prepareOracle() error {
 	st := stage{name: "prepare-oracle", params: params{po, sampling.FormatVersion},
 		inputs:  append([]string{p.lay.Tracks(), p.seq.GTPath}, p.frames...),
 		outputs: []string{filepath.Join(p.lay.PreparedOracle(), "manifest.json")}}
+	p.unstampBroken(st.name, p.lay.PreparedOracle())
 	_, err := p.runStage(st, nil, func(string) (any, error) {
 		set, err := sampling.PrepareOracleFiles(p.seq.FramesDir, p.lay.Tracks(), p.gt, p.lay.PreparedOracle(), po)
 		if err != nil {

@@ -341,6 +341,7 @@ func (p *seqRun) prepare() error {
 	st := stage{name: "prepare", params: params{po, sampling.FormatVersion},
 		inputs:  append([]string{tracks, p.lay.UncertaintyCSV(), p.lay.CameraResiduals()}, p.frames...),
 		outputs: []string{filepath.Join(p.lay.Prepared(), "manifest.json")}}
+	p.unstampBroken(st.name, p.lay.Prepared())
 	var info PrepareInfo
 	_, err := p.runStage(st, &info, func(string) (any, error) {
 		var residual motiongraph.CameraResiduals
@@ -365,6 +366,20 @@ func (p *seqRun) prepare() error {
 	})
 	p.res.Prepared = &info
 	return err
+}
+
+// unstampBroken removes the stamp of the stage that wrote the prepared
+// set dir when the set does not load (sampling.CheckSet: damaged or edited
+// after it was written), so that runStage prepares it again instead of
+// every later run failing at training.
+func (p *seqRun) unstampBroken(stage, dir string) {
+	if _, err := os.Stat(stampPath(p.dir, stage)); err != nil {
+		return
+	}
+	if err := sampling.CheckSet(dir); err != nil {
+		fmt.Fprintf(p.opt.log(), "%s: %s does not load (%v): preparing it again\n", p.name, dir, err)
+		os.Remove(stampPath(p.dir, stage))
+	}
 }
 
 // upstream runs track → segment → uncertainty → sparse eval → prepare.
