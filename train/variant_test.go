@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/densify/densify/sampling"
 )
 
 func TestVariantWeight(t *testing.T) {
@@ -98,5 +100,33 @@ func TestPriorShiftHandComputed(t *testing.T) {
 	// the synthetic set's object is the minority class: balance weights > 1
 	if s := data.PriorShift(); len(s) != 2 || !(s[1] > 1) {
 		t.Errorf("prior shift of the synthetic set %v, want [1, >1]", s)
+	}
+}
+
+// A set whose labelled pixels are all background is refused: one class
+// teaches nothing.
+func TestOneClassSetRefused(t *testing.T) {
+	set, _ := synthSet(t, t.TempDir(), 48, 32, 2, testOptions())
+	m, err := sampling.ReadManifest(set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range m.Frames {
+		p := filepath.Join(set, mf.Labels)
+		a, err := sampling.ReadNPY(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, l := range a.Int16 {
+			if l > 0 {
+				a.Int16[i] = 0
+			}
+		}
+		if err := sampling.WriteNPY(p, a); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := loadSets([]string{set}, 1, weighting{Variant: VariantUniform, Phi: -1}); err == nil || !strings.Contains(err.Error(), "every labelled pixel is background (class 0)") {
+		t.Fatalf("one-class set: err = %v", err)
 	}
 }

@@ -116,6 +116,13 @@ func runPrepare(o *prepareOptions) error {
 	s := set.Summary()
 	fmt.Fprintf(o.IO.Out, "prepared %d frames (%dx%d, %d classes): %d labelled pixels, %d hard examples, %d background trajectories left unlabelled (camera residual > %g), %d foreground points of short trajectories dropped (no long trajectory of their segment within %g px) → %s\n",
 		s.Frames, s.Width, s.Height, s.Classes, s.Labelled, s.HardPixels, s.Unexplained, o.Prepare.BackgroundResidual, s.Unsupported, o.Prepare.SupportRadius, o.Out)
+	fg := 0
+	for _, n := range s.ClassCounts[min(1, len(s.ClassCounts)):] {
+		fg += n
+	}
+	if fg == 0 {
+		fmt.Fprintf(o.IO.ErrOut, "warning: %s has no foreground label: every labelled pixel is background (every other segment has fewer than --min-segment %d trajectories, or its points were dropped); densify train refuses a set of one class\n", o.Out, o.Prepare.MinSegment)
+	}
 	if o.Prepare.ColourWindow > 0 {
 		fmt.Fprintf(o.IO.Out, "colour check: %d foreground points of %d trajectories dropped (their colours are, on the whole, the background's; frames within %d)\n", s.ColourRejected, s.ColourRejectedTracks, o.Prepare.ColourWindow)
 	}
