@@ -66,11 +66,7 @@ type ManifestFrame struct {
 // of frame f (recorded in the manifest and used for previews). The folder
 // is built beside dir and renamed into place, so a failure leaves no partial set.
 func (s *Set) Write(dir string, framePath func(frame int) string, readImage func(path string) (image.Image, error), source map[string]string) error {
-	parent := filepath.Dir(filepath.Clean(dir))
-	if err := os.MkdirAll(parent, 0o755); err != nil {
-		return err
-	}
-	tmp, err := os.MkdirTemp(parent, atomicfile.TempPattern(filepath.Base(filepath.Clean(dir))))
+	tmp, err := atomicfile.TempDir(dir) // (removes the temporaries of a killed run)
 	if err != nil {
 		return err
 	}
