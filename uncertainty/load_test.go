@@ -24,3 +24,23 @@ func TestLoadInstanceRefusesDisconnectedCluster(t *testing.T) {
 		t.Errorf("disconnected cluster: %v", err)
 	}
 }
+
+// The label column of an uncertainty CSV must group the nodes as the given
+// labelling does (numbers may differ).
+func TestReadCSVForChecksTheLabelling(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "u.csv")
+	os.WriteFile(p, []byte("node,label,gamma,uncertainty,likelihood_uncertainty,target\n0,5,1,0.2,0.1,7\n1,5,1,0.3,0.1,7\n2,7,1,0.4,0.1,5\n"), 0o644)
+	u, err := ReadCSVFor(p, []int{0, 0, 1})
+	if err != nil || u[2] != 0.4 {
+		t.Fatalf("%v %v", u, err)
+	}
+	for _, labels := range [][]int{{0, 1, 1}, {0, 0, 0}, {0, 1, 2}} {
+		if _, err := ReadCSVFor(p, labels); err == nil || !strings.HasPrefix(err.Error(), p+":") || !strings.Contains(err.Error(), "the uncertainty of another segmentation") {
+			t.Errorf("labels %v: %v", labels, err)
+		}
+	}
+	if _, err := ReadCSV(p, 3); err != nil {
+		t.Error(err)
+	}
+}
