@@ -81,7 +81,9 @@ func ReadCSV(path string, n int) ([]float64, error) { return readCSV(path, n, ni
 // the labels of the Tracks file): the file's label column, when it has
 // one, must describe the same clusters (the same partition of the nodes,
 // whatever the numbers), since the uncertainty is that of a labelling.
-func ReadCSVFor(path string, labels []int) ([]float64, error) { return readCSV(path, len(labels), labels) }
+func ReadCSVFor(path string, labels []int) ([]float64, error) {
+	return readCSV(path, len(labels), labels)
+}
 
 func readCSV(path string, n int, labels []int) ([]float64, error) {
 	f, err := os.Open(path)

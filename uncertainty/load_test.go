@@ -1,6 +1,10 @@
 package uncertainty
 
 import (
+	"bytes"
+	"fmt"
+	"image"
+	"image/png"
 	"os"
 	"path/filepath"
 	"strings"
@@ -42,5 +46,50 @@ func TestReadCSVForChecksTheLabelling(t *testing.T) {
 	}
 	if _, err := ReadCSV(p, 3); err != nil {
 		t.Error(err)
+	}
+}
+
+// ComputeFiles writes its outputs all together or not at all: a frame
+// that cannot be read fails before the CSV or any heat map is written; a
+// heat-map folder holding other files is refused; a second run replaces
+// the heat maps as a whole.
+func TestComputeFilesAllOrNothing(t *testing.T) {
+	dir := t.TempDir()
+	frames := filepath.Join(dir, "frames")
+	os.MkdirAll(frames, 0o755)
+	for i := range 3 {
+		var buf bytes.Buffer
+		png.Encode(&buf, image.NewGray(image.Rect(0, 0, 20, 10)))
+		os.WriteFile(filepath.Join(frames, fmt.Sprintf("%05d.png", i)), buf.Bytes(), 0o644)
+	}
+	g, l, tr := filepath.Join(dir, "g.txt"), filepath.Join(dir, "l.txt"), filepath.Join(dir, "t.dat")
+	os.WriteFile(g, []byte("1 0\n"), 0o644)
+	os.WriteFile(l, []byte("0\n"), 0o644)
+	os.WriteFile(tr, []byte("3\n1\n0 3\n1 1 0\n2 1 1\n3 1 2\n"), 0o644)
+	opt := FilesOptions{Graph: g, Labels: l, Beta: 0.5, CSV: filepath.Join(dir, "out", "u.csv"), Tracks: tr, FramesDir: frames,
+		Heatmaps: filepath.Join(dir, "out", "heat"), HeatmapFrames: func(n int) []int { return HeatmapFrames(n, nil, 1, true) }}
+	// a damaged last frame
+	os.WriteFile(filepath.Join(frames, "00002.png"), []byte("\x89PNG\r\n\x1a\ntruncated"), 0o644)
+	if _, err := ComputeFiles(opt); err == nil || !strings.Contains(err.Error(), "00002.png") {
+		t.Fatalf("damaged frame: %v", err)
+	}
+	if ents, _ := os.ReadDir(filepath.Join(dir, "out")); len(ents) > 0 {
+		t.Errorf("left behind: %v", ents)
+	}
+	var buf bytes.Buffer
+	png.Encode(&buf, image.NewGray(image.Rect(0, 0, 20, 10)))
+	os.WriteFile(filepath.Join(frames, "00002.png"), buf.Bytes(), 0o644)
+	os.MkdirAll(opt.Heatmaps, 0o755)
+	os.WriteFile(filepath.Join(opt.Heatmaps, "heat_00007.png"), buf.Bytes(), 0o644)
+	res, err := ComputeFiles(opt)
+	if err != nil || len(res.Heatmaps) != 3 {
+		t.Fatalf("%v %v", res, err)
+	}
+	if ents, _ := os.ReadDir(opt.Heatmaps); len(ents) != 3 {
+		t.Errorf("heat maps: %v, want the three of this run", ents)
+	}
+	os.WriteFile(filepath.Join(opt.Heatmaps, "notes.txt"), nil, 0o644)
+	if _, err := ComputeFiles(opt); err == nil || !strings.Contains(err.Error(), "notes.txt, which densify did not write there") {
+		t.Errorf("foreign file: %v", err)
 	}
 }

@@ -4,9 +4,13 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
+	"path/filepath"
+	"regexp"
 	"sort"
 
 	"github.com/densify/densify/dataset"
+	"github.com/densify/densify/internal/atomicfile"
 	"github.com/densify/densify/multicut"
 	"github.com/densify/densify/trajectory"
 )
@@ -82,10 +86,13 @@ type FilesResult struct {
 }
 
 // ComputeFiles is the uncertainty stage of `densify uncertainty` and of the
-// pipeline: it reads the instance, computes γ and u (Compute, seed Eqs.
-// 10–14), reads the optional inputs, and only then writes the CSV, the
-// cluster summary and the heat maps.
-func ComputeFiles(opt FilesOptions) (*FilesResult, error) {
+// pipeline: it reads the instance, computes γ and u (Compute; Kardoost &
+// Keuper, UAI 2021, Eqs. 10–14), reads the optional inputs, draws the heat
+// maps into a folder beside Heatmaps, and only then writes the CSV and the
+// cluster summary and puts the heat maps in place, replacing the folder as
+// a whole (it must be new, empty or hold heat maps only). A failure leaves
+// none of them.
+func ComputeFiles(opt FilesOptions) (_ *FilesResult, err error) {
 	g, labels, err := LoadInstance(opt.Graph, opt.Labels)
 	if err != nil {
 		return nil, err
@@ -100,24 +107,53 @@ func ComputeFiles(opt FilesOptions) (*FilesResult, error) {
 			return nil, err
 		}
 	}
-	if opt.Heatmaps != "" && res.Tracks != nil {
-		if err := CheckHeatmapGeometry(opt.FramesDir, res.Tracks, opt.Tracks, opt.GT); err != nil {
+	heat := opt.Heatmaps != "" && res.Tracks != nil
+	var tmp string
+	if heat {
+		if err = atomicfile.CheckReplaceable(opt.Heatmaps, "--heatmaps", ownHeatmap); err != nil {
 			return nil, err
+		}
+		if err = CheckHeatmapGeometry(opt.FramesDir, res.Tracks, opt.Tracks, opt.GT); err != nil {
+			return nil, err
+		}
+		// The heat maps are drawn first, into a folder beside opt.Heatmaps
+		// that replaces it at the end: a frame that cannot be read fails
+		// before any output is written.
+		if tmp, err = atomicfile.TempDir(opt.Heatmaps); err != nil {
+			return nil, err
+		}
+		defer os.RemoveAll(tmp)
+		var drawn []string
+		if drawn, err = WriteHeatmaps(opt.FramesDir, tmp, res.Tracks, r.U, opt.HeatmapFrames(res.Tracks.Frames), opt.Progress); err != nil {
+			return nil, err
+		}
+		for _, p := range drawn {
+			res.Heatmaps = append(res.Heatmaps, filepath.Join(opt.Heatmaps, filepath.Base(p)))
 		}
 	}
+	// A failure removes the files of this call: all outputs or none.
+	var written []string
+	defer func() {
+		if err != nil {
+			for _, p := range written {
+				os.Remove(p)
+			}
+		}
+	}()
 	if opt.CSV != "" {
-		if err := WriteCSV(opt.CSV, r); err != nil {
+		if err = WriteCSV(opt.CSV, r); err != nil {
 			return nil, err
 		}
+		written = append(written, opt.CSV)
 	}
 	if opt.Clusters != "" {
-		if err := WriteClusters(opt.Clusters, r); err != nil {
+		if err = WriteClusters(opt.Clusters, r); err != nil {
 			return nil, err
 		}
+		written = append(written, opt.Clusters)
 	}
-	if opt.Heatmaps != "" && res.Tracks != nil {
-		res.Heatmaps, err = WriteHeatmaps(opt.FramesDir, opt.Heatmaps, res.Tracks, r.U, opt.HeatmapFrames(res.Tracks.Frames), opt.Progress)
-		if err != nil {
+	if heat {
+		if err = atomicfile.ReplaceDir(tmp, filepath.Clean(opt.Heatmaps)); err != nil {
 			return nil, err
 		}
 	}
@@ -214,3 +250,9 @@ func (s *SparsifySummary) WriteTable(w io.Writer) {
 		}
 	}
 }
+
+// ownHeatmap accepts what ComputeFiles writes into the heat-map folder,
+// which it replaces as a whole: heat_NNNNN.png.
+func ownHeatmap(rel string, isDir bool) bool { return !isDir && heatmapName.MatchString(rel) }
+
+var heatmapName = regexp.MustCompile(`^heat_[0-9]{5,}\.png$`)
