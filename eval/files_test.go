@@ -188,3 +188,20 @@ func TestScoreTracksBorderPointsAsMoSegEval(t *testing.T) {
 		t.Errorf("far point: %v", err)
 	}
 }
+
+// A list names each sequence once, and a name is one row of the report.
+func TestParseListRefusesDuplicatesAndControlCharacters(t *testing.T) {
+	for src, want := range map[string]string{
+		"a/aDef.dat t1.dat\nb/bDef.dat t2.dat\na/aDef.dat t3.dat\n": `list.txt:3: sequence "a" is listed twice (also on line 1)`,
+		"a/aDef.dat t1.dat x\n./a/aDef.dat t2.dat y\n":              "list.txt:2: the ground truth /base/a/aDef.dat is listed twice (also on line 1)",
+		"a/aDef.dat\tt1.dat\tsyn\rth\n":                             `list.txt:1: sequence name "syn\rth" holds the control character U+000D`,
+		"a/aDef.dat\tt1.dat\tsyn\vth\n":                             "holds the control character U+000B",
+	} {
+		if _, err := ParseList(strings.NewReader(src), "list.txt", "/base"); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v, want %q", src, err, want)
+		}
+	}
+	if e, err := ParseList(strings.NewReader("a/aDef.dat t1.dat\nb/bDef.dat t2.dat\n"), "list.txt", "/base"); err != nil || len(e) != 2 {
+		t.Errorf("%v %v", e, err)
+	}
+}

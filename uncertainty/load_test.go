@@ -93,3 +93,16 @@ func TestComputeFilesAllOrNothing(t *testing.T) {
 		t.Errorf("foreign file: %v", err)
 	}
 }
+
+// A sparsify list names each sequence once.
+func TestReadSequenceListRefusesDuplicates(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "list.txt")
+	os.WriteFile(p, []byte("a g l t gt\nb g l t gt\na g2 l2 t2 gt2\n"), 0o644)
+	if _, err := ReadSequenceList(p); err == nil || !strings.Contains(err.Error(), p+`:3: sequence "a" is listed twice (also on line 1)`) {
+		t.Errorf("%v", err)
+	}
+	os.WriteFile(p, []byte("a\vb\tg\tl\tt\tgt\n"), 0o644)
+	if _, err := ReadSequenceList(p); err == nil || !strings.Contains(err.Error(), "control character U+000B") {
+		t.Errorf("%v", err)
+	}
+}
