@@ -130,3 +130,19 @@ func TestOneClassSetRefused(t *testing.T) {
 		t.Fatalf("one-class set: err = %v", err)
 	}
 }
+
+// A damaged train_log.csv is refused at its line when a training resumes
+// (a NaN loss made the summary unwritable, naming no file).
+func TestReadLogRefusesDamage(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "train_log.csv")
+	for _, row := range []string{"1,3,NaN,0.5", "1,3,0.2,-Inf", "1,3,+Inf,1", "-1,3,0.2,1"} {
+		os.WriteFile(p, []byte("epoch,step,loss,seconds\n1,1,0.7,0.1\n"+row+"\n"), 0o644)
+		if _, err := readLog(p, 5); err == nil || !strings.Contains(err.Error(), p+":3: ") || !strings.Contains(err.Error(), "the log is damaged") {
+			t.Errorf("%s: %v", row, err)
+		}
+	}
+	os.WriteFile(p, []byte("epoch,step,loss,seconds\n1,1,0.7,0.1\n2,2,0.5,0.2\n"), 0o644)
+	if rows, err := readLog(p, 1); err != nil || len(rows) != 1 {
+		t.Errorf("%v %v", rows, err)
+	}
+}
