@@ -341,6 +341,11 @@ func Merge(work string, log io.Writer) (*Report, *Ablation, error) {
 	}
 	if log != nil {
 		fmt.Fprintf(log, "report: %d sequences from %s (%d missing, %d failed)\n", len(rep.Sequences), filepath.Join(work, "*", ResultName), len(rep.Missing), len(rep.Failed))
+		for _, s := range rep.Sequences {
+			if slices.Contains(rep.Failed, s.Name) {
+				fmt.Fprintf(log, "report: %s failed: %s\n", s.Name, s.Error)
+			}
+		}
 	}
 	if err := rep.incomplete(); err != nil {
 		return rep, a, fmt.Errorf("%w (see %s)", err, rep.ReportPath)

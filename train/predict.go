@@ -131,6 +131,11 @@ func Predict(ckpt string, frames []string, out string, opt PredictOptions) (err 
 	if err := atomicfile.CheckReplaceable(filepath.Clean(out), "predict: the output folder", ownMask); err != nil {
 		return err
 	}
+	tmp, err := atomicfile.TempDir(out) // (removes the temporaries of a killed run)
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
 	defer unet.LockThread()()   // every frame on one OS thread (see unet.LockThread)
 	defer unet.TrimBlockCache() // cached blocks of this shape go back to the system
 	if err := unet.SetThreads(opt.Threads); err != nil {
@@ -187,11 +192,6 @@ func Predict(ckpt string, frames []string, out string, opt PredictOptions) (err 
 		}
 	}
 
-	tmp, err := atomicfile.TempDir(out)
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(tmp)
 	var subs []string
 	if opt.Prob {
 		subs = append(subs, "prob")
