@@ -106,3 +106,51 @@ func TestReadSequenceListRefusesDuplicates(t *testing.T) {
 		t.Errorf("%v", err)
 	}
 }
+
+// nbest replaces its folder as a whole: the labellings of an earlier,
+// longer list go; a folder holding other files is refused.
+func TestNBestFilesReplacesItsFolder(t *testing.T) {
+	dir := t.TempDir()
+	g, l := filepath.Join(dir, "g.txt"), filepath.Join(dir, "l.txt")
+	os.WriteFile(g, []byte("4 3\n0 1 1 0\n1 2 -1 0\n2 3 1 0\n"), 0o644)
+	os.WriteFile(l, []byte("0\n0\n1\n1\n"), 0o644)
+	out := filepath.Join(dir, "out")
+	opt := NBestFilesOptions{Graph: g, Labels: l, Out: out, NBest: NBestOptions{N: 3}}
+	rep, err := NBestFiles(opt)
+	if err != nil || len(rep.Alternatives) < 2 {
+		t.Fatalf("%v %v", rep, err)
+	}
+	opt.NBest.N = 1
+	if _, err := NBestFiles(opt); err != nil {
+		t.Fatal(err)
+	}
+	ents, _ := os.ReadDir(out)
+	var names []string
+	for _, e := range ents {
+		names = append(names, e.Name())
+	}
+	if strings.Join(names, " ") != "labels_01.txt nbest.json" {
+		t.Errorf("files %v", names)
+	}
+	os.WriteFile(filepath.Join(out, "mine.txt"), nil, 0o644)
+	if _, err := NBestFiles(opt); err == nil || !strings.Contains(err.Error(), "mine.txt, which densify did not write there") {
+		t.Errorf("foreign file: %v", err)
+	}
+}
+
+// sparsify replaces its folder as a whole, and refuses before any work a
+// folder holding anything but an earlier sparsify's files.
+func TestSparsifyAllOwnFolder(t *testing.T) {
+	for rel, own := range map[string]bool{"curves.csv": true, "summary.json": true, "vi.png": true, "seq 1/ri.png": true,
+		"seq 1/curves.csv": false, "notes.txt": false, "a/b/vi.png": false} {
+		if got := ownSparsify(rel, false); got != own {
+			t.Errorf("%s: %v, want %v", rel, got, own)
+		}
+	}
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "vi.png"), nil, 0o644)
+	os.WriteFile(filepath.Join(dir, "notes.txt"), nil, 0o644)
+	if _, err := SparsifyAll(nil, dir, SparsifyOptions{}, nil); err == nil || !strings.Contains(err.Error(), "notes.txt, which densify did not write there") {
+		t.Errorf("foreign file: %v", err)
+	}
+}

@@ -5,9 +5,11 @@ import (
 	"io"
 	"math"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strings"
 
 	"github.com/densify/densify/dataset"
 	"github.com/densify/densify/internal/atomicfile"
@@ -162,10 +164,15 @@ func ComputeFiles(opt FilesOptions) (_ *FilesResult, err error) {
 
 // SparsifyAll is the sparsification stage of `densify sparsify` on several
 // sequences: the curves of each (SparsifyFiles; one line per sequence on
-// log, may be nil) and the outputs of WriteSparsifyOutputs in dir.
+// log, may be nil) and the outputs of WriteSparsifyOutputs in dir, which
+// they replace as a whole (dir must be new, empty or hold an earlier
+// sparsify's files, which is checked before any work).
 func SparsifyAll(ins []SequenceInput, dir string, opt SparsifyOptions, log io.Writer) (*SparsifySummary, error) {
 	if log == nil {
 		log = io.Discard
+	}
+	if err := atomicfile.CheckReplaceable(dir, "--out", ownSparsify); err != nil {
+		return nil, err
 	}
 	var seqs []*SequenceCurves
 	for i, in := range ins {
@@ -176,8 +183,41 @@ func SparsifyAll(ins []SequenceInput, dir string, opt SparsifyOptions, log io.Wr
 		fmt.Fprintf(log, "sparsify: %d/%d %s (%d trajectories with ground truth)\n", i+1, len(ins), s.Name, s.WithGT)
 		seqs = append(seqs, s)
 	}
-	return WriteSparsifyOutputs(dir, seqs, opt)
+	// The folder is built beside dir and replaces it as a whole: no plot of
+	// a sequence of an earlier run stays beside the new ones.
+	tmp, err := atomicfile.TempDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
+	sum, err := WriteSparsifyOutputs(tmp, seqs, opt)
+	if err != nil {
+		return nil, err
+	}
+	return sum, atomicfile.ReplaceDir(tmp, filepath.Clean(dir))
 }
+
+// ownSparsify accepts what SparsifyAll writes into its folder:
+// curves.csv, summary.json, vi.png, ri.png and a folder per sequence with
+// its vi.png and ri.png.
+func ownSparsify(rel string, isDir bool) bool {
+	if isDir {
+		return !strings.Contains(rel, "/")
+	}
+	dir, base := path.Split(rel)
+	switch base {
+	case "vi.png", "ri.png":
+		return !strings.Contains(strings.TrimSuffix(dir, "/"), "/")
+	case "curves.csv", "summary.json":
+		return dir == ""
+	}
+	return false
+}
+
+// ownNBest accepts what NBestFiles writes into its folder.
+func ownNBest(rel string, isDir bool) bool { return !isDir && nbestName.MatchString(rel) }
+
+var nbestName = regexp.MustCompile(`^(labels_[0-9]{2,}\.txt|tracks_[0-9]{2,}\.dat|nbest\.json)$`)
 
 // NBestFilesOptions is one run of `densify nbest` (NBestFiles).
 type NBestFilesOptions struct {
@@ -190,10 +230,15 @@ type NBestFilesOptions struct {
 
 // NBestFiles reads the instance (and the optional Tracks file and ground
 // truth), generates the alternatives (NBest, UAI'21 Sec. 4.2) and writes them
-// with WriteNBest.
+// with WriteNBest into a folder beside Out that then replaces Out as a
+// whole (Out must be new, empty or hold an earlier nbest's files, which is
+// checked before any work).
 func NBestFiles(opt NBestFilesOptions) (*NBestReport, error) {
 	if opt.GT != "" && opt.Tracks == "" {
 		return nil, fmt.Errorf("--gt needs --tracks")
+	}
+	if err := atomicfile.CheckReplaceable(opt.Out, "--out", ownNBest); err != nil {
+		return nil, err
 	}
 	g, labels, err := LoadInstance(opt.Graph, opt.Labels)
 	if err != nil {
@@ -215,7 +260,18 @@ func NBestFiles(opt NBestFilesOptions) (*NBestReport, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s + %s: %w", opt.Graph, opt.Labels, err)
 	}
-	return WriteNBest(opt.Out, alts, ts, gt)
+	// Built beside opt.Out, which it replaces as a whole: no labelling of
+	// an earlier, longer list stays beside the new ones.
+	tmp, err := atomicfile.TempDir(opt.Out)
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
+	rep, err := WriteNBest(tmp, alts, ts, gt)
+	if err != nil {
+		return nil, err
+	}
+	return rep, atomicfile.ReplaceDir(tmp, filepath.Clean(opt.Out))
 }
 
 // ZipInputs pairs the i-th graph, labels, Tracks file, ground truth and
