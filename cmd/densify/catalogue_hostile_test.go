@@ -202,6 +202,33 @@ func hostileCases(f *catalogueFixture) []catalogueCase {
 			args: func(f *catalogueFixture, out string) []string {
 				return []string{"segment", "--tracks", f.path("inf.dat"), "--out", out}
 			}},
+		{name: "track with statistics that cannot be written", code: 1, want: []string{"stats.json"},
+			setup: func(t *testing.T, f *catalogueFixture, out string) {
+				os.MkdirAll(filepath.Join(out, "stats.json"), 0o755)
+				os.WriteFile(filepath.Join(out, "stats.json", "x"), nil, 0o644)
+			},
+			keep: []string{filepath.Join("stats.json", "x")},
+			args: func(f *catalogueFixture, out string) []string {
+				return []string{"track", "--frames", f.seq, "--out", filepath.Join(out, "t.dat"), "--stats", filepath.Join(out, "stats.json")}
+			}},
+		{name: "multicut with a summary that cannot be written", code: 1, want: []string{"s.json"},
+			setup: func(t *testing.T, f *catalogueFixture, out string) {
+				os.MkdirAll(filepath.Join(out, "s.json"), 0o755)
+				os.WriteFile(filepath.Join(out, "s.json", "x"), nil, 0o644)
+			},
+			keep: []string{filepath.Join("s.json", "x")},
+			args: func(f *catalogueFixture, out string) []string {
+				return []string{"multicut", "--graph", f.path("g.txt"), "--out", filepath.Join(out, "l.txt"), "--json", filepath.Join(out, "s.json")}
+			}},
+		{name: "nbest into a folder of other files", code: 1, want: []string{"notes.txt, which densify did not write there"},
+			setup: func(t *testing.T, f *catalogueFixture, out string) {
+				os.MkdirAll(filepath.Join(out, "nb"), 0o755)
+				os.WriteFile(filepath.Join(out, "nb", "notes.txt"), []byte("mine"), 0o644)
+			},
+			keep: []string{filepath.Join("nb", "notes.txt")},
+			args: func(f *catalogueFixture, out string) []string {
+				return []string{"nbest", "--graph", f.path("g.txt"), "--labels", f.path("l.txt"), "--out", filepath.Join(out, "nb")}
+			}},
 		{name: "heat maps with a corrupt frame", code: 1, want: []string{"synth01_0012.png"},
 			args: func(f *catalogueFixture, out string) []string {
 				return []string{"uncertainty", "--graph", f.path("one.graph"), "--labels", f.path("one.labels"), "--out", filepath.Join(out, "u.csv"),
