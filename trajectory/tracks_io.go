@@ -188,10 +188,16 @@ func (t *tokenReader) float(what string) (float64, error) {
 // which must stay finite; a file with a point beyond is refused.
 const MaxCoordinate = 1e6
 
+// MaxFrames bounds the number of frames a Tracks file may announce: the
+// consumers allocate per frame, and a header of 2^31−1 frames for two
+// trajectories made densify segment run out of memory. (FBMS sequences
+// have hundreds of frames, an hour of video at 25 frames per second 90000.)
+const MaxFrames = 100000
+
 // ParseTracks reads an FBMS trajectory file from r; name is used in errors.
 func ParseTracks(r io.Reader, name string) (*TrackSet, error) {
 	t := newTokenReader(r, name)
-	frames, err := t.int("number of frames", -1, 0, math.MaxInt32)
+	frames, err := t.int("number of frames", -1, 0, MaxFrames)
 	if err != nil {
 		return nil, err
 	}

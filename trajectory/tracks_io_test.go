@@ -98,6 +98,7 @@ func TestParseTracksErrors(t *testing.T) {
 		{"trailing", "3\n1\n0 1\n1 2 0\n7\n", "t.dat:5: unexpected data \"7\" after the last of 1 tracks"},
 		{"label not int", "3\n1\nx 1\n1 2 0\n", "t.dat:3: label of track 0: \"x\" is not an integer"},
 		{"huge count", "3\n2147483647\n0 1\n1 2 0\n", "t.dat:4: unexpected end of file, expected label of track 1"},
+		{"huge frame count", "2147483647\n1\n0 1\n1 2 0\n", "t.dat:1: number of frames 2147483647 out of range [0, 100000]"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
