@@ -10,13 +10,12 @@ package bsds
 import (
 	"fmt"
 	"image"
-	_ "image/jpeg" // BSDS images
-	_ "image/png"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
+	"github.com/densify/densify/dataset"
 	"github.com/densify/densify/matfile"
 )
 
@@ -125,16 +124,6 @@ func List(imageDir, gtDir string) ([]Item, error) {
 	return items, nil
 }
 
-// ReadImage decodes a JPEG or PNG image.
-func ReadImage(path string) (image.Image, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	img, _, err := image.Decode(f)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return img, nil
-}
+// ReadImage decodes a JPEG or PNG image (dataset.ReadImage, the one
+// decoding path with its bounds).
+func ReadImage(path string) (image.Image, error) { return dataset.ReadImage(path) }

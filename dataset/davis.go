@@ -159,36 +159,52 @@ func groundTruthSource(path string) (def, davis string, err error) {
 	return "", path, nil
 }
 
+// GroundTruthFiles lists the files LoadGroundTruth(path) reads: the Def.dat
+// (def, "" for DAVIS annotations) and the label images it names (with the
+// .pgm probability beside a .ppm where one exists), or the PNGs of the
+// DAVIS annotation folder. It reads only the Def.dat.
+func GroundTruthFiles(path string) (def string, images []string, err error) {
+	def, davis, err := groundTruthSource(path)
+	if err != nil {
+		return "", nil, err
+	}
+	if davis != "" {
+		images, _, err = numberedImages(davis, func(name string) bool {
+			return strings.EqualFold(filepath.Ext(name), ".png")
+		})
+		return "", images, err
+	}
+	fh, err := os.Open(def)
+	if err != nil {
+		return "", nil, err
+	}
+	gt, err := ParseDef(fh, def)
+	fh.Close()
+	if err != nil {
+		return def, nil, err
+	}
+	for _, lf := range gt.Frames {
+		p := lf.File
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(filepath.Dir(def), p)
+		}
+		images = append(images, p)
+		if prob := strings.TrimSuffix(p, filepath.Ext(p)) + ".pgm"; prob != p {
+			if _, err := os.Stat(prob); err == nil {
+				images = append(images, prob)
+			}
+		}
+	}
+	return def, images, nil
+}
+
 // CheckGroundTruthFiles is CheckGroundTruthSize on files, reading only the
 // Def.dat and the headers of the label images (or of the DAVIS annotation
 // PNGs): a cheap check of every sequence before any work. Unreadable ground
 // truth is left to LoadGroundTruth to report (nil here).
 func CheckGroundTruthFiles(path string, w, h int, framesDir string) error {
-	def, davis, err := groundTruthSource(path)
+	_, files, err := GroundTruthFiles(path)
 	if err != nil {
-		return nil
-	}
-	var files []string
-	if def != "" {
-		fh, err := os.Open(def)
-		if err != nil {
-			return nil
-		}
-		gt, err := ParseDef(fh, def)
-		fh.Close()
-		if err != nil {
-			return nil
-		}
-		for _, lf := range gt.Frames {
-			p := lf.File
-			if !filepath.IsAbs(p) {
-				p = filepath.Join(filepath.Dir(def), p)
-			}
-			files = append(files, p)
-		}
-	} else if files, _, err = numberedImages(davis, func(name string) bool {
-		return strings.EqualFold(filepath.Ext(name), ".png")
-	}); err != nil {
 		return nil
 	}
 	for _, p := range files {

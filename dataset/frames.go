@@ -6,7 +6,6 @@ import (
 	"image"
 	_ "image/jpeg" // register decoders for ReadImage
 	_ "image/png"
-	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -115,57 +114,28 @@ func ListFrames(dir string) ([]string, error) {
 // ReadImage decodes a .jpg/.jpeg, .png, .ppm (P6/P3) or .pgm (P5/P2, 8 or 16
 // bit) image. Netpbm images come back as standard library types (see
 // PNM.Image); use ReadPNM for raw samples. The format is recognised by the
-// file's content, so a misnamed file still decodes.
-func ReadImage(path string) (image.Image, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	br := bufio.NewReader(f)
-	head, _ := br.Peek(2)
-	if len(head) == 2 && head[0] == 'P' && head[1] >= '1' && head[1] <= '7' {
-		p, err := DecodePNM(br, path)
-		if err != nil {
-			return nil, err
-		}
-		return p.Image(), nil
-	}
-	cfg, format, err := image.DecodeConfig(br)
-	if err != nil {
-		return nil, fmt.Errorf("%s: cannot decode image: %v", path, err)
-	}
-	if cfg.Width <= 0 || cfg.Height <= 0 || cfg.Width > MaxPixels/max(1, cfg.Height) {
-		return nil, fmt.Errorf("%s: %s image of unsupported size %dx%d", path, format, cfg.Width, cfg.Height)
-	}
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return nil, err
-	}
-	img, _, err := image.Decode(bufio.NewReader(f))
-	if err != nil {
-		return nil, fmt.Errorf("%s: cannot decode %s image: %v", path, format, err)
-	}
-	return img, nil
-}
+// file's content, so a misnamed file still decodes. The header is checked
+// before the pixels are read (see checkImageSize), and a progressive JPEG
+// must be complete (checkJPEGScans).
+func ReadImage(path string) (image.Image, error) { return readImage(path, "") }
 
 // ImageSize returns the width and height of an image file, reading only its
-// header.
+// header, which is checked as ReadImage checks it.
 func ImageSize(path string) (w, h int, err error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return 0, 0, err
 	}
 	defer f.Close()
-	br := bufio.NewReader(f)
-	head, _ := br.Peek(2)
-	if len(head) == 2 && head[0] == 'P' && head[1] >= '1' && head[1] <= '7' {
-		return pnmSize(br, path)
-	}
-	cfg, _, err := image.DecodeConfig(br)
+	st, err := f.Stat()
 	if err != nil {
-		return 0, 0, fmt.Errorf("%s: cannot decode image: %v", path, err)
+		return 0, 0, err
 	}
-	return cfg.Width, cfg.Height, nil
+	_, w, h, err = imageHeader(bufio.NewReader(f), st.Size(), path)
+	if err != nil {
+		return 0, 0, err
+	}
+	return w, h, nil
 }
 
 // CheckSameSize verifies that all images have the size of the first one and

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"unicode"
 )
 
 // SequenceInfo locates one video sequence and its ground truth.
@@ -171,7 +172,7 @@ func FindSequences(root string) ([]SequenceInfo, error) {
 		if err != nil {
 			return nil, err
 		}
-		return []SequenceInfo{s}, nil
+		return nonEmpty(root, []SequenceInfo{s})
 	}
 	// A folder of sequence folders.
 	dirs, err := sequenceFolders(root)
@@ -188,9 +189,16 @@ func FindSequences(root string) ([]SequenceInfo, error) {
 	return nonEmpty(root, out)
 }
 
+// nonEmpty returns s, refusing an empty list and a sequence name (a folder
+// name) with a control character, which would split a row of the reports.
 func nonEmpty(root string, s []SequenceInfo) ([]SequenceInfo, error) {
 	if len(s) == 0 {
 		return nil, fmt.Errorf("%s: no sequences found (expected FBMS59 Trainingset/Testset, DAVIS JPEGImages/480p, or folders of frames)", root)
+	}
+	for _, q := range s {
+		if i := strings.IndexFunc(q.Name, unicode.IsControl); i >= 0 {
+			return nil, fmt.Errorf("%s: the sequence name %q holds the control character %U, which would split the rows of the reports: rename the folder", q.FramesDir, q.Name, []rune(q.Name[i:])[0])
+		}
 	}
 	return s, nil
 }

@@ -1,6 +1,7 @@
 package dataset
 
 import (
+	"image"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -115,5 +116,22 @@ func TestLoadGroundTruthForms(t *testing.T) {
 	empty := t.TempDir()
 	if _, err := LoadGroundTruth(empty); err == nil || !strings.Contains(err.Error(), "not a DAVIS annotation folder") {
 		t.Fatalf("got %v", err)
+	}
+}
+
+// A sequence folder whose name holds a control character is refused: its
+// name would split a row of the reports.
+func TestFindSequencesRefusesControlCharacters(t *testing.T) {
+	root := t.TempDir()
+	for _, name := range []string{"ok", "bad\nname"} {
+		dir := filepath.Join(root, name)
+		os.MkdirAll(dir, 0o755)
+		writePNG(t, filepath.Join(dir, "f_0001.png"), image.NewGray(image.Rect(0, 0, 4, 4)))
+	}
+	if _, err := FindSequences(root); err == nil || !strings.Contains(err.Error(), `the sequence name "bad\nname" holds the control character U+000A`) {
+		t.Errorf("%v", err)
+	}
+	if s, err := FindSequences(filepath.Join(root, "ok")); err != nil || len(s) != 1 {
+		t.Errorf("%v %v", s, err)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
+	"unicode"
 
 	"github.com/densify/densify/dataset"
 	"github.com/densify/densify/internal/fileerr"
@@ -109,6 +110,7 @@ func ParseList(r io.Reader, name, base string) ([]ListEntry, error) {
 		return filepath.Join(base, p)
 	}
 	var out []ListEntry
+	byName, byGT := map[string]int{}, map[string]int{} // → line
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64*1024), 1<<20)
 	line := 0
@@ -128,6 +130,18 @@ func ParseList(r io.Reader, name, base string) ([]ListEntry, error) {
 		} else {
 			e.Name = SequenceName(f[0])
 		}
+		// A name is one row of the report, and a sequence counts once in
+		// the means.
+		if i := strings.IndexFunc(e.Name, unicode.IsControl); i >= 0 {
+			return nil, fileerr.New(path, line, "sequence name %q holds the control character %U", e.Name, []rune(e.Name[i:])[0])
+		}
+		if l, ok := byName[e.Name]; ok {
+			return nil, fileerr.New(path, line, "sequence %q is listed twice (also on line %d): it would count twice in the means", e.Name, l)
+		}
+		if l, ok := byGT[filepath.Clean(e.GT)]; ok {
+			return nil, fileerr.New(path, line, "the ground truth %s is listed twice (also on line %d): its sequence would count twice in the means", e.GT, l)
+		}
+		byName[e.Name], byGT[filepath.Clean(e.GT)] = line, line
 		out = append(out, e)
 	}
 	if err := sc.Err(); err != nil {

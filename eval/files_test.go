@@ -152,3 +152,56 @@ func FuzzParseList(f *testing.F) {
 		}
 	})
 }
+
+// Sub-pixel points at the border of the frames, as trackers write them,
+// are scored as MoSegEval scores them: (int)(x+0.5) inside the frame
+// counts (x = −1.2 is column 0), outside is skipped (x = 11.6 in a
+// 12-pixel-wide frame is column 12). Points farther out are refused.
+func TestScoreTracksBorderPointsAsMoSegEval(t *testing.T) {
+	region := make([]int, 12*8)
+	for i := range region {
+		if i%12 >= 6 {
+			region[i] = 1
+		}
+	}
+	gt := gtOf([]int{0, 255}, frame(0, 12, 8, region, nil))
+	dir := t.TempDir()
+	score := func(name, tracks string) (*Result, error) {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(tracks), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return ScoreTracks(gt, p, Options{})
+	}
+	border, err := score("border.dat", "1\n4\n1 1\n11.6 2 0\n1 1\n10 2 0\n0 1\n-1.2 2 0\n0 1\n3 7.4 0\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	inside, err := score("inside.dat", "1\n3\n1 1\n10 2 0\n0 1\n0 2 0\n0 1\n3 7 0\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(border, inside) {
+		t.Errorf("border points scored differently:\n%+v\n%+v", border, inside)
+	}
+	if _, err := score("far.dat", "1\n1\n0 1\n12.5 2 0\n"); err == nil || !strings.Contains(err.Error(), "point (12.5, 2) lies outside the 12x8 frames") {
+		t.Errorf("far point: %v", err)
+	}
+}
+
+// A list names each sequence once, and a name is one row of the report.
+func TestParseListRefusesDuplicatesAndControlCharacters(t *testing.T) {
+	for src, want := range map[string]string{
+		"a/aDef.dat t1.dat\nb/bDef.dat t2.dat\na/aDef.dat t3.dat\n": `list.txt:3: sequence "a" is listed twice (also on line 1)`,
+		"a/aDef.dat t1.dat x\n./a/aDef.dat t2.dat y\n":              "list.txt:2: the ground truth /base/a/aDef.dat is listed twice (also on line 1)",
+		"a/aDef.dat\tt1.dat\tsyn\rth\n":                             `list.txt:1: sequence name "syn\rth" holds the control character U+000D`,
+		"a/aDef.dat\tt1.dat\tsyn\vth\n":                             "holds the control character U+000B",
+	} {
+		if _, err := ParseList(strings.NewReader(src), "list.txt", "/base"); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v, want %q", src, err, want)
+		}
+	}
+	if e, err := ParseList(strings.NewReader("a/aDef.dat t1.dat\nb/bDef.dat t2.dat\n"), "list.txt", "/base"); err != nil || len(e) != 2 {
+		t.Errorf("%v %v", e, err)
+	}
+}

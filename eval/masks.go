@@ -3,7 +3,6 @@ package eval
 import (
 	"fmt"
 	"image"
-	"image/png"
 	"os"
 	"path/filepath"
 	"slices"
@@ -230,14 +229,9 @@ func ReadMaskDir(dir string, gt *dataset.GroundTruth) (map[int]*LabelImage, erro
 
 // ReadMask decodes one PNG mask into a LabelImage (labels as in ReadMaskDir).
 func ReadMask(path string) (*LabelImage, error) {
-	fh, err := os.Open(path)
+	img, err := dataset.ReadImageFormat(path, "png")
 	if err != nil {
 		return nil, err
-	}
-	defer fh.Close()
-	img, err := png.Decode(fh)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return LabelsOf(img), nil
 }

@@ -124,12 +124,19 @@ func DefaultCostModel() *CostModel {
 	return m
 }
 
-// Validate checks dimensions and finiteness.
+// CostModelVersion is the version of the cost model format this densify
+// writes and reads.
+const CostModelVersion = 1
+
+// Validate checks the version, dimensions and finiteness.
 //
 // A model may use a prefix of FeatureNames (models fitted before features
 // were added, such as the synthetic model with the first seven): Logit
 // then reads only those features.
 func (m *CostModel) Validate() error {
+	if m.Version != CostModelVersion {
+		return fmt.Errorf("model version %d: this densify reads version %d", m.Version, CostModelVersion)
+	}
 	d := len(m.Features)
 	if d < 1 || d > NumFeatures {
 		return fmt.Errorf("model has %d features, want 1 to %d (a prefix of %v)", d, NumFeatures, FeatureNames)

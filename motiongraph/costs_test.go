@@ -1,6 +1,7 @@
 package motiongraph
 
 import (
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -97,6 +98,13 @@ func TestCostModelErrors(t *testing.T) {
 	m.Theta[1] = math.NaN()
 	if m.Validate() == nil {
 		t.Fatal("NaN theta accepted")
+	}
+	for _, v := range []int{0, 2, -1} {
+		m = testModel()
+		m.Version = v
+		if err := m.Validate(); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("model version %d: this densify reads version 1", v)) {
+			t.Errorf("version %d: %v", v, err)
+		}
 	}
 	if WriteCostModel(filepath.Join(dir, "x.json"), m) == nil {
 		t.Fatal("invalid model written")

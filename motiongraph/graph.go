@@ -216,6 +216,11 @@ type frameIndex struct {
 	xs, ys     []float64
 }
 
+// maxGridCells bounds the cells of a frameIndex of n points: 2^22 (16 MiB
+// of cell offsets; a radius of 0.2 px on 854×480 frames stays below), or
+// 4n for more points.
+func maxGridCells(n int) float64 { return float64(max(1<<22, 4*n)) }
+
 func newFrameIndex(ids []int32, xs, ys []float64, cell float64) *frameIndex {
 	fi := &frameIndex{cell: cell}
 	if len(ids) == 0 {
@@ -229,6 +234,14 @@ func newFrameIndex(ids []int32, xs, ys []float64, cell float64) *frameIndex {
 		minY, maxY = math.Min(minY, ys[i]), math.Max(maxY, ys[i])
 	}
 	fi.minX, fi.minY = minX, minY
+	// The grid has at most maxGridCells(points) cells whatever the spread
+	// of the points and the cell size (the radius): a larger cell keeps
+	// the searches exact, only slower, and a tiny radius or points spread
+	// over ±MaxCoordinate cannot make it allocate gigabytes.
+	if limit := maxGridCells(len(ids)); ((maxX-minX)/cell+1)*((maxY-minY)/cell+1) > limit {
+		cell = max(maxX-minX, maxY-minY) / (math.Sqrt(limit) - 1)
+		fi.cell = cell
+	}
 	fi.nx = int((maxX-minX)/cell) + 1
 	fi.ny = int((maxY-minY)/cell) + 1
 	cnt := make([]int32, fi.nx*fi.ny+1)

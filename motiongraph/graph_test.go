@@ -1,6 +1,7 @@
 package motiongraph
 
 import (
+	"cmp"
 	"image"
 	"image/color"
 	"math"
@@ -387,6 +388,42 @@ func TestRandomPairsDefinition(t *testing.T) {
 		}
 		if c.n >= 700 && len(want) < c.n {
 			t.Errorf("%d tracks: only %d pairs: the case tests little", c.n, len(want))
+		}
+	}
+}
+
+// A tiny cell over points spread across ±MaxCoordinate: the grid stays
+// within maxGridCells, and the nearest neighbours are still exact.
+func TestFrameIndexBoundedGrid(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 4))
+	var ids []int32
+	var xs, ys []float64
+	for i := range 300 {
+		ids = append(ids, int32(i))
+		xs = append(xs, rng.Float64()*2e3)
+		ys = append(ys, rng.Float64()*2e3)
+	}
+	ids, xs, ys = append(ids, 300, 301), append(xs, -trajectory.MaxCoordinate, trajectory.MaxCoordinate), append(ys, trajectory.MaxCoordinate, -trajectory.MaxCoordinate)
+	fi := newFrameIndex(ids, xs, ys, 1e-3)
+	if cells := float64(fi.nx) * float64(fi.ny); cells > maxGridCells(len(ids)) {
+		t.Fatalf("%dx%d cells", fi.nx, fi.ny)
+	}
+	for k := range 20 {
+		got := fi.knn(xs[k], ys[k], 500, 5, ids[k], nil)
+		var want []neighbour
+		for j := range ids {
+			if dx, dy := xs[j]-xs[k], ys[j]-ys[k]; j != k && dx*dx+dy*dy <= 500*500 {
+				want = append(want, neighbour{dx*dx + dy*dy, ids[j]})
+			}
+		}
+		slices.SortFunc(want, func(a, b neighbour) int {
+			if a.d2 != b.d2 {
+				return cmp.Compare(a.d2, b.d2)
+			}
+			return cmp.Compare(a.id, b.id)
+		})
+		if !slices.Equal(got, want[:min(5, len(want))]) {
+			t.Fatalf("point %d: %v, want %v", k, got, want[:min(5, len(want))])
 		}
 	}
 }

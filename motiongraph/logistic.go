@@ -84,7 +84,7 @@ func FitCosts(samples []PairSample, opt FitOptions) (*CostModel, *Calibration, e
 	if opt.Params == (FeatureParams{}) {
 		opt.Params = DefaultFeatureParams()
 	}
-	m := &CostModel{Version: 1, Features: slices.Clone(FeatureNames), Params: opt.Params,
+	m := &CostModel{Version: CostModelVersion, Features: slices.Clone(FeatureNames), Params: opt.Params,
 		Mean: make([]float64, d), Std: make([]float64, d), Source: opt.Source, Samples: n, Lambda: opt.Lambda}
 	for _, s := range samples {
 		for j, x := range s.Features {

@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"image"
 	"io"
+	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/densify/densify/dataset"
 	"github.com/densify/densify/internal/atomicfile"
 	"github.com/densify/densify/internal/logit"
+	"github.com/densify/densify/internal/pathcheck"
 	"github.com/densify/densify/trajectory"
 )
 
@@ -90,7 +92,9 @@ type SegmentReport struct {
 //	camera.csv                 every trajectory's median camera residual
 //	segment.json               the SegmentReport
 //
-// each atomically, after everything was computed.
+// each atomically, after everything was computed; when one cannot be
+// written, the others of the call are removed (no partial output). A
+// given Name must be a name, not a path (pathcheck.Name).
 func SegmentFiles(opt FilesOptions) (*SegmentReport, error) {
 	t0 := time.Now()
 	if opt.Tracks == "" && opt.Frames == nil {
@@ -100,6 +104,12 @@ func SegmentFiles(opt FilesOptions) (*SegmentReport, error) {
 		return nil, err
 	}
 	name := opt.Name
+	if name != "" {
+		// The name is part of an output file name in opt.Out.
+		if err := pathcheck.Name("--name", name); err != nil {
+			return nil, err
+		}
+	}
 	var ts *trajectory.TrackSet
 	trackSecs := 0.0
 	if opt.Tracks != "" {
@@ -167,18 +177,34 @@ func SegmentFiles(opt FilesOptions) (*SegmentReport, error) {
 		BackgroundSplit: opt.Segment.BackgroundSplit, BackgroundParts: res.BackgroundParts,
 		CameraResiduals: CameraResidualsFile,
 	}
-	if err := res.Write(ts, outTracks, filepath.Join(opt.Out, "graph.txt"), filepath.Join(opt.Out, "labels.txt")); err != nil {
-		return nil, err
+	// The report is encoded before the first file is written, and a failed
+	// write removes the files of this call: the outputs are written all
+	// together or not at all.
+	source := opt.Tracks
+	if source == "" {
+		source = opt.FramesDir
 	}
-	if err := WriteCameraResiduals(filepath.Join(opt.Out, CameraResidualsFile), res.CameraResidual); err != nil {
-		return nil, err
+	if _, err := json.Marshal(rep); err != nil {
+		return nil, fmt.Errorf("%s: the segmentation cannot be reported (segment.json): %w", source, err)
 	}
-	rep.TotalSeconds = time.Since(t0).Seconds()
-	if err := atomicfile.Write(filepath.Join(opt.Out, "segment.json"), func(w io.Writer) error {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rep)
-	}); err != nil {
+	graphPath, labelsPath := filepath.Join(opt.Out, "graph.txt"), filepath.Join(opt.Out, "labels.txt")
+	camPath, repPath := filepath.Join(opt.Out, CameraResidualsFile), filepath.Join(opt.Out, "segment.json")
+	err = res.Write(ts, outTracks, graphPath, labelsPath)
+	if err == nil {
+		err = WriteCameraResiduals(camPath, res.CameraResidual)
+	}
+	if err == nil {
+		rep.TotalSeconds = time.Since(t0).Seconds()
+		err = atomicfile.Write(repPath, func(w io.Writer) error {
+			enc := json.NewEncoder(w)
+			enc.SetIndent("", "  ")
+			return enc.Encode(rep)
+		})
+	}
+	if err != nil {
+		for _, p := range []string{outTracks, graphPath, labelsPath, camPath, repPath} {
+			os.Remove(p)
+		}
 		return nil, err
 	}
 	return rep, nil

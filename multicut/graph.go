@@ -43,6 +43,12 @@ const MaxCost = 1e150
 // internally).
 const MaxNodes = math.MaxInt32
 
+// MaxIsolated bounds the nodes without an edge that a graph file may
+// announce beyond the ends of its edges: a header claiming 10^8 nodes for
+// one edge would otherwise make the solvers allocate gigabytes. Real
+// instances have few isolated nodes (trajectories without a neighbour).
+const MaxIsolated = 1 << 20
+
 // edgeProblem describes the first invalid edge found by checkEdges: edge index
 // I (and Other for a duplicate, Other < I), with a message.
 type edgeProblem struct {

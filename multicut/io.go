@@ -96,6 +96,12 @@ func ParseGraph(r io.Reader, name string) (*Graph, error) {
 	if err != nil || m < 0 {
 		return nil, fileerr.New(name, lr.line, "edge count %q is not a non-negative integer", f[1])
 	}
+	// The solvers allocate for every node: the node count is bounded by
+	// what the file can hold, the ends of its edges, plus MaxIsolated.
+	// (The edge count is checked against the lines that follow.)
+	if n > MaxIsolated && n-MaxIsolated > 2*m {
+		return nil, fileerr.New(name, lr.line, "node count %d: the %d edges announced touch at most %d nodes, and more than %d nodes without an edge are refused (a corrupt header?)", n, m, 2*m, MaxIsolated)
+	}
 	g := &Graph{N: n, Edges: make([]Edge, 0, min(m, 1<<20))}
 	lines := make([]int, 0, min(m, 1<<20))
 	for {

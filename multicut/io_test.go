@@ -2,6 +2,7 @@ package multicut
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -86,6 +87,7 @@ func TestParseGraphErrors(t *testing.T) {
 		{"lifted flag", "3 1\n0 1 1 2\n", 2, "0 or 1"},
 		{"self-loop", "3 1\n2 2 1 0\n", 2, "self-loop"},
 		{"duplicate", "3 3\n0 1 1 0\n1 2 1 0\n1 0 3 1\n", 4, "already on line 2"},
+		{"nodes beyond the file", "# one edge\n100000000 1\n0 1 1 0\n", 2, "node count 100000000: the 1 edges announced touch at most 2 nodes, and more than 1048576 nodes without an edge are refused"},
 	}
 	for _, c := range cases {
 		_, err := ParseGraph(strings.NewReader(c.src), "bad.txt")
@@ -192,5 +194,16 @@ func TestCostBound(t *testing.T) {
 	g.Edges[2].Cost = -1e308
 	if err := g.Validate(); err == nil || !strings.Contains(err.Error(), "beyond ±1e+150") {
 		t.Errorf("1e308: %v", err)
+	}
+}
+
+// Up to MaxIsolated nodes beyond the ends of the edges are accepted.
+func TestParseGraphIsolatedNodes(t *testing.T) {
+	g, err := ParseGraph(strings.NewReader(fmt.Sprintf("%d 1\n0 1 1 0\n", MaxIsolated+2)), "g.txt")
+	if err != nil || g.N != MaxIsolated+2 {
+		t.Fatalf("%v", err)
+	}
+	if _, err := ParseGraph(strings.NewReader(fmt.Sprintf("%d 1\n0 1 1 0\n", MaxIsolated+3)), "g.txt"); err == nil {
+		t.Fatal("one node more is accepted")
 	}
 }

@@ -3,6 +3,7 @@ package multicut
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/densify/densify/internal/atomicfile"
@@ -125,7 +126,8 @@ type FilesResult struct {
 }
 
 // SolveFiles reads the instance (and a start labelling), solves it (Solve)
-// and writes the labels and the optional JSON summary, each atomically.
+// and writes the labels and the optional JSON summary, each atomically, both
+// or neither.
 func SolveFiles(opt FilesOptions) (*FilesResult, error) {
 	if opt.Solve.Solver == "" {
 		opt.Solve.Solver = "klj"
@@ -170,6 +172,7 @@ func SolveFiles(opt FilesOptions) (*FilesResult, error) {
 	}
 	if js != nil {
 		if err := atomicfile.WriteBytes(opt.JSON, append(js, '\n')); err != nil {
+			os.Remove(opt.Out) // both or neither
 			return nil, err
 		}
 	}

@@ -98,6 +98,7 @@ func (p *seqRun) prepareOracle() error {
 	st := stage{name: "prepare-oracle", params: params{po, sampling.FormatVersion},
 		inputs:  append([]string{p.lay.Tracks(), p.seq.GTPath}, p.frames...),
 		outputs: []string{filepath.Join(p.lay.PreparedOracle(), "manifest.json")}}
+	p.unstampBroken(st.name, p.lay.PreparedOracle())
 	_, err := p.runStage(st, nil, func(string) (any, error) {
 		set, err := sampling.PrepareOracleFiles(p.seq.FramesDir, p.lay.Tracks(), p.gt, p.lay.PreparedOracle(), po)
 		if err != nil {
@@ -253,6 +254,7 @@ func (p *seqRun) predictStage(d Densifier, dr *DenseResult, run, ckpt string, pp
 		if err := os.MkdirAll(tmp, 0o755); err != nil {
 			return nil, err
 		}
+		defer os.RemoveAll(tmp) // after a failure (once in place, it is gone)
 		if err := d.Predict(p.ctx, PredictRequest{Checkpoint: ckpt, Frames: p.frames, Out: tmp, Options: pp.Options,
 			Progress: p.opt.progress()}); err != nil {
 			return nil, err

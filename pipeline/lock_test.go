@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -121,6 +122,7 @@ func TestOptionsValidatedBeforeWork(t *testing.T) {
 		{func(o *Options) { o.Prepare.Factor = -1 }, "hard-example factor"},
 		{func(o *Options) { o.Eval.Threshold = 2 }, "eval: threshold must be in (0, 1)"},
 		{func(o *Options) { o.Segment.Solver = "nope" }, `unknown solver "nope"`},
+		{func(o *Options) { o.Train.Seed, o.Seeds = math.MaxInt64, 2 }, "--seed 9223372036854775807 with --seeds 2"},
 	} {
 		var log bytes.Buffer
 		o := testOptions(tracks, &fakeDensifier{}, &log)

@@ -13,11 +13,13 @@ package pipeline
 // computes nothing again.
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -153,7 +155,99 @@ func readRecord(work, seq string) (*SequenceRecord, error) {
 	if rec.Result == nil || rec.Result.Name != seq {
 		return nil, fmt.Errorf("%s: not the result of sequence %s", path, seq)
 	}
+	if err := checkRecordNumbers(b); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if err := rec.Result.checkScores(); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
 	return &rec, nil
+}
+
+// maxRecordNumber bounds the magnitude of every number of a result.json:
+// counts, seconds, energies and scores of real runs stay far below, and the
+// report prints the numbers as they are (a precision of −7e300 took 300
+// digits).
+const maxRecordNumber = 1e15
+
+// checkRecordNumbers refuses a number beyond ±maxRecordNumber anywhere in
+// the JSON b (a damaged or hand-edited file), naming its key path.
+func checkRecordNumbers(b []byte) error {
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber()
+	var v any
+	if err := d.Decode(&v); err != nil {
+		return err
+	}
+	var walk func(at string, v any) error
+	walk = func(at string, v any) error {
+		switch x := v.(type) {
+		case map[string]any:
+			for k, e := range x {
+				if err := walk(strings.TrimPrefix(at+"."+k, "."), e); err != nil {
+					return err
+				}
+			}
+		case []any:
+			for i, e := range x {
+				if err := walk(fmt.Sprintf("%s[%d]", at, i), e); err != nil {
+					return err
+				}
+			}
+		case json.Number:
+			if f, err := x.Float64(); err != nil || math.Abs(f) > maxRecordNumber {
+				return fmt.Errorf("%s = %s is beyond ±%g: not a result densify writes", at, x, maxRecordNumber)
+			}
+		}
+		return nil
+	}
+	return walk("", v)
+}
+
+// checkScores refuses scores outside their ranges: the fractions (P, R, F,
+// IoU, J) in [0, 1], the density in [0, 100] %, no negative count.
+func (r *SequenceResult) checkScores() error {
+	check := func(what string, s *Scores) error {
+		if s == nil {
+			return nil
+		}
+		fr := [][2]any{{"precision", s.Precision}, {"recall", s.Recall}, {"f", s.F}, {"iou", s.IoU}, {"j_mean", s.JMean}}
+		if s.JAwayFromThin != nil {
+			fr = append(fr, [2]any{"j_mean_away_from_thin_parts", *s.JAwayFromThin})
+		}
+		for _, f := range fr {
+			if v := f[1].(float64); !(v >= 0 && v <= 1) {
+				return fmt.Errorf("%s %s %g outside [0, 1]", what, f[0], v)
+			}
+		}
+		if !(s.Density >= 0 && s.Density <= 100) {
+			return fmt.Errorf("%s density %g outside [0, 100] %%", what, s.Density)
+		}
+		if s.Visible < 0 || s.Objects < 0 {
+			return fmt.Errorf("%s: %d objects of %d visible", what, s.Objects, s.Visible)
+		}
+		return nil
+	}
+	if err := check("sparse", r.Sparse); err != nil {
+		return err
+	}
+	for v, d := range r.Dense {
+		if d != nil {
+			if err := check(fmt.Sprintf("dense %s", v), d.Scores); err != nil {
+				return err
+			}
+		}
+	}
+	for v, ds := range r.Repeats {
+		for _, d := range ds {
+			if d != nil {
+				if err := check(fmt.Sprintf("dense %s (seed %d)", v, d.Seed), d.Scores); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
 }
 
 // missingReason says why a sequence has no result: not run yet, or a run
@@ -247,6 +341,11 @@ func Merge(work string, log io.Writer) (*Report, *Ablation, error) {
 	}
 	if log != nil {
 		fmt.Fprintf(log, "report: %d sequences from %s (%d missing, %d failed)\n", len(rep.Sequences), filepath.Join(work, "*", ResultName), len(rep.Missing), len(rep.Failed))
+		for _, s := range rep.Sequences {
+			if slices.Contains(rep.Failed, s.Name) {
+				fmt.Fprintf(log, "report: %s failed: %s\n", s.Name, s.Error)
+			}
+		}
 	}
 	if err := rep.incomplete(); err != nil {
 		return rep, a, fmt.Errorf("%w (see %s)", err, rep.ReportPath)

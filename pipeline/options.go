@@ -26,6 +26,7 @@ package pipeline
 import (
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"regexp"
 	"slices"
@@ -306,6 +307,10 @@ func (o *Options) Validate() error {
 	}
 	if o.Seeds < 0 || o.Seeds > 1000 {
 		return fmt.Errorf("train: seeds must be in [1, 1000] (0 = 1), got %d", o.Seeds)
+	}
+	if o.Seeds > 1 && o.Train.Seed > math.MaxInt64-int64(o.Seeds-1) {
+		// the k-th model uses --seed + k, which must not wrap around
+		return fmt.Errorf("train: --seed %d with --seeds %d: the last model's seed %d + %d exceeds %d", o.Train.Seed, o.Seeds, o.Train.Seed, o.Seeds-1, int64(math.MaxInt64))
 	}
 	if o.HeatmapEvery < 1 || o.HeatmapEvery > 1000000 {
 		return fmt.Errorf("heat maps: every must be in [1, 1000000], got %d", o.HeatmapEvery)

@@ -230,6 +230,7 @@ func (p *seqRun) uncertainty() error {
 		if err := os.MkdirAll(tmp, 0o755); err != nil {
 			return nil, err
 		}
+		defer os.RemoveAll(tmp) // after a failure (once in place, it is gone)
 		res, err := uncertainty.ComputeFiles(uncertainty.FilesOptions{Graph: p.lay.Graph(), Labels: p.lay.Labels(), Beta: pr.Beta,
 			CSV: p.lay.UncertaintyCSV(), Clusters: p.lay.ClustersCSV(), Tracks: tracks, FramesDir: p.seq.FramesDir, Heatmaps: tmp,
 			HeatmapFrames: func(n int) []int {
@@ -340,6 +341,7 @@ func (p *seqRun) prepare() error {
 	st := stage{name: "prepare", params: params{po, sampling.FormatVersion},
 		inputs:  append([]string{tracks, p.lay.UncertaintyCSV(), p.lay.CameraResiduals()}, p.frames...),
 		outputs: []string{filepath.Join(p.lay.Prepared(), "manifest.json")}}
+	p.unstampBroken(st.name, p.lay.Prepared())
 	var info PrepareInfo
 	_, err := p.runStage(st, &info, func(string) (any, error) {
 		var residual motiongraph.CameraResiduals
@@ -364,6 +366,20 @@ func (p *seqRun) prepare() error {
 	})
 	p.res.Prepared = &info
 	return err
+}
+
+// unstampBroken removes the stamp of the stage that wrote the prepared
+// set dir when the set does not load (sampling.CheckSet: damaged or edited
+// after it was written), so that runStage prepares it again instead of
+// every later run failing at training.
+func (p *seqRun) unstampBroken(stage, dir string) {
+	if _, err := os.Stat(stampPath(p.dir, stage)); err != nil {
+		return
+	}
+	if err := sampling.CheckSet(dir); err != nil {
+		fmt.Fprintf(p.opt.log(), "%s: %s does not load (%v): preparing it again\n", p.name, dir, err)
+		os.Remove(stampPath(p.dir, stage))
+	}
 }
 
 // upstream runs track → segment → uncertainty → sparse eval → prepare.

@@ -51,7 +51,11 @@ func prepareFiles(framesDir, tracksPath, uncertaintyPath string, residual, upper
 	}
 	var u []float64
 	if uncertaintyPath != "" {
-		if u, err = uncertainty.ReadCSV(uncertaintyPath, len(ts.Tracks)); err != nil {
+		labels := make([]int, len(ts.Tracks))
+		for i, t := range ts.Tracks {
+			labels[i] = t.Label
+		}
+		if u, err = uncertainty.ReadCSVFor(uncertaintyPath, labels); err != nil {
 			return nil, err
 		}
 	}

@@ -340,7 +340,7 @@ func TestCheckInputReasons(t *testing.T) {
 		{"no trajectories", func(i Input) Input { i.Tracks = &trajectory.TrackSet{Frames: 1}; return i }, bare(), "no trajectories"},
 		{"size", func(i Input) Input { i.Height = 0; return i }, bare(), "invalid image size 10x0"},
 		{"frames for the cut", func(i Input) Input { return i }, cut, "the background cut needs the frames"},
-		{"bounds", func(i Input) Input { i.Width = 5; return i }, bare(), "lies outside the 5x10 frames"},
+		{"bounds", func(i Input) Input { i.Width = 4; return i }, bare(), "lies outside the 4x10 frames"},
 		{"uncertainties", func(i Input) Input { i.Uncertainty = []float64{0.5}; return i }, bare(), "1 uncertainties for 2 trajectories"},
 		{"residuals", func(i Input) Input { i.CameraResidual = []float64{1, 2, 3}; return i }, bare(), "3 camera residuals for 2 trajectories"},
 		{"upper residuals", func(i Input) Input { i.CameraResidualUpper = []float64{1}; return i }, bare(), "1 upper camera residuals for 0 medians"},

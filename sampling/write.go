@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"image"
 	"image/color"
+	"math"
 	"os"
 	"path/filepath"
 
@@ -68,11 +69,7 @@ type ManifestFrame struct {
 // built beside dir and renamed into place, so a failure leaves no partial
 // set.
 func (s *Set) Write(dir string, framePath func(frame int) string, readImage func(path string) (image.Image, error), source map[string]string) error {
-	parent := filepath.Dir(filepath.Clean(dir))
-	if err := os.MkdirAll(parent, 0o755); err != nil {
-		return err
-	}
-	tmp, err := os.MkdirTemp(parent, atomicfile.TempPattern(filepath.Base(filepath.Clean(dir))))
+	tmp, err := atomicfile.TempDir(dir) // (removes the temporaries of a killed run)
 	if err != nil {
 		return err
 	}
@@ -184,7 +181,71 @@ func ReadManifest(dir string) (*Manifest, error) {
 	if m.Width <= 0 || m.Height <= 0 || m.Classes < 2 || len(m.Frames) == 0 {
 		return nil, fileerr.New(p, 0, "invalid manifest: size %dx%d, %d classes, %d frames", m.Width, m.Height, m.Classes, len(m.Frames))
 	}
+	if err := m.validate(); err != nil {
+		return nil, fileerr.New(p, 0, "invalid manifest: %v (run densify prepare again)", err)
+	}
 	return &m, nil
+}
+
+// validate checks what a hand edit can break beyond the sizes: the format
+// version, the parameters (the hard-example factor and φ that training
+// reads among them), the counts and that every file lies in the set.
+func (m *Manifest) validate() error {
+	if m.Version < 1 || m.Version > FormatVersion {
+		return fmt.Errorf("version %d: this densify reads prepared sets of versions 1 to %d", m.Version, FormatVersion)
+	}
+	if m.Mode != "binary" && m.Mode != "multi" {
+		return fmt.Errorf("unknown mode %q (binary or multi)", m.Mode)
+	}
+	if err := m.Options.Validate(); err != nil {
+		return fmt.Errorf("parameters: %w", err)
+	}
+	if m.Width > math.MaxInt32/m.Height {
+		return fmt.Errorf("size %dx%d", m.Width, m.Height)
+	}
+	for c, n := range m.ClassCounts {
+		if n < 0 {
+			return fmt.Errorf("class %d has %d labelled pixels", c, n)
+		}
+	}
+	for _, mf := range m.Frames {
+		for _, f := range []string{mf.Labels, mf.Weights, mf.Hard, mf.U, mf.Mu} {
+			if f != "" && !filepath.IsLocal(f) {
+				return fmt.Errorf("frame %d: %q is not a file of the set", mf.Frame, f)
+			}
+		}
+		if mf.Labels == "" || mf.Weights == "" || mf.Hard == "" {
+			return fmt.Errorf("frame %d: labels, weights and hard-example files are required", mf.Frame)
+		}
+	}
+	return nil
+}
+
+// CheckSet checks that dir holds a prepared set that loads, without
+// reading its arrays: a valid manifest (ReadManifest) and, for every
+// frame, its .npy files with the manifest's shape and all their data. A set
+// damaged after it was written fails here.
+func CheckSet(dir string) error {
+	m, err := ReadManifest(dir)
+	if err != nil {
+		return err
+	}
+	for _, mf := range m.Frames {
+		for _, f := range []string{mf.Labels, mf.Weights, mf.Hard, mf.U, mf.Mu} {
+			if f == "" {
+				continue
+			}
+			p := filepath.Join(dir, f)
+			shape, err := npy.ReadShape(p)
+			if err != nil {
+				return err
+			}
+			if len(shape) != 2 || shape[0] != m.Height || shape[1] != m.Width {
+				return fileerr.New(p, 0, "npy: shape %v, the manifest says %dx%d", shape, m.Width, m.Height)
+			}
+		}
+	}
+	return nil
 }
 
 // palette colours classes in previews (class 0 = background, blue).

@@ -63,6 +63,13 @@ const MaxShards = 100000
 
 var plainValue = regexp.MustCompile(`^[A-Za-z0-9_.:,+=/@-]+$`)
 
+// timeLimit and memSize are the forms of sbatch --time and --mem (a
+// minute or second field after the first is below 60).
+var (
+	timeLimit = regexp.MustCompile(`^(?i:unlimited|infinite)$|^([0-9]+-[0-9]{1,2}(:[0-5]?[0-9]){0,2}|[0-9]+(:[0-5]?[0-9]){0,2})$`)
+	memSize   = regexp.MustCompile(`^[0-9]+[KMGTkmgt]?$`)
+)
+
 // Validate checks the options before anything is written.
 func (o *Options) Validate() error {
 	switch o.Command {
@@ -93,6 +100,12 @@ func (o *Options) Validate() error {
 		if v[1] != "" && !plainValue.MatchString(v[1]) {
 			return fmt.Errorf("slurm: %s %q: only letters, digits and _ . : , + = / @ - are allowed", v[0], v[1])
 		}
+	}
+	if o.Time != "" && !timeLimit.MatchString(o.Time) {
+		return fmt.Errorf("slurm: --time %q is not a Slurm time limit: minutes, MM:SS, HH:MM:SS, D-HH, D-HH:MM, D-HH:MM:SS or UNLIMITED (e.g. 4:00:00)", o.Time)
+	}
+	if o.Mem != "" && !memSize.MatchString(o.Mem) {
+		return fmt.Errorf("slurm: --mem %q is not a Slurm memory size: a whole number with an optional unit K, M, G or T (e.g. 16G)", o.Mem)
 	}
 	for _, s := range o.Sbatch {
 		if !strings.HasPrefix(s, "--") || strings.ContainsAny(s, "\n\r\x00") {

@@ -88,6 +88,11 @@ func TestValidate(t *testing.T) {
 		{func(o *Options) { o.Dataset = "/d\nx" }, "holds a line break"},
 		{func(o *Options) { o.Time = "1 day" }, `--time "1 day": only letters`},
 		{func(o *Options) { o.Sbatch = []string{"account=lab"} }, "want one sbatch option"},
+		{func(o *Options) { o.Time = "abc" }, `--time "abc" is not a Slurm time limit`},
+		{func(o *Options) { o.Time = "-1" }, `--time "-1" is not a Slurm time limit`},
+		{func(o *Options) { o.Time = "1:75:00" }, `--time "1:75:00" is not a Slurm time limit`},
+		{func(o *Options) { o.Mem = "lots" }, `--mem "lots" is not a Slurm memory size`},
+		{func(o *Options) { o.Mem = "1.5G" }, `--mem "1.5G" is not a Slurm memory size`},
 		{func(o *Options) { o.Args = []string{"--out=/x"} }, "--out is set by densify slurm itself"},
 		{func(o *Options) { o.Args = []string{"--shard", "0/2"} }, "--shard is set by densify slurm itself"},
 	} {
@@ -100,6 +105,18 @@ func TestValidate(t *testing.T) {
 	o := testOptions("/scratch/work")
 	if err := o.Validate(); err != nil {
 		t.Error(err)
+	}
+	for _, tm := range []string{"30", "30:00", "4:00:00", "2-12", "2-12:30", "2-12:30:00", "UNLIMITED", "infinite"} {
+		o.Time = tm
+		if err := o.Validate(); err != nil {
+			t.Errorf("--time %s: %v", tm, err)
+		}
+	}
+	for _, m := range []string{"16G", "16000", "512M", "1t"} {
+		o.Mem = m
+		if err := o.Validate(); err != nil {
+			t.Errorf("--mem %s: %v", m, err)
+		}
 	}
 }
 

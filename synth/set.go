@@ -3,6 +3,7 @@ package synth
 import (
 	"errors"
 	"fmt"
+	"math"
 	"path/filepath"
 	"time"
 
@@ -42,6 +43,9 @@ func WriteSet(opt SetOptions, done func(i int, it SetItem)) ([]SetItem, error) {
 		return nil, fmt.Errorf("synth: --spacing %d must be ≥ 1", opt.Spacing)
 	case !(opt.Corrupt >= 0 && opt.Corrupt <= 1):
 		return nil, fmt.Errorf("synth: --corrupt %v out of range (0..1)", opt.Corrupt)
+	case opt.Params.Seed > math.MaxInt64-int64(opt.Count-1):
+		// sequence i uses seed + i − 1, which must not wrap around
+		return nil, fmt.Errorf("synth: --seed %d with --count %d: the last sequence's seed %d + %d exceeds %d", opt.Params.Seed, opt.Count, opt.Params.Seed, opt.Count-1, int64(math.MaxInt64))
 	}
 	if err := opt.Params.Validate(); err != nil {
 		return nil, err

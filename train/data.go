@@ -123,6 +123,19 @@ func loadSets(dirs []string, scale float64, wt weighting) (*trainData, error) {
 	if len(d.Samples) == 0 {
 		return nil, fmt.Errorf("%v: the prepared set has no labelled pixel with a positive weight: nothing to train on", dirs)
 	}
+	var present []int
+	for c, n := range d.classN {
+		if n > 0 {
+			present = append(present, c)
+		}
+	}
+	if len(present) < 2 {
+		what := "every labelled pixel is background (class 0): there is no moving object to learn"
+		if len(present) == 1 && present[0] != 0 {
+			what = fmt.Sprintf("every labelled pixel is of class %d: there is no background to learn", present[0])
+		}
+		return nil, fmt.Errorf("%v: %s; a model needs two classes (densify prepare warns when it writes such a set, e.g. when --min-segment drops every segment but the background)", dirs, what)
+	}
 	return d, nil
 }
 

@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"github.com/densify/densify/dataset"
@@ -134,8 +135,11 @@ func (o *PredictOptions) SetTemporal(radius int, f refine.Flow) error {
 //
 // Frames of any size are accepted: the U-Net itself pads odd sizes at every
 // level (see unet.Model.Forward), so no padding to a multiple of 16 is needed;
-// a frame is only resized by Scale. Files are built in a temporary folder
-// beside out and moved into out once every frame succeeded.
+// a frame is only resized by Scale. The folder is built beside out
+// (atomicfile.TempDir) and replaces out as a whole once every frame
+// succeeded, so no mask of an earlier, longer sequence stays beside the new
+// ones; an existing out must be empty or hold only such masks (ownMask),
+// which is checked before any work.
 func Predict(ckpt string, frames []string, out string, opt PredictOptions) error {
 	if err := opt.Validate(); err != nil {
 		return err
@@ -143,17 +147,22 @@ func Predict(ckpt string, frames []string, out string, opt PredictOptions) error
 	if len(frames) == 0 {
 		return fmt.Errorf("predict: no frames")
 	}
+	if err := atomicfile.CheckReplaceable(filepath.Clean(out), "predict: the output folder", ownMask); err != nil {
+		return err
+	}
+	// The temporary folder comes first: making it removes a killed run's.
+	w, err := newMaskWriter(out, opt, len(frames))
+	if err != nil {
+		return err
+	}
+	defer w.discard()
 	defer unet.LockThread()()   // every frame on one OS thread (see unet.LockThread)
 	defer unet.TrimBlockCache() // cached blocks of this shape go back to the system
 	p, err := loadPredictor(ckpt, opt)
 	if err != nil {
 		return err
 	}
-	w, err := newMaskWriter(out, opt, p.model.Config.Classes, len(frames))
-	if err != nil {
-		return err
-	}
-	defer w.discard()
+	w.classes = p.model.Config.Classes
 	if err := p.predictAll(frames, w); err != nil {
 		return err
 	}
@@ -315,29 +324,26 @@ func (p *predictor) finish(w *maskWriter, i int, path string, img image.Image, l
 	return w.write(i, img, labels, prob)
 }
 
-// maskWriter builds Predict's files in a temporary folder beside out and
-// moves them into out once every frame succeeded.
+// maskWriter builds Predict's files in a temporary folder beside out, which
+// replaces out as a whole once every frame succeeded.
 type maskWriter struct {
 	out, tmp      string
 	subs          []string // the preview folders asked for: "prob", "overlay"
 	prob, overlay bool
 	classes       int
-	names         []string // the files written, relative to tmp
 	bar           *progress.Bar
 }
 
-// newMaskWriter makes the temporary folder with its preview folders and
-// starts the progress bar over n frames.
-func newMaskWriter(out string, opt PredictOptions, classes, n int) (*maskWriter, error) {
-	parent := filepath.Dir(filepath.Clean(out))
-	if err := os.MkdirAll(parent, 0o755); err != nil {
-		return nil, err
-	}
-	tmp, err := os.MkdirTemp(parent, atomicfile.TempPattern(filepath.Base(filepath.Clean(out))))
+// newMaskWriter makes the temporary folder beside out (atomicfile.TempDir,
+// which removes the temporaries a killed run left) with its preview folders
+// and starts the progress bar over n frames; the caller sets classes once
+// the model is loaded.
+func newMaskWriter(out string, opt PredictOptions, n int) (*maskWriter, error) {
+	tmp, err := atomicfile.TempDir(out)
 	if err != nil {
 		return nil, err
 	}
-	w := &maskWriter{out: out, tmp: tmp, prob: opt.Prob, overlay: opt.Overlay, classes: classes}
+	w := &maskWriter{out: filepath.Clean(out), tmp: tmp, prob: opt.Prob, overlay: opt.Overlay}
 	if opt.Prob {
 		w.subs = append(w.subs, "prob")
 	}
@@ -379,27 +385,14 @@ func (w *maskWriter) write(i int, img image.Image, labels []uint8, prob []float3
 
 // png writes img to name under the temporary folder.
 func (w *maskWriter) png(name string, img image.Image) error {
-	if err := atomicfile.WritePNG(filepath.Join(w.tmp, name), img); err != nil {
-		return err
-	}
-	w.names = append(w.names, name)
-	return nil
+	return atomicfile.WritePNG(filepath.Join(w.tmp, name), img)
 }
 
-// commit finishes the progress bar and moves the files into out.
+// commit finishes the progress bar and puts the folder in place of out,
+// replacing it as a whole.
 func (w *maskWriter) commit() error {
 	w.bar.Finish()
-	for _, d := range append([]string{""}, w.subs...) {
-		if err := os.MkdirAll(filepath.Join(w.out, d), 0o755); err != nil {
-			return err
-		}
-	}
-	for _, n := range w.names {
-		if err := os.Rename(filepath.Join(w.tmp, n), filepath.Join(w.out, n)); err != nil {
-			return err
-		}
-	}
-	return nil
+	return atomicfile.ReplaceDir(w.tmp, w.out)
 }
 
 // discard removes the temporary folder with what is left in it.
@@ -413,6 +406,17 @@ func probImage(prob []float32, W, H int) *image.Gray {
 	}
 	return g
 }
+
+// ownMask accepts what Predict writes into its folder (relative paths):
+// NNNNN.png, prob/ and overlay/ with their NNNNN.png.
+func ownMask(rel string, isDir bool) bool {
+	if isDir {
+		return rel == "prob" || rel == "overlay"
+	}
+	return maskName.MatchString(rel)
+}
+
+var maskName = regexp.MustCompile(`^((prob|overlay)/)?[0-9]{5,}\.png$`)
 
 // predictFrame returns the class of every pixel (W·H, row-major) and the
 // foreground probability. With mirror, the network sees the frame and its

@@ -3,9 +3,11 @@ package train
 import (
 	"fmt"
 	"image"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -383,4 +385,43 @@ func absInt(x int) int {
 		return -x
 	}
 	return x
+}
+
+// Predict replaces its output folder as a whole: the masks of an earlier,
+// longer sequence go, a folder holding anything else is refused before any
+// work, and the temporaries a killed run left beside it are removed.
+func TestPredictReplacesItsFolder(t *testing.T) {
+	dir, frames, ckpt := binaryModel(t)
+	masks := filepath.Join(dir, "masks")
+	os.MkdirAll(filepath.Join(masks, "prob"), 0o755)
+	for i := range 8 {
+		writePNG(t, filepath.Join(masks, fmt.Sprintf("%05d.png", i)), image.NewGray(image.Rect(0, 0, 4, 4)))
+		writePNG(t, filepath.Join(masks, "prob", fmt.Sprintf("%05d.png", i)), image.NewGray(image.Rect(0, 0, 4, 4)))
+	}
+	stale := filepath.Join(dir, ".masks.tmp4242")
+	os.MkdirAll(filepath.Join(stale, "prob"), 0o755)
+	if err := Predict(ckpt, frames[:2], masks, PredictOptions{Threads: 2}); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	filepath.WalkDir(masks, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			rel, _ := filepath.Rel(masks, p)
+			got = append(got, rel)
+		}
+		return nil
+	})
+	if want := []string{"00000.png", "00001.png"}; !slices.Equal(got, want) {
+		t.Errorf("masks: %v, want %v", got, want)
+	}
+	if _, err := os.Stat(stale); !os.IsNotExist(err) {
+		t.Errorf("stale temporary kept: %v", err)
+	}
+	os.WriteFile(filepath.Join(masks, "notes.txt"), []byte("mine"), 0o644)
+	if err := Predict(ckpt, frames[:1], masks, PredictOptions{Threads: 2}); err == nil || !strings.Contains(err.Error(), "notes.txt, which densify did not write there") {
+		t.Errorf("foreign file: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(masks, "00001.png")); err != nil {
+		t.Errorf("a refused run changed the folder: %v", err)
+	}
 }

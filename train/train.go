@@ -311,7 +311,7 @@ func Run(ctx context.Context, cfg Config, sets []string, out string, progress io
 func writeJSON(path string, v any) error {
 	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
-		return err
+		return fmt.Errorf("%s: %w", path, err)
 	}
 	return atomicfile.WriteBytes(path, append(b, '\n'))
 }
@@ -584,6 +584,10 @@ func readLog(path string, epoch int) ([]logRow, error) {
 		t, err4 := strconv.ParseFloat(r[3], 64)
 		if err := errors.Join(err1, err2, err3, err4); err != nil {
 			return nil, fmt.Errorf("%s:%d: %v", path, i+1, err)
+		}
+		// (the summary JSON takes the loss from here: it must be finite)
+		if e < 0 || s < 0 || math.IsNaN(l) || math.IsInf(l, 0) || !(t >= 0) || math.IsInf(t, 0) {
+			return nil, fmt.Errorf("%s:%d: epoch %s, step %s, loss %s, seconds %s: want counts ≥ 0 and finite numbers (seconds ≥ 0); the log is damaged: train again without --resume, or into another --out", path, i+1, r[0], r[1], r[2], r[3])
 		}
 		if e <= epoch {
 			rows = append(rows, logRow{e, s, l, t})

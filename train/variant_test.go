@@ -5,6 +5,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/densify/densify/internal/npy"
+	"github.com/densify/densify/sampling"
 )
 
 func TestVariantWeight(t *testing.T) {
@@ -98,5 +101,49 @@ func TestPriorShiftHandComputed(t *testing.T) {
 	// the synthetic set's object is the minority class: balance weights > 1
 	if s := data.PriorShift(); len(s) != 2 || !(s[1] > 1) {
 		t.Errorf("prior shift of the synthetic set %v, want [1, >1]", s)
+	}
+}
+
+// A set whose labelled pixels are all background is refused: one class
+// teaches nothing.
+func TestOneClassSetRefused(t *testing.T) {
+	set, _ := synthSet(t, t.TempDir(), 48, 32, 2, testOptions())
+	m, err := sampling.ReadManifest(set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range m.Frames {
+		p := filepath.Join(set, mf.Labels)
+		a, err := npy.Read(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, l := range a.Int16 {
+			if l > 0 {
+				a.Int16[i] = 0
+			}
+		}
+		if err := npy.Write(p, a); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := loadSets([]string{set}, 1, weighting{Variant: VariantUniform, Phi: -1}); err == nil || !strings.Contains(err.Error(), "every labelled pixel is background (class 0)") {
+		t.Fatalf("one-class set: err = %v", err)
+	}
+}
+
+// A damaged train_log.csv is refused at its line when a training resumes
+// (a NaN loss made the summary unwritable, naming no file).
+func TestReadLogRefusesDamage(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "train_log.csv")
+	for _, row := range []string{"1,3,NaN,0.5", "1,3,0.2,-Inf", "1,3,+Inf,1", "-1,3,0.2,1"} {
+		os.WriteFile(p, []byte("epoch,step,loss,seconds\n1,1,0.7,0.1\n"+row+"\n"), 0o644)
+		if _, err := readLog(p, 5); err == nil || !strings.Contains(err.Error(), p+":3: ") || !strings.Contains(err.Error(), "the log is damaged") {
+			t.Errorf("%s: %v", row, err)
+		}
+	}
+	os.WriteFile(p, []byte("epoch,step,loss,seconds\n1,1,0.7,0.1\n2,2,0.5,0.2\n"), 0o644)
+	if rows, err := readLog(p, 1); err != nil || len(rows) != 1 {
+		t.Errorf("%v %v", rows, err)
 	}
 }

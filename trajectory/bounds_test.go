@@ -17,7 +17,9 @@ func TestCheckBounds(t *testing.T) {
 		ok   bool
 	}{
 		{-0.5, -0.5, true}, {9.49, 4.49, true}, // round to pixels (0,0) and (9,4)
-		{-0.51, 2, false}, {9.5, 2, false}, {2, 4.5, false}, {2, -7, false}, {1e300, 2, false},
+		// within one pixel of the frame: sub-pixel positions at the border
+		{-0.51, 2, true}, {9.5, 2, true}, {2, 4.5, true}, {-1.5, -1.5, true}, {10.49, 5.49, true},
+		{-1.51, 2, false}, {10.5, 2, false}, {2, 5.5, false}, {2, -7, false}, {1e300, 2, false},
 	} {
 		err := mk(c.x, c.y).CheckBounds("s/Tracks3.dat", 10, 5)
 		if (err == nil) != c.ok {

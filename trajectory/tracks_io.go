@@ -182,10 +182,22 @@ func (t *tokenReader) float(what string) (float64, error) {
 	return v, nil
 }
 
+// MaxCoordinate bounds |x| and |y| of a trajectory point. No frame is a
+// million pixels wide, and the consumers (the graph's spatial grid, camera
+// fits, features) compute with squares and differences of coordinates,
+// which must stay finite; a file with a point beyond is refused.
+const MaxCoordinate = 1e6
+
+// MaxFrames bounds the number of frames a Tracks file may announce: the
+// consumers allocate per frame, and a header of 2^31−1 frames for two
+// trajectories made densify segment run out of memory. (FBMS sequences
+// have hundreds of frames, an hour of video at 25 frames per second 90000.)
+const MaxFrames = 100000
+
 // ParseTracks reads an FBMS trajectory file from r; name is used in errors.
 func ParseTracks(r io.Reader, name string) (*TrackSet, error) {
 	t := newTokenReader(r, name)
-	frames, err := t.int("number of frames", -1, 0, math.MaxInt32)
+	frames, err := t.int("number of frames", -1, 0, MaxFrames)
 	if err != nil {
 		return nil, err
 	}
@@ -212,6 +224,9 @@ func ParseTracks(r io.Reader, name string) (*TrackSet, error) {
 			y, err := t.float("y")
 			if err != nil {
 				return nil, err
+			}
+			if math.Abs(x) > MaxCoordinate || math.Abs(y) > MaxCoordinate {
+				return nil, t.errf("point (%g, %g) of track %d lies beyond ±%g pixels: no frame is that large", x, y, i, MaxCoordinate)
 			}
 			fv, err := t.float("frame")
 			if err != nil {
@@ -252,8 +267,8 @@ func ReadTracks(path string) (*TrackSet, error) {
 }
 
 // Validate checks that ts can be written and read back unchanged: at least
-// one point per track, finite coordinates, frames strictly increasing within
-// [0, Frames).
+// one point per track, coordinates within ±MaxCoordinate, frames strictly
+// increasing within [0, Frames).
 func (ts *TrackSet) Validate() error {
 	if ts.Frames < 0 {
 		return fmt.Errorf("negative number of frames %d", ts.Frames)
@@ -266,6 +281,9 @@ func (ts *TrackSet) Validate() error {
 		for j, p := range tr.Points {
 			if math.IsNaN(p.X) || math.IsInf(p.X, 0) || math.IsNaN(p.Y) || math.IsInf(p.Y, 0) {
 				return fmt.Errorf("track %d point %d: coordinates (%v, %v) not finite", i, j, p.X, p.Y)
+			}
+			if math.Abs(p.X) > MaxCoordinate || math.Abs(p.Y) > MaxCoordinate {
+				return fmt.Errorf("track %d point %d: coordinates (%v, %v) beyond ±%g", i, j, p.X, p.Y, MaxCoordinate)
 			}
 			if p.Frame < 0 || p.Frame >= ts.Frames {
 				return fmt.Errorf("track %d point %d: frame %d outside [0, %d)", i, j, p.Frame, ts.Frames)

@@ -45,7 +45,8 @@ func randomTrackSet(rng *rand.Rand) *TrackSet {
 		tr := Track{Label: rng.IntN(7) - 1}
 		for k := range n {
 			// Awkward floats: random bits of mantissa, tiny and huge values.
-			x := rng.NormFloat64() * math.Pow(10, float64(rng.IntN(12)-4))
+			// (Within ±MaxCoordinate, the bound of the format.)
+			x := math.Mod(rng.NormFloat64()*math.Pow(10, float64(rng.IntN(12)-4)), MaxCoordinate)
 			y := rng.Float64() * 480
 			tr.Points = append(tr.Points, Point{X: x, Y: y, Frame: start + k})
 		}
@@ -88,6 +89,7 @@ func TestParseTracksErrors(t *testing.T) {
 		{"inf", "3\n1\n0 1\n1 +Inf 0\n", "t.dat:4: y: \"+Inf\" is not a finite number"},
 		{"overflow", "3\n1\n0 1\n1 1e400 0\n", "t.dat:4: y: \"1e400\" is not a finite number"},
 		{"word", "3\n1\n0 1\n1 two 0\n", "t.dat:4: y: \"two\" is not a number"},
+		{"far", "3\n1\n0 1\n1e308 2 0\n", "t.dat:4: point (1e+308, 2) of track 0 lies beyond ±1e+06 pixels: no frame is that large"},
 		{"frame out of range", "3\n1\n0 1\n1 2 3\n", "t.dat:4: frame 3 of track 0 outside [0, 3)"},
 		{"negative frame", "3\n1\n0 1\n1 2 -1\n", "t.dat:4: frame -1 of track 0 outside [0, 3)"},
 		{"fractional frame", "3\n1\n0 1\n1 2 0.5\n", "t.dat:4: frame 0.5 of track 0 is not an integer"},
@@ -96,6 +98,7 @@ func TestParseTracksErrors(t *testing.T) {
 		{"trailing", "3\n1\n0 1\n1 2 0\n7\n", "t.dat:5: unexpected data \"7\" after the last of 1 tracks"},
 		{"label not int", "3\n1\nx 1\n1 2 0\n", "t.dat:3: label of track 0: \"x\" is not an integer"},
 		{"huge count", "3\n2147483647\n0 1\n1 2 0\n", "t.dat:4: unexpected end of file, expected label of track 1"},
+		{"huge frame count", "2147483647\n1\n0 1\n1 2 0\n", "t.dat:1: number of frames 2147483647 out of range [0, 100000]"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

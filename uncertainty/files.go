@@ -11,7 +11,10 @@ import (
 )
 
 // LoadInstance reads a graph instance file and its labels file (one label
-// per node; a count mismatch is an error naming the labels file).
+// per node; a count mismatch is an error naming the labels file). The
+// labelling must be a multicut of the graph, every cluster connected
+// through E (multicut.Feasible), as multicut --start and nbest require:
+// the moves γ measures are defined for such labellings only.
 func LoadInstance(graphPath, labelsPath string) (*multicut.Graph, []int, error) {
 	g, err := multicut.ReadGraph(graphPath)
 	if err != nil {
@@ -20,6 +23,9 @@ func LoadInstance(graphPath, labelsPath string) (*multicut.Graph, []int, error) 
 	labels, err := multicut.ReadLabels(labelsPath, g.N)
 	if err != nil {
 		return nil, nil, err
+	}
+	if err := multicut.Feasible(g, labels); err != nil {
+		return nil, nil, fmt.Errorf("%s: not a multicut of %s: %w", labelsPath, graphPath, err)
 	}
 	return g, labels, nil
 }

@@ -75,7 +75,17 @@ func WriteClusters(path string, r *Result) error {
 // ReadCSV reads the per-trajectory uncertainty of a CSV written by WriteCSV
 // (`densify uncertainty`; columns node,...,uncertainty,...; header required)
 // and returns u indexed by node; n is the expected number of nodes.
-func ReadCSV(path string, n int) ([]float64, error) {
+func ReadCSV(path string, n int) ([]float64, error) { return readCSV(path, n, nil) }
+
+// ReadCSVFor is ReadCSV for the labelling labels (one label per node, e.g.
+// the labels of the Tracks file): the file's label column, when it has
+// one, must describe the same clusters (the same partition of the nodes,
+// whatever the numbers), since the uncertainty is that of a labelling.
+func ReadCSVFor(path string, labels []int) ([]float64, error) {
+	return readCSV(path, len(labels), labels)
+}
+
+func readCSV(path string, n int, labels []int) ([]float64, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -96,6 +106,12 @@ func ReadCSV(path string, n int) ([]float64, error) {
 	if !ok1 || !ok2 {
 		return nil, fileerr.New(path, 1, "header must have columns node and uncertainty, got %q", strings.Join(head, ","))
 	}
+	li, hasLabel := col["label"]
+	if labels == nil {
+		hasLabel = false
+	}
+	// The label of the file ↔ the given label, both ways: one partition.
+	fileToOurs, oursToFile := map[int]int{}, map[int]int{}
 	u := make([]float64, n)
 	seen := make([]bool, n)
 	for line := 2; ; line++ {
@@ -119,6 +135,18 @@ func ReadCSV(path string, n int) ([]float64, error) {
 		}
 		if seen[v] {
 			return nil, fileerr.New(path, line, "node %d listed twice", v)
+		}
+		if hasLabel && li < len(rec) {
+			l, err := strconv.Atoi(strings.TrimSpace(rec[li]))
+			if err != nil {
+				return nil, fileerr.New(path, line, "label %q is not an integer", rec[li])
+			}
+			a, okA := fileToOurs[l]
+			b, okB := oursToFile[labels[v]]
+			if (okA && a != labels[v]) || (okB && b != l) {
+				return nil, fileerr.New(path, line, "node %d has label %d here but %d in the trajectories, which group the nodes differently: the uncertainty of another segmentation", v, l, labels[v])
+			}
+			fileToOurs[l], oursToFile[labels[v]] = labels[v], l
 		}
 		seen[v], u[v] = true, x
 	}

@@ -4,9 +4,15 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
 	"sort"
+	"strings"
 
 	"github.com/densify/densify/dataset"
+	"github.com/densify/densify/internal/atomicfile"
 	"github.com/densify/densify/multicut"
 	"github.com/densify/densify/trajectory"
 )
@@ -83,9 +89,12 @@ type FilesResult struct {
 
 // ComputeFiles is the uncertainty stage of `densify uncertainty` and of the
 // pipeline: it reads the instance, computes γ and u (Compute; Kardoost &
-// Keuper, UAI 2021, Eqs. 10–14), reads the optional inputs, and only then writes the CSV, the
-// cluster summary and the heat maps.
-func ComputeFiles(opt FilesOptions) (*FilesResult, error) {
+// Keuper, UAI 2021, Eqs. 10–14), reads the optional inputs, draws the heat
+// maps into a folder beside Heatmaps, and only then writes the CSV and the
+// cluster summary and puts the heat maps in place, replacing the folder as
+// a whole (it must be new, empty or hold heat maps only). A failure leaves
+// none of them.
+func ComputeFiles(opt FilesOptions) (_ *FilesResult, err error) {
 	g, labels, err := LoadInstance(opt.Graph, opt.Labels)
 	if err != nil {
 		return nil, err
@@ -100,24 +109,53 @@ func ComputeFiles(opt FilesOptions) (*FilesResult, error) {
 			return nil, err
 		}
 	}
-	if opt.Heatmaps != "" && res.Tracks != nil {
-		if err := CheckHeatmapGeometry(opt.FramesDir, res.Tracks, opt.Tracks, opt.GT); err != nil {
+	heat := opt.Heatmaps != "" && res.Tracks != nil
+	var tmp string
+	if heat {
+		if err = atomicfile.CheckReplaceable(opt.Heatmaps, "--heatmaps", ownHeatmap); err != nil {
 			return nil, err
+		}
+		if err = CheckHeatmapGeometry(opt.FramesDir, res.Tracks, opt.Tracks, opt.GT); err != nil {
+			return nil, err
+		}
+		// The heat maps are drawn first, into a folder beside opt.Heatmaps
+		// that replaces it at the end: a frame that cannot be read fails
+		// before any output is written.
+		if tmp, err = atomicfile.TempDir(opt.Heatmaps); err != nil {
+			return nil, err
+		}
+		defer os.RemoveAll(tmp)
+		var drawn []string
+		if drawn, err = WriteHeatmaps(opt.FramesDir, tmp, res.Tracks, r.U, opt.HeatmapFrames(res.Tracks.Frames), opt.Progress); err != nil {
+			return nil, err
+		}
+		for _, p := range drawn {
+			res.Heatmaps = append(res.Heatmaps, filepath.Join(opt.Heatmaps, filepath.Base(p)))
 		}
 	}
+	// A failure removes the files of this call: all outputs or none.
+	var written []string
+	defer func() {
+		if err != nil {
+			for _, p := range written {
+				os.Remove(p)
+			}
+		}
+	}()
 	if opt.CSV != "" {
-		if err := WriteCSV(opt.CSV, r); err != nil {
+		if err = WriteCSV(opt.CSV, r); err != nil {
 			return nil, err
 		}
+		written = append(written, opt.CSV)
 	}
 	if opt.Clusters != "" {
-		if err := WriteClusters(opt.Clusters, r); err != nil {
+		if err = WriteClusters(opt.Clusters, r); err != nil {
 			return nil, err
 		}
+		written = append(written, opt.Clusters)
 	}
-	if opt.Heatmaps != "" && res.Tracks != nil {
-		res.Heatmaps, err = WriteHeatmaps(opt.FramesDir, opt.Heatmaps, res.Tracks, r.U, opt.HeatmapFrames(res.Tracks.Frames), opt.Progress)
-		if err != nil {
+	if heat {
+		if err = atomicfile.ReplaceDir(tmp, filepath.Clean(opt.Heatmaps)); err != nil {
 			return nil, err
 		}
 	}
@@ -126,10 +164,15 @@ func ComputeFiles(opt FilesOptions) (*FilesResult, error) {
 
 // SparsifyAll is the sparsification stage of `densify sparsify` on several
 // sequences: the curves of each (SparsifyFiles; one line per sequence on
-// log, may be nil) and the outputs of WriteSparsifyOutputs in dir.
+// log, may be nil) and the outputs of WriteSparsifyOutputs in dir, which
+// they replace as a whole (dir must be new, empty or hold an earlier
+// sparsify's files, which is checked before any work).
 func SparsifyAll(ins []SequenceInput, dir string, opt SparsifyOptions, log io.Writer) (*SparsifySummary, error) {
 	if log == nil {
 		log = io.Discard
+	}
+	if err := atomicfile.CheckReplaceable(dir, "--out", ownSparsify); err != nil {
+		return nil, err
 	}
 	var seqs []*SequenceCurves
 	for i, in := range ins {
@@ -140,8 +183,41 @@ func SparsifyAll(ins []SequenceInput, dir string, opt SparsifyOptions, log io.Wr
 		fmt.Fprintf(log, "sparsify: %d/%d %s (%d trajectories with ground truth)\n", i+1, len(ins), s.Name, s.WithGT)
 		seqs = append(seqs, s)
 	}
-	return WriteSparsifyOutputs(dir, seqs, opt)
+	// The folder is built beside dir and replaces it as a whole: no plot of
+	// a sequence of an earlier run stays beside the new ones.
+	tmp, err := atomicfile.TempDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
+	sum, err := WriteSparsifyOutputs(tmp, seqs, opt)
+	if err != nil {
+		return nil, err
+	}
+	return sum, atomicfile.ReplaceDir(tmp, filepath.Clean(dir))
 }
+
+// ownSparsify accepts what SparsifyAll writes into its folder:
+// curves.csv, summary.json, vi.png, ri.png and a folder per sequence with
+// its vi.png and ri.png.
+func ownSparsify(rel string, isDir bool) bool {
+	if isDir {
+		return !strings.Contains(rel, "/")
+	}
+	dir, base := path.Split(rel)
+	switch base {
+	case "vi.png", "ri.png":
+		return !strings.Contains(strings.TrimSuffix(dir, "/"), "/")
+	case "curves.csv", "summary.json":
+		return dir == ""
+	}
+	return false
+}
+
+// ownNBest accepts what NBestFiles writes into its folder.
+func ownNBest(rel string, isDir bool) bool { return !isDir && nbestName.MatchString(rel) }
+
+var nbestName = regexp.MustCompile(`^(labels_[0-9]{2,}\.txt|tracks_[0-9]{2,}\.dat|nbest\.json)$`)
 
 // NBestFilesOptions is one run of `densify nbest` (NBestFiles).
 type NBestFilesOptions struct {
@@ -154,10 +230,15 @@ type NBestFilesOptions struct {
 
 // NBestFiles reads the instance (and the optional Tracks file and ground
 // truth), generates the alternatives (NBest, UAI'21 Sec. 4.2) and writes them
-// with WriteNBest.
+// with WriteNBest into a folder beside Out that then replaces Out as a
+// whole (Out must be new, empty or hold an earlier nbest's files, which is
+// checked before any work).
 func NBestFiles(opt NBestFilesOptions) (*NBestReport, error) {
 	if opt.GT != "" && opt.Tracks == "" {
 		return nil, fmt.Errorf("--gt needs --tracks")
+	}
+	if err := atomicfile.CheckReplaceable(opt.Out, "--out", ownNBest); err != nil {
+		return nil, err
 	}
 	g, labels, err := LoadInstance(opt.Graph, opt.Labels)
 	if err != nil {
@@ -179,7 +260,18 @@ func NBestFiles(opt NBestFilesOptions) (*NBestReport, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s + %s: %w", opt.Graph, opt.Labels, err)
 	}
-	return WriteNBest(opt.Out, alts, ts, gt)
+	// Built beside opt.Out, which it replaces as a whole: no labelling of
+	// an earlier, longer list stays beside the new ones.
+	tmp, err := atomicfile.TempDir(opt.Out)
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
+	rep, err := WriteNBest(tmp, alts, ts, gt)
+	if err != nil {
+		return nil, err
+	}
+	return rep, atomicfile.ReplaceDir(tmp, filepath.Clean(opt.Out))
 }
 
 // ZipInputs pairs the i-th graph, labels, Tracks file, ground truth and
@@ -214,3 +306,9 @@ func (s *SparsifySummary) WriteTable(w io.Writer) {
 		}
 	}
 }
+
+// ownHeatmap accepts what ComputeFiles writes into the heat-map folder,
+// which it replaces as a whole: heat_NNNNN.png.
+func ownHeatmap(rel string, isDir bool) bool { return !isDir && heatmapName.MatchString(rel) }
+
+var heatmapName = regexp.MustCompile(`^heat_[0-9]{5,}\.png$`)

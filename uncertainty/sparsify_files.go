@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/densify/densify/dataset"
 	"github.com/densify/densify/internal/atomicfile"
@@ -164,6 +165,7 @@ func ReadSequenceList(path string) ([]SequenceInput, error) {
 		return filepath.Join(base, p)
 	}
 	var out []SequenceInput
+	byName := map[string]int{} // → line
 	sc := bufio.NewScanner(f)
 	for line := 1; sc.Scan(); line++ {
 		fs := listfile.Fields(sc.Text())
@@ -173,6 +175,13 @@ func ReadSequenceList(path string) ([]SequenceInput, error) {
 		if len(fs) != 5 {
 			return nil, fileerr.New(path, line, "want 5 fields (name graph labels tracks gt; separated by tabs when a path contains spaces), got %d", len(fs))
 		}
+		if i := strings.IndexFunc(fs[0], unicode.IsControl); i >= 0 {
+			return nil, fileerr.New(path, line, "sequence name %q holds the control character %U", fs[0], []rune(fs[0][i:])[0])
+		}
+		if l, ok := byName[fs[0]]; ok {
+			return nil, fileerr.New(path, line, "sequence %q is listed twice (also on line %d): it would count twice in the mean curves", fs[0], l)
+		}
+		byName[fs[0]] = line
 		out = append(out, SequenceInput{Name: fs[0], Graph: rel(fs[1]), Labels: rel(fs[2]), Tracks: rel(fs[3]), GT: rel(fs[4])})
 	}
 	if err := sc.Err(); err != nil {

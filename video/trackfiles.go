@@ -3,8 +3,10 @@ package video
 import (
 	"encoding/json"
 	"fmt"
+	"image"
 	"io"
 	"math"
+	"os"
 	"time"
 
 	"github.com/densify/densify/dataset"
@@ -37,7 +39,8 @@ type TrackFilesResult struct {
 
 // TrackFiles checks every frame (present, decodable, same size), tracks them
 // (TrackSequence's flow and tracker, progress on opt.Log) and writes the
-// Tracks file and the optional statistics and visualisation, each atomically.
+// Tracks file and the optional statistics and visualisation, each
+// atomically, all of them or none.
 func TrackFiles(opt TrackFilesOptions) (*TrackFilesResult, error) {
 	if _, err := ParseMethod(string(opt.Method)); err != nil {
 		return nil, err
@@ -79,25 +82,32 @@ func TrackFiles(opt TrackFilesOptions) (*TrackFilesResult, error) {
 	if len(ts.Tracks) == 0 {
 		return nil, fmt.Errorf("%s: no trajectory of at least %d frames (textureless frames or inconsistent flow)", opt.Frames, opt.Tracker.MinLength)
 	}
-	if err := trajectory.WriteTracks(opt.Out, ts); err != nil {
-		return nil, err
-	}
 	secs := time.Since(start).Seconds()
 	res := &TrackFilesResult{Frames: len(paths), Stats: Stats(ts, w, h, opt.Tracker.Spacing, gt), Tracker: st,
 		Seconds: secs, FramesPerSecond: float64(len(paths)-1) / secs}
-	if opt.Stats != "" {
-		if err := writeTrackStats(opt, res); err != nil {
-			return nil, err
-		}
-	}
+	var vis image.Image
 	if opt.Vis != "" {
 		img, err := dataset.ReadImage(paths[opt.VisFrame])
 		if err != nil {
 			return nil, err
 		}
-		if err := atomicfile.WritePNG(opt.Vis, DrawTracks(img, ts, opt.VisFrame)); err != nil {
-			return nil, err
+		vis = DrawTracks(img, ts, opt.VisFrame)
+	}
+	// All outputs or none: a failed write removes the files of this call.
+	err = trajectory.WriteTracks(opt.Out, ts)
+	if err == nil && opt.Stats != "" {
+		err = writeTrackStats(opt, res)
+	}
+	if err == nil && vis != nil {
+		err = atomicfile.WritePNG(opt.Vis, vis)
+	}
+	if err != nil {
+		for _, p := range []string{opt.Out, opt.Stats, opt.Vis} {
+			if p != "" {
+				os.Remove(p)
+			}
 		}
+		return nil, err
 	}
 	return res, nil
 }

@@ -1,7 +1,8 @@
 package main
 
-// Checks every command gets before it runs: the range of every
-// numeric flag, and no output path that names an input. Both are tables
+// Checks every command gets before it runs: the range of every numeric
+// flag, and no output path that names an input or a file read through one
+// (a frame of --frames, a label image of --gt). Both are tables
 // here, applied from the root command's PersistentPreRunE by
 // internal/flagcheck, so that a new flag is checked by adding one line; the
 // ranges are also appended to the flags' --help text. The library options
@@ -10,7 +11,15 @@ package main
 // checked alike.
 
 import (
+	"io/fs"
 	"math"
+	"os"
+	"path/filepath"
+
+	"github.com/densify/densify/dataset"
+	"github.com/densify/densify/eval"
+	"github.com/densify/densify/motiongraph"
+	"github.com/densify/densify/uncertainty"
 
 	"github.com/densify/densify/internal/flagcheck"
 	"github.com/densify/densify/refine"
@@ -106,26 +115,107 @@ var commandRanges = map[string]flagcheck.Range{
 // ioFlags names, per command, the flags holding output and input paths.
 // Outputs marked tree (a trailing "/") are folders written or replaced as
 // a whole: an input inside them is refused too. "ARGS" stands for the
-// positional arguments.
+// positional arguments. An input's kind (after the colon, see inputKinds)
+// adds the files read through it: no output may name one of those either.
 var ioFlags = map[string]flagcheck.IO{
 	"synth":       {Out: []string{"out"}},
-	"track":       {Out: []string{"out", "vis", "stats"}, In: []string{"frames", "annotations"}},
-	"segment":     {Out: []string{"out/"}, In: []string{"tracks", "frames", "model"}},
-	"fit-costs":   {Out: []string{"out", "calibration", "fold-models/"}, In: []string{"data", "tracks-dir"}},
+	"track":       {Out: []string{"out", "vis", "stats"}, In: []string{"frames:frames", "annotations:tree"}},
+	"segment":     {Out: []string{"out/"}, In: []string{"tracks", "frames:frames", "model"}},
+	"fit-costs":   {Out: []string{"out", "calibration", "fold-models/"}, In: []string{"data:dataset", "tracks-dir"}},
 	"multicut":    {Out: []string{"out", "json"}, In: []string{"graph", "start"}},
-	"uncertainty": {Out: []string{"out", "clusters", "heatmaps/"}, In: []string{"graph", "labels", "tracks", "frames", "gt"}},
-	"sparsify":    {Out: []string{"out/"}, In: []string{"graph", "labels", "tracks", "gt", "dataset"}},
-	"nbest":       {Out: []string{"out/"}, In: []string{"graph", "labels", "tracks", "gt"}},
-	"eval":        {Out: []string{"json"}, In: []string{"gt", "tracks", "masks", "dataset"}},
-	"prepare":     {Out: []string{"out/"}, In: []string{"frames", "tracks", "uncertainty", "segment", "gt"}},
-	"decompose":   {Out: []string{"out/"}, In: []string{"image", "gt", "images", "gt-dir", "model"}},
-	"fit":         {Out: []string{"out"}, In: []string{"train-images", "train-gt", "val-images", "val-gt"}},
-	"train":       {Out: []string{"out"}, In: []string{"set", "ARGS"}},
-	"predict":     {Out: []string{"out/"}, In: []string{"model", "frames"}},
-	"run":         {Out: []string{"out"}, In: []string{"ARGS", "tracks"}},
-	"ablate":      {Out: []string{"out"}, In: []string{"ARGS", "tracks"}},
-	"slurm":       {Out: []string{"out"}, In: []string{"ARGS"}},
+	"uncertainty": {Out: []string{"out", "clusters", "heatmaps/"}, In: []string{"graph", "labels", "tracks", "frames:frames", "gt:gt"}},
+	"sparsify":    {Out: []string{"out/"}, In: []string{"graph", "labels", "tracks", "gt:gt", "dataset:sparsifylist"}},
+	"nbest":       {Out: []string{"out/"}, In: []string{"graph", "labels", "tracks", "gt:gt"}},
+	"eval":        {Out: []string{"json"}, In: []string{"gt:gt", "tracks:glob", "masks:tree", "dataset:evallist"}},
+	"prepare":     {Out: []string{"out/"}, In: []string{"frames:frames", "tracks", "uncertainty", "segment:segment", "gt:gt"}},
+	"decompose":   {Out: []string{"out/"}, In: []string{"image", "gt", "images:tree", "gt-dir:tree", "model"}},
+	"fit":         {Out: []string{"out"}, In: []string{"train-images:tree", "train-gt:tree", "val-images:tree", "val-gt:tree"}},
+	"train":       {Out: []string{"out"}, In: []string{"set:tree", "ARGS:dataset", "cost-model"}},
+	"predict":     {Out: []string{"out/"}, In: []string{"model", "frames:frames"}},
+	"run":         {Out: []string{"out"}, In: []string{"ARGS:dataset", "tracks", "cost-model"}},
+	"ablate":      {Out: []string{"out"}, In: []string{"ARGS:dataset", "tracks", "cost-model"}},
+	"slurm":       {Out: []string{"out"}, In: []string{"ARGS:dataset"}},
+}
+
+// inputKinds lists the files read through an input path of each kind.
+// Unreadable inputs give what could be listed; the command itself reports
+// them.
+var inputKinds = map[string]func(path string) []string{
+	// a frame folder: its images, and its GroundTruth/ folder
+	"frames": func(dir string) []string {
+		return append(imagesIn(dir), treeFiles(filepath.Join(dir, "GroundTruth"))...)
+	},
+	"gt":   gtFiles,
+	"tree": treeFiles,
+	"glob": func(p string) []string { m, _ := filepath.Glob(p); return m },
+	// segment.json and the camera residuals beside it
+	"segment": func(p string) []string {
+		return []string{filepath.Join(filepath.Dir(p), motiongraph.CameraResidualsFile)}
+	},
+	// a dataset root or one sequence: the frames and ground truth of each
+	"dataset": func(root string) []string {
+		seqs, _ := dataset.FindSequences(root)
+		var out []string
+		for _, s := range seqs {
+			out = append(out, imagesIn(s.FramesDir)...)
+			if s.GTPath != "" {
+				out = append(out, gtFiles(s.GTPath)...)
+			}
+		}
+		return out
+	},
+	// eval --dataset: every ground truth, Tracks file and mask folder listed
+	"evallist": func(p string) []string {
+		entries, _ := eval.ReadList(p)
+		var out []string
+		for _, e := range entries {
+			out = append(append(append(out, e.GT), gtFiles(e.GT)...), treeFiles(e.Target)...)
+		}
+		return out
+	},
+	// sparsify --dataset: every graph, labels, Tracks file and ground truth listed
+	"sparsifylist": func(p string) []string {
+		ins, _ := uncertainty.ReadSequenceList(p)
+		var out []string
+		for _, in := range ins {
+			out = append(append(out, in.Graph, in.Labels, in.Tracks, in.GT), gtFiles(in.GT)...)
+		}
+		return out
+	},
+}
+
+// gtFiles lists the Def.dat and its label images, or the DAVIS PNGs.
+func gtFiles(p string) []string {
+	def, images, _ := dataset.GroundTruthFiles(p)
+	if def != "" {
+		images = append(images, def)
+	}
+	return images
+}
+
+// imagesIn lists the image files directly in dir.
+func imagesIn(dir string) []string {
+	ents, _ := os.ReadDir(dir)
+	var out []string
+	for _, e := range ents {
+		if !e.IsDir() && dataset.IsImageFile(e.Name()) {
+			out = append(out, filepath.Join(dir, e.Name()))
+		}
+	}
+	return out
+}
+
+// treeFiles lists the files below p (p itself when it is a file).
+func treeFiles(p string) []string {
+	var out []string
+	filepath.WalkDir(p, func(f string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			out = append(out, f)
+		}
+		return nil
+	})
+	return out
 }
 
 // checks is the table NewCmdRoot installs.
-var checks = flagcheck.Table{Flags: flagRanges, Commands: commandRanges, IO: ioFlags}
+var checks = flagcheck.Table{Flags: flagRanges, Commands: commandRanges, IO: ioFlags, Inputs: inputKinds}

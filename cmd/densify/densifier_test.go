@@ -33,7 +33,9 @@ func TestPipelineDefaultFlowIsVideos(t *testing.T) {
 func TestRunWithUNet(t *testing.T) {
 	root := t.TempDir()
 	p := synth.DefaultParams()
-	p.Width, p.Height, p.Frames, p.Objects, p.GTEvery = 96, 72, 8, 1, 4
+	// Two objects: with one, the segmentation of these eight frames finds
+	// no foreground, and a training set of one class is refused.
+	p.Width, p.Height, p.Frames, p.Objects, p.GTEvery = 96, 72, 8, 2, 4
 	s, err := synth.Generate(p)
 	if err != nil {
 		t.Fatal(err)

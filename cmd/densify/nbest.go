@@ -34,7 +34,7 @@ best_of_n_f for n = 1 … N.`,
 	fl.StringVar(&n.Labels, "labels", "", "labels file of the solution")
 	fl.StringVar(&n.Tracks, "tracks", "", "Tracks*.dat (one trajectory per node): also write labelled Tracks files")
 	fl.StringVar(&n.GT, "gt", "", "ground truth (Def.dat or DAVIS annotation folder): score each labelling, best-of-n F")
-	fl.StringVar(&n.Out, "out", "", "output folder")
+	fl.StringVar(&n.Out, "out", "", "output folder (replaced as a whole: new, empty, or an earlier nbest's)")
 	fl.IntVar(&n.NBest.N, "n", 10, "number of labelings, the input included")
 	fl.IntVar(&n.NBest.MaxK, "max-k", 50, "largest number of nodes moved together per cluster pair (0: no bound)")
 	fl.BoolVar(&n.NBest.OnePerPair, "one-per-pair", false, "at most one alternative per ordered cluster pair (more diverse alternatives)")

@@ -48,7 +48,7 @@ trained at) and the logits are resized back to the frame's size.`,
 	fl, p := cmd.Flags(), &o.Predict
 	fl.StringVar(&o.Model, "model", "", "checkpoint (model.ckpt from densify train)")
 	fl.StringVar(&o.Frames, "frames", "", "frames folder")
-	fl.StringVar(&o.Out, "out", "", "output folder for the masks")
+	fl.StringVar(&o.Out, "out", "", "output folder for the masks (replaced as a whole: new, empty, or an earlier prediction's)")
 	fl.BoolVar(&p.Prob, "prob", false, "also write probability maps (prob/)")
 	fl.BoolVar(&p.Overlay, "overlay", false, "also write overlay previews (overlay/)")
 	fl.Float64Var(&p.Scale, "scale", 0, "input scale (0 = the training scale stored in the checkpoint)")

@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/densify/densify/dataset"
-	"github.com/densify/densify/internal/morph"
 	"github.com/densify/densify/internal/progress"
 	"github.com/densify/densify/motiongraph"
 	"github.com/densify/densify/sampling"
@@ -91,39 +90,7 @@ func runPrepare(o *prepareOptions) error {
 	if err != nil {
 		return err
 	}
-	if gt != nil {
-		q := sampling.ScoreLabels(set, gt)
-		if err := sampling.WriteLabelQuality(o.Out, q); err != nil {
-			return err
-		}
-		fmt.Fprintf(o.IO.Out, "label quality: foreground P/R/IoU %.3f/%.3f/%.3f over %d labelled pixels; hard examples %.3f/%.3f/%.3f, accuracy %.3f over %d pixels\n",
-			q.Labelled.Precision, q.Labelled.Recall, q.Labelled.IoU, q.Labelled.Pixels, q.Hard.Precision, q.Hard.Recall, q.Hard.IoU, q.Hard.Accuracy, q.Hard.Pixels)
-		if a := q.AwayFromThin; a != nil {
-			fmt.Fprintf(o.IO.Out, "away from object parts thinner than %d px: foreground P/R/IoU %.3f/%.3f/%.3f over %d labelled pixels\n",
-				2*morph.ThinRadius+1, a.Precision, a.Recall, a.IoU, a.Pixels)
-		}
-		if len(q.ByLength) > 0 {
-			fmt.Fprint(o.IO.Out, "foreground precision by trajectory length (points):")
-			for _, l := range q.ByLength {
-				span := fmt.Sprintf("≥%d", l.MinPoints)
-				if l.MaxPoints > 0 {
-					span = fmt.Sprintf("%d–%d", l.MinPoints, l.MaxPoints)
-				}
-				fmt.Fprintf(o.IO.Out, " %s %.3f (%d labelled px)", span, l.Precision, l.Pixels)
-			}
-			fmt.Fprintln(o.IO.Out)
-		}
-	}
-	s := set.Summary()
-	fmt.Fprintf(o.IO.Out, "prepared %d frames (%dx%d, %d classes): %d labelled pixels, %d hard examples, %d background trajectories left unlabelled (camera residual > %g), %d foreground points of short trajectories dropped (no long trajectory of their segment within %g px) → %s\n",
-		s.Frames, s.Width, s.Height, s.Classes, s.Labelled, s.HardPixels, s.Unexplained, o.Prepare.BackgroundResidual, s.Unsupported, o.Prepare.SupportRadius, o.Out)
-	if o.Prepare.ColourWindow > 0 {
-		fmt.Fprintf(o.IO.Out, "colour check: %d foreground points of %d trajectories dropped (their colours are, on the whole, the background's; frames within %d)\n", s.ColourRejected, s.ColourRejectedTracks, o.Prepare.ColourWindow)
-	}
-	if o.Prepare.CutsBackground() {
-		fmt.Fprintf(o.IO.Out, "background cut: %d background points within %.0f px of the object (a graph cut with the labels as hard constraints gives them to the background, more than %g px from the object)\n", s.CutPoints, o.Prepare.FarRadius(s.Width, s.Height), o.Prepare.CutMargin)
-	}
-	return nil
+	return printPrepared(o, set, gt)
 }
 
 // segmentEvidence reads a segment.json: its background clusters and

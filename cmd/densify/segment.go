@@ -49,7 +49,7 @@ With --frames the colour feature is used; --frames without --tracks tracks the f
 	fl.IntVar(&o.MinCluster, "min-cluster", 0, "merge clusters of fewer trajectories into their best E-adjacent cluster (0 = off)")
 	fl.Float64Var(&o.BackgroundSplit, "background-split", motiongraph.DefaultBackgroundSplit, "re-segment background clusters with costs lowered by this logit shift; parts the camera does not explain become clusters (0 = off)")
 	fl.StringVar(&o.Out, "out", "", "output folder")
-	fl.StringVar(&o.Name, "name", "", "sequence name for the output Tracks file (default: from --tracks or --frames)")
+	fl.StringVar(&o.Name, "name", "", "sequence name for the output Tracks file, a name, not a path (default: from --tracks or --frames)")
 	fl.StringVar(&o.Flow, "flow", string(video.DefaultMethod), "optical flow when tracking (farneback|dis)")
 	fl.IntVar(&o.Spacing, "spacing", trajectory.DefaultTrackerOptions().Spacing, "tracker grid spacing when tracking (px)")
 	o.Graph.bind(fl)

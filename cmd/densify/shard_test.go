@@ -133,6 +133,12 @@ func TestSlurmCommandInProcess(t *testing.T) {
 		{[]string{"slurm", data, "--out", work, "--split", "val"}, `no split "val"`},
 		{[]string{"slurm", data, "--out", work, "--cpus-per-task", "-1"}, "--cpus-per-task"},
 		{[]string{"slurm", data, "--out", data}, "--out"},
+		// resources and the tasks' flags are checked before anything is written
+		{[]string{"slurm", data, "--out", work, "--time", "abc"}, `--time "abc" is not a Slurm time limit`},
+		{[]string{"slurm", data, "--out", work, "--time", "-1"}, `--time "-1" is not a Slurm time limit`},
+		{[]string{"slurm", data, "--out", work, "--mem", "lots"}, `--mem "lots" is not a Slurm memory size`},
+		{[]string{"slurm", data, "--out", work, "--", "--epochs", "0"}, "the tasks' densify run would refuse its flags: --epochs 0 is out of range"},
+		{[]string{"slurm", data, "--out", work, "--command", "train", "--", "--variant", "nope"}, `the tasks' densify train would refuse its flags: invalid argument "nope"`},
 	} {
 		if _, _, err := execute(t, f, c.args...); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: %v, want %q", c.args, err, c.want)

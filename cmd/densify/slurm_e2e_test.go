@@ -119,10 +119,11 @@ func TestSlurmEndToEnd(t *testing.T) {
 		t.Errorf("report after the resubmission differs:\n%s\n--- sequential:\n%s", g, w)
 	}
 
-	// Failing tasks (a flag out of range) cancel the merge job instead of
-	// leaving it pending for ever.
+	// Failing tasks (a cost model that is not there: densify slurm checks
+	// the flags, not the files) cancel the merge job instead of leaving it
+	// pending for ever.
 	bad := filepath.Join(dir, "bad")
-	cmd = exec.Command(bin, "slurm", data, "--out", bad, "--shards", "2", "--cpus-per-task", "1", "--partition", c.Partition, "--submit", "--", "--epochs", "0")
+	cmd = exec.Command(bin, "slurm", data, "--out", bad, "--shards", "2", "--cpus-per-task", "1", "--partition", c.Partition, "--submit", "--", "--cost-model", filepath.Join(dir, "missing.json"))
 	cmd.Env = c.Env
 	if outB, err = cmd.CombinedOutput(); err != nil {
 		t.Fatalf("densify slurm --submit: %v\n%s", err, outB)

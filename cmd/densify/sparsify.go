@@ -41,7 +41,7 @@ Several sequences (repeat --graph/--labels/--tracks/--gt in the same order, or
 	fl.StringArrayVar(&o.GTs, "gt", nil, "ground truth: Def.dat or DAVIS annotation folder")
 	fl.StringArrayVar(&o.Names, "name", nil, "sequence name (default: the Tracks file name)")
 	fl.StringVar(&o.Dataset, "dataset", "", "list file: one line 'name graph labels tracks gt' per sequence")
-	fl.StringVar(&o.Out, "out", "", "output folder")
+	fl.StringVar(&o.Out, "out", "", "output folder (replaced as a whole: new, empty, or an earlier sparsify's)")
 	fl.Float64Var(&s.Step, "step", 0.05, "removal step (fraction of trajectories)")
 	fl.Float64Var(&s.Max, "max", 0.9, "largest removed fraction")
 	fl.IntVar(&s.Seeds, "seeds", 10, "random orderings averaged for the random baseline")

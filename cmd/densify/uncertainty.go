@@ -46,7 +46,7 @@ points coloured by uncertainty into --heatmaps.`,
 	fl.StringVar(&u.Clusters, "clusters", "", "optional per-cluster summary (label,size,boundary,μ_A): .csv or .json")
 	fl.StringVar(&u.Tracks, "tracks", "", "Tracks*.dat of the graph's nodes (heat maps)")
 	fl.StringVar(&u.FramesDir, "frames", "", "frames folder of the sequence (heat maps)")
-	fl.StringVar(&u.Heatmaps, "heatmaps", "", "output folder for heat-map PNGs")
+	fl.StringVar(&u.Heatmaps, "heatmaps", "", "output folder for heat-map PNGs (replaced as a whole: new, empty, or earlier heat maps)")
 	fl.StringVar(&o.GT, "gt", "", "ground truth (Def.dat or DAVIS annotation folder): draw its labelled frames")
 	fl.IntVar(&o.Every, "every", 10, "without --gt: draw every N-th frame")
 	fl.BoolVar(&o.All, "all-frames", false, "draw every frame")

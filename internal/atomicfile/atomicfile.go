@@ -12,8 +12,10 @@ import (
 	"image"
 	"image/png"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // NameMax is the longest file name (one path element, in bytes) that the
@@ -122,4 +124,85 @@ func ReplaceDir(tmp, dst string) error {
 		return fmt.Errorf("write %s: %w", dst, err)
 	}
 	return os.RemoveAll(old)
+}
+
+// isTempOf reports whether name is a temporary of base made with
+// TempPattern(base): the pattern with decimal digits in place of '*'.
+func isTempOf(name, base string) bool {
+	prefix, _, _ := strings.Cut(TempPattern(base), "*")
+	digits, ok := strings.CutPrefix(name, prefix)
+	if !ok || digits == "" {
+		return false
+	}
+	for _, c := range digits {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// TempDir creates the hidden temporary folder (TempPattern) beside dst in
+// which dst is built, to be moved into place with ReplaceDir (a failed run
+// removes its own). The temporaries of dst that an earlier run left when
+// it was killed are removed first: they are of the same kind, for the
+// same destination, and nothing else reads them.
+func TempDir(dst string) (string, error) {
+	dst = filepath.Clean(dst)
+	dir, base := filepath.Dir(dst), filepath.Base(dst)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	if ents, err := os.ReadDir(dir); err == nil {
+		for _, e := range ents {
+			if isTempOf(e.Name(), base) {
+				os.RemoveAll(filepath.Join(dir, e.Name()))
+			}
+		}
+	}
+	tmp, err := os.MkdirTemp(dir, TempPattern(base))
+	if err != nil {
+		return "", err
+	}
+	if err := os.Chmod(tmp, 0o755); err != nil {
+		os.RemoveAll(tmp)
+		return "", err
+	}
+	return tmp, nil
+}
+
+// CheckReplaceable checks, before any work, that the folder dir may be
+// replaced as a whole by ReplaceDir: it is missing or empty, or every entry
+// below it is one that own accepts (a path relative to dir, with / as
+// separator; folders are asked before their entries) — an earlier output
+// of the same kind. what names the folder in the error (e.g. "--out").
+func CheckReplaceable(dir, what string, own func(rel string, isDir bool) bool) error {
+	var stranger string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if p == dir {
+			if !d.IsDir() {
+				return fmt.Errorf("%s %s is a file, not a folder", what, dir)
+			}
+			return nil
+		}
+		rel, _ := filepath.Rel(dir, p)
+		if !own(filepath.ToSlash(rel), d.IsDir()) {
+			stranger = p
+			return fs.SkipAll
+		}
+		return nil
+	})
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if stranger != "" {
+		return fmt.Errorf("%s %s holds %s, which densify did not write there: the folder is replaced as a whole, so give a new or empty folder", what, dir, stranger)
+	}
+	return nil
 }

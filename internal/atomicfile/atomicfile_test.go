@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -111,5 +112,61 @@ func TestLongNames(t *testing.T) {
 	}
 	if TempPattern("x.json") != ".x.json.tmp*" || Beside("m", ".old") != "m.old" {
 		t.Error("short names changed")
+	}
+}
+
+// TempDir removes the temporaries a killed run left for the same
+// destination, and nothing else.
+func TestTempDirRemovesStaleTemporaries(t *testing.T) {
+	dir := t.TempDir()
+	long := strings.Repeat("m", 250)
+	stale := []string{".masks.tmp123", ".masks.tmp4", TempPattern(long)[:len(TempPattern(long))-1] + "77"}
+	keep := []string{".masks.tmpx", ".other.tmp12", "masks.tmp", ".masks.tmp", ".masks.old", ".masks.tmp12.tmp3"}
+	for _, n := range append(slices.Clone(stale), keep...) {
+		if err := os.MkdirAll(filepath.Join(dir, n, "sub"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tmp, err := TempDir(filepath.Join(dir, "masks"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st, err := os.Stat(tmp); err != nil || st.Mode().Perm() != 0o755 || !isTempOf(filepath.Base(tmp), "masks") {
+		t.Fatalf("%s: %v %v", tmp, st, err)
+	}
+	if _, err := TempDir(filepath.Join(dir, long)); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range stale {
+		if _, err := os.Stat(filepath.Join(dir, n)); !os.IsNotExist(err) {
+			t.Errorf("stale %s kept: %v", n, err)
+		}
+	}
+	for _, n := range keep {
+		if _, err := os.Stat(filepath.Join(dir, n)); err != nil {
+			t.Errorf("%s removed: %v", n, err)
+		}
+	}
+}
+
+func TestCheckReplaceable(t *testing.T) {
+	dir := t.TempDir()
+	own := func(rel string, isDir bool) bool { return rel == "prob" && isDir || strings.HasSuffix(rel, ".png") }
+	out := filepath.Join(dir, "out")
+	if err := CheckReplaceable(out, "--out", own); err != nil {
+		t.Errorf("missing: %v", err)
+	}
+	os.MkdirAll(filepath.Join(out, "prob"), 0o755)
+	os.WriteFile(filepath.Join(out, "00000.png"), nil, 0o644)
+	os.WriteFile(filepath.Join(out, "prob", "00000.png"), nil, 0o644)
+	if err := CheckReplaceable(out, "--out", own); err != nil {
+		t.Errorf("own: %v", err)
+	}
+	os.WriteFile(filepath.Join(out, "prob", "notes.txt"), nil, 0o644)
+	if err := CheckReplaceable(out, "--out", own); err == nil || !strings.Contains(err.Error(), "--out "+out+" holds "+filepath.Join(out, "prob", "notes.txt")+", which densify did not write there") {
+		t.Errorf("stranger: %v", err)
+	}
+	if err := CheckReplaceable(filepath.Join(out, "00000.png"), "--out", own); err == nil || !strings.Contains(err.Error(), "is a file") {
+		t.Errorf("file: %v", err)
 	}
 }

@@ -1,7 +1,8 @@
 // Package flagcheck checks a cobra command's flags before it runs: the
-// range of every numeric flag and no output path that names an input, both
-// from tables (Table), so that a new flag is checked by adding one line;
-// the ranges are also appended to the flags' --help text.
+// range of every numeric flag and no output path that names an input or a
+// file read through one, both from tables (Table), so that a new flag is
+// checked by adding one line; the ranges are also appended to the flags'
+// --help text.
 package flagcheck
 
 import (
@@ -53,15 +54,19 @@ func Closed(lo, hi float64) Range { return Range{Lo: lo, Hi: hi} }
 // IO names a command's flags holding output and input paths. Outputs
 // marked tree (a trailing "/") are folders written or replaced as a whole:
 // an input inside them is refused too. "ARGS" stands for the positional
-// arguments.
+// arguments. An input may name a kind after a colon ("frames:frames"): the
+// files read through it (Table.Inputs) are inputs as well.
 type IO struct{ Out, In []string }
 
 // Table holds the checks: Flags gives the range of every numeric flag by
 // name, Commands overrides it for one command ("command/flag"), IO the
-// paths per command name.
+// paths per command name, and Inputs, per kind of input, the files read
+// through an input path of that kind (the frames and ground truth of a
+// frame folder, the files a list names, …).
 type Table struct {
 	Flags, Commands map[string]Range
 	IO              map[string]IO
+	Inputs          map[string]func(path string) []string
 }
 
 // RangeOf returns the range of a numeric flag of cmd (ok false: none).
@@ -111,7 +116,9 @@ func flagValues(cmd *cobra.Command, name string, args []string) []string {
 	return []string{fl.Value.String()}
 }
 
-// CheckOutputs refuses an output path that is an input (pathcheck.Distinct).
+// CheckOutputs refuses an output path that is an input, or a file read
+// through one (pathcheck.Distinct): the one rule every output flag of
+// every command goes through.
 func (t Table) CheckOutputs(cmd *cobra.Command, args []string) error {
 	io, ok := t.IO[cmd.Name()]
 	if !ok {
@@ -125,12 +132,18 @@ func (t Table) CheckOutputs(cmd *cobra.Command, args []string) error {
 		}
 	}
 	for _, i := range io.In {
+		i, kind, _ := strings.Cut(i, ":")
 		flag := "--" + i
 		if i == "ARGS" {
 			flag = "argument"
 		}
 		for _, v := range flagValues(cmd, i, args) {
 			ins = append(ins, pathcheck.Path{Flag: flag, Path: v})
+			if expand := t.Inputs[kind]; expand != nil && v != "" {
+				for _, f := range expand(v) {
+					ins = append(ins, pathcheck.Path{Flag: flag, Path: f, Within: v})
+				}
+			}
 		}
 	}
 	// Two outputs of one command must differ as well.

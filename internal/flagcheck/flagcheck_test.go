@@ -36,3 +36,26 @@ func TestTableChecksRangesAndPaths(t *testing.T) {
 		}
 	}
 }
+
+// An input of a kind stands for the files read through it as well.
+func TestInputKinds(t *testing.T) {
+	tab := Table{IO: map[string]IO{"c": {Out: []string{"out"}, In: []string{"in:list"}}},
+		Inputs: map[string]func(string) []string{"list": func(p string) []string { return []string{p + ".a", p + ".b"} }}}
+	cmd := &cobra.Command{Use: "c"}
+	var in, out string
+	cmd.Flags().StringVar(&in, "in", "", "")
+	cmd.Flags().StringVar(&out, "out", "", "")
+	for _, c := range []struct {
+		out, want string
+	}{
+		{"l.b", "--out l.b is the input --in l (l.b): refusing to overwrite an input"},
+		{"l", "--out l is the input --in l: refusing"},
+		{"l.c", ""},
+	} {
+		in, out = "l", c.out
+		err := tab.CheckOutputs(cmd, nil)
+		if (c.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), c.want)) {
+			t.Errorf("--out %s: err = %v, want %q", c.out, err, c.want)
+		}
+	}
+}

@@ -32,7 +32,8 @@ type Stage struct {
 // (mask refinement; video implements its graph cut and optical flow).
 var Stages = []Stage{
 	{"formats", []string{"matfile", "models", "trajectory"}},
-	{"data sets", []string{"dataset", "bsds"}},
+	{"data sets", []string{"dataset"}},
+	{"BSDS-500 layout (its images through dataset's decoder)", []string{"bsds"}},
 	{"shared algorithms: solver, scores, mask refinement, camera motion", []string{"multicut", "eval", "refine", "camera"}},
 	{"1 tracking (OpenCV) and synthetic sequences", []string{"video", "synth"}},
 	{"2 motion graph and multicut segmentation; image boundaries", []string{"motiongraph", "boundary"}},

@@ -128,64 +128,13 @@ func Read(path string) (*Array, error) {
 
 // Decode parses .npy bytes; name is used in errors.
 func Decode(data []byte, name string) (*Array, error) {
-	bad := func(format string, args ...any) error { return fileerr.New(name, 0, "npy: "+format, args...) }
-	if len(data) < 10 || string(data[:6]) != magic {
-		return nil, bad("not a .npy file (bad magic)")
+	a, n, item, off, err := decodeHeader(data, name)
+	if err != nil {
+		return nil, err
 	}
-	var hl, off int
-	switch data[6] {
-	case 1:
-		hl, off = int(binary.LittleEndian.Uint16(data[8:10])), 10
-	case 2, 3:
-		if len(data) < 12 {
-			return nil, bad("truncated header")
-		}
-		hl, off = int(binary.LittleEndian.Uint32(data[8:12])), 12
-	default:
-		return nil, bad("unsupported format version %d.%d", data[6], data[7])
-	}
-	if hl < 0 || off+hl > len(data) {
-		return nil, bad("truncated header")
-	}
-	h := string(data[off : off+hl])
-	d, o, s := descrRe.FindStringSubmatch(h), orderRe.FindStringSubmatch(h), shapeRe.FindStringSubmatch(h)
-	if d == nil || o == nil || s == nil {
-		return nil, bad("malformed header %q", strings.TrimSpace(h))
-	}
-	if o[1] == "True" {
-		return nil, bad("Fortran-order arrays are not supported")
-	}
-	a := &Array{}
-	n := 1
-	for _, f := range strings.Split(s[1], ",") {
-		f = strings.TrimSpace(f)
-		if f == "" {
-			continue
-		}
-		v, err := strconv.Atoi(f)
-		if err != nil || v < 0 {
-			return nil, bad("bad shape %q", s[1])
-		}
-		if v > 0 && n > maxElems/v {
-			return nil, bad("array too large: shape %q", s[1])
-		}
-		n *= v
-		a.Shape = append(a.Shape, v)
-	}
-	body := data[off+hl:]
-	var item int
-	switch d[1] {
-	case "<i2":
-		item = 2
-	case "<f4":
-		item = 4
-	case "|u1", "<u1", "u1", "|b1":
-		item = 1
-	default:
-		return nil, bad("unsupported dtype %q", d[1])
-	}
+	body := data[off:]
 	if len(body) != n*item {
-		return nil, bad("data has %d bytes, shape %v needs %d", len(body), a.Shape, n*item)
+		return nil, fileerr.New(name, 0, "npy: data has %d bytes, shape %v needs %d", len(body), a.Shape, n*item)
 	}
 	switch item {
 	case 2:
@@ -202,4 +151,105 @@ func Decode(data []byte, name string) (*Array, error) {
 		a.U8 = append([]uint8{}, body...)
 	}
 	return a, nil
+}
+
+// decodeHeader parses the header at the start of data: the array (its
+// Shape set), its element count, the bytes per element and the offset of
+// the data.
+func decodeHeader(data []byte, name string) (a *Array, n, item, off int, err error) {
+	bad := func(format string, args ...any) (*Array, int, int, int, error) {
+		return nil, 0, 0, 0, fileerr.New(name, 0, "npy: "+format, args...)
+	}
+	if len(data) < 10 || string(data[:6]) != magic {
+		return bad("not a .npy file (bad magic)")
+	}
+	var hl int
+	switch data[6] {
+	case 1:
+		hl, off = int(binary.LittleEndian.Uint16(data[8:10])), 10
+	case 2, 3:
+		if len(data) < 12 {
+			return bad("truncated header")
+		}
+		hl, off = int(binary.LittleEndian.Uint32(data[8:12])), 12
+	default:
+		return bad("unsupported format version %d.%d", data[6], data[7])
+	}
+	if hl < 0 || off+hl > len(data) {
+		return bad("truncated header")
+	}
+	h := string(data[off : off+hl])
+	d, o, s := descrRe.FindStringSubmatch(h), orderRe.FindStringSubmatch(h), shapeRe.FindStringSubmatch(h)
+	if d == nil || o == nil || s == nil {
+		return bad("malformed header %q", strings.TrimSpace(h))
+	}
+	if o[1] == "True" {
+		return bad("Fortran-order arrays are not supported")
+	}
+	a = &Array{}
+	n = 1
+	for _, f := range strings.Split(s[1], ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			continue
+		}
+		v, err := strconv.Atoi(f)
+		if err != nil || v < 0 {
+			return bad("bad shape %q", s[1])
+		}
+		if v > 0 && n > maxElems/v {
+			return bad("array too large: shape %q", s[1])
+		}
+		n *= v
+		a.Shape = append(a.Shape, v)
+	}
+	switch d[1] {
+	case "<i2":
+		item = 2
+	case "<f4":
+		item = 4
+	case "|u1", "<u1", "u1", "|b1":
+		item = 1
+	default:
+		return bad("unsupported dtype %q", d[1])
+	}
+	return a, n, item, off + hl, nil
+}
+
+// ReadShape returns the shape of the .npy file path, reading only its
+// header, and checks that the file holds all the data the header
+// announces.
+func ReadShape(path string) ([]int, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	head := make([]byte, 12)
+	k, _ := io.ReadFull(f, head)
+	head = head[:k]
+	if k >= 10 {
+		hl := int(binary.LittleEndian.Uint16(head[8:10])) + 10
+		if head[6] >= 2 && k == 12 {
+			hl = int(binary.LittleEndian.Uint32(head[8:12])) + 12
+		}
+		if hl > k && int64(hl) <= st.Size() && hl <= 1<<20 {
+			head = append(head, make([]byte, hl-k)...)
+			if _, err := io.ReadFull(f, head[k:]); err != nil {
+				return nil, fmt.Errorf("%s: %w", path, err)
+			}
+		}
+	}
+	a, n, item, off, err := decodeHeader(head, path)
+	if err != nil {
+		return nil, err
+	}
+	if st.Size() != int64(off)+int64(n)*int64(item) {
+		return nil, fileerr.New(path, 0, "npy: file has %d bytes, shape %v needs %d", st.Size(), a.Shape, int64(off)+int64(n)*int64(item))
+	}
+	return a.Shape, nil
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"unicode"
 )
 
 // Path is a command-line path and the flag (or role) it was given with.
@@ -17,6 +18,17 @@ type Path struct {
 	// Tree marks an output folder that is written or replaced as a whole:
 	// an input inside it is refused as well.
 	Tree bool
+	// Within is, for a file read through an input folder or list (a frame
+	// of --frames, a label image of --gt), the path given on the command
+	// line; "" for the path itself.
+	Within string
+}
+
+func (p Path) String() string {
+	if p.Within != "" {
+		return fmt.Sprintf("%s %s (%s)", p.Flag, p.Within, p.Path)
+	}
+	return p.Flag + " " + p.Path
 }
 
 // Distinct returns an error naming both flags when an output is the same
@@ -25,28 +37,35 @@ type Path struct {
 // or, when both exist, os.SameFile (hard links). An output marked Tree also
 // conflicts with any input inside it. Empty paths are ignored.
 func Distinct(outputs, inputs []Path) error {
+	type resolved struct {
+		p    Path
+		r    string
+		info os.FileInfo // nil: not there
+	}
+	ins := make([]resolved, 0, len(inputs))
+	for _, in := range inputs {
+		if in.Path == "" {
+			continue
+		}
+		si, _ := os.Stat(in.Path)
+		ins = append(ins, resolved{in, resolve(in.Path), si})
+	}
 	for _, o := range outputs {
 		if o.Path == "" {
 			continue
 		}
 		ro := resolve(o.Path)
 		so, errO := os.Stat(o.Path)
-		for _, in := range inputs {
-			if in.Path == "" {
-				continue
-			}
-			ri := resolve(in.Path)
-			same := ro == ri
-			if !same && errO == nil {
-				if si, err := os.Stat(in.Path); err == nil && os.SameFile(so, si) {
-					same = true
-				}
+		for _, in := range ins {
+			same := ro == in.r
+			if !same && errO == nil && in.info != nil && os.SameFile(so, in.info) {
+				same = true
 			}
 			if same {
-				return fmt.Errorf("%s %s is the input %s %s: refusing to overwrite an input (choose another output)", o.Flag, o.Path, in.Flag, in.Path)
+				return fmt.Errorf("%s %s is the input %s: refusing to overwrite an input (choose another output)", o.Flag, o.Path, in.p)
 			}
-			if o.Tree && strings.HasPrefix(ri, ro+string(filepath.Separator)) {
-				return fmt.Errorf("%s %s would replace the folder holding the input %s %s: refusing to overwrite an input (choose another output)", o.Flag, o.Path, in.Flag, in.Path)
+			if o.Tree && strings.HasPrefix(in.r, ro+string(filepath.Separator)) {
+				return fmt.Errorf("%s %s would replace the folder holding the input %s: refusing to overwrite an input (choose another output)", o.Flag, o.Path, in.p)
 			}
 		}
 	}
@@ -78,4 +97,30 @@ func resolve(p string) string {
 			return abs
 		}
 	}
+}
+
+// nameMax is the longest file name (one path element, in bytes) of the usual
+// Linux and macOS file systems (NAME_MAX).
+const nameMax = 255
+
+// Name checks that s, given as what (e.g. "--name"), is a name and not a
+// path: one path element (no '/' or '\'), not "", "." or "..", at most 255
+// bytes, and no control character (a newline would split a report's row
+// or a list's line). A name used in an output file name could otherwise
+// write outside the output folder ("../../x") or over an input.
+func Name(what, s string) error {
+	switch {
+	case s == "" || s == "." || s == "..":
+		return fmt.Errorf("%s %q is not a name", what, s)
+	case strings.ContainsAny(s, `/\`):
+		return fmt.Errorf("%s %q is a path: give a name (no / or \\)", what, s)
+	case len(s) > nameMax:
+		return fmt.Errorf("%s of %d bytes is longer than the %d a file name may have", what, len(s), nameMax)
+	}
+	for _, r := range s {
+		if unicode.IsControl(r) || r == '\u2028' || r == '\u2029' {
+			return fmt.Errorf("%s %q holds the control character %U", what, s, r)
+		}
+	}
+	return nil
 }

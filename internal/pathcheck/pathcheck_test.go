@@ -41,3 +41,26 @@ func TestDistinct(t *testing.T) {
 		}
 	}
 }
+
+func TestName(t *testing.T) {
+	for _, ok := range []string{"cars1", "synth 01", "ä-ö_1.2", strings.Repeat("x", 255)} {
+		if err := Name("--name", ok); err != nil {
+			t.Errorf("%q: %v", ok, err)
+		}
+	}
+	for s, want := range map[string]string{
+		"":                       "is not a name",
+		".":                      "is not a name",
+		"..":                     "is not a name",
+		"../../evil":             "is a path",
+		"a/b":                    "is a path",
+		`a\b`:                    "is a path",
+		"seq\nname":              "control character U+000A",
+		"seq\rname":              "control character U+000D",
+		strings.Repeat("x", 256): "longer than the 255",
+	} {
+		if err := Name("--name", s); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v, want %q", s, err, want)
+		}
+	}
+}
