@@ -62,7 +62,7 @@ type SegmentResult struct {
 	// camera.Motion.TrackQuantiles), NaN for a single-point trajectory: the
 	// per-trajectory evidence with which `densify prepare` leaves
 	// unexplained trajectories of camera-explained background clusters
-	// unlabelled (sampling.Options.BackgroundResidual). The upper quartile
+	// unlabelled (trainset.Options.BackgroundResidual). The upper quartile
 	// is large when the trajectory moves on its own over a quarter of its
 	// life, such as the foot of a walking animal.
 	CameraResidual CameraResiduals

@@ -14,7 +14,7 @@ import (
 	"github.com/densify/densify/dataset"
 	"github.com/densify/densify/eval"
 	"github.com/densify/densify/internal/atomicfile"
-	"github.com/densify/densify/sampling"
+	"github.com/densify/densify/trainset"
 )
 
 // Densifier trains the dense segmentation network on prepared sets and
@@ -92,15 +92,15 @@ type trainParams struct {
 func (p *seqRun) prepareOracle() error {
 	po := p.opt.Prepare
 	type params struct {
-		Options sampling.Options `json:"options"`
+		Options trainset.Options `json:"options"`
 		Format  int              `json:"format"`
 	}
-	st := stage{name: "prepare-oracle", params: params{po, sampling.FormatVersion},
+	st := stage{name: "prepare-oracle", params: params{po, trainset.FormatVersion},
 		inputs:  append([]string{p.lay.Tracks(), p.seq.GTPath}, p.frames...),
 		outputs: []string{filepath.Join(p.lay.PreparedOracle(), "manifest.json")}}
 	p.unstampBroken(st.name, p.lay.PreparedOracle())
 	_, err := p.runStage(st, nil, func(string) (any, error) {
-		set, err := sampling.PrepareOracleFiles(p.seq.FramesDir, p.lay.Tracks(), p.gt, p.lay.PreparedOracle(), po)
+		set, err := trainset.PrepareOracleFiles(p.seq.FramesDir, p.lay.Tracks(), p.gt, p.lay.PreparedOracle(), po)
 		if err != nil {
 			return nil, err
 		}

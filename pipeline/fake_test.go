@@ -12,7 +12,7 @@ import (
 	"sync"
 
 	"github.com/densify/densify/internal/npy"
-	"github.com/densify/densify/sampling"
+	"github.com/densify/densify/trainset"
 )
 
 // fakeDensifier stands in for the U-Net: its "model" remembers the prepared
@@ -75,7 +75,7 @@ func (f *fakeDensifier) Predict(ctx context.Context, req PredictRequest) error {
 	if err != nil {
 		return err
 	}
-	var man sampling.Manifest
+	var man trainset.Manifest
 	if err := json.Unmarshal(mb, &man); err != nil {
 		return err
 	}

@@ -15,7 +15,7 @@
 // The stages call the packages that implement them: trajectory (tracking on
 // optical flow, through Options.FlowTracker), motiongraph (graph, costs,
 // multicut via motiongraph.Segment), uncertainty (Kardoost & Keuper, UAI
-// 2021, Eqs. 10–14, sparsification), sampling (ACCV'20 training data with
+// 2021, Eqs. 10–14, sparsification), trainset (ACCV'20 training data with
 // UAI'21 hard examples), the dense network (Options.Densifier) and eval (FBMS
 // MoSegEval protocol). The two parts that need native libraries, OpenCV's
 // optical flow and the libtorch U-Net, are injected by the composition root
@@ -37,7 +37,7 @@ import (
 	"github.com/densify/densify/internal/logit"
 	"github.com/densify/densify/motiongraph"
 	"github.com/densify/densify/refine"
-	"github.com/densify/densify/sampling"
+	"github.com/densify/densify/trainset"
 	"github.com/densify/densify/trajectory"
 	"github.com/densify/densify/uncertainty"
 )
@@ -50,7 +50,7 @@ import (
 // train.VariantUniform), VariantConfidence weights every label by the
 // confidence 1 − 2u of its trajectory (train.VariantConfidence), and
 // VariantOracle trains uniform weights on the same trajectories labelled from
-// the ground truth (sampling.PrepareOracleFiles; sequences without ground
+// the ground truth (trainset.PrepareOracleFiles; sequences without ground
 // truth skip it): the dense J a perfect segmentation would give.
 type Variant string
 
@@ -179,7 +179,7 @@ type Options struct {
 	Sparsify     uncertainty.SparsifyOptions
 
 	// Prepare.
-	Prepare sampling.Options
+	Prepare trainset.Options
 
 	// Train / predict: the densifier (nil: the dense stages fail with "no
 	// densifier") and its settings.
@@ -266,7 +266,7 @@ func DefaultOptions() Options {
 		Segment:      motiongraph.DefaultSegmentOptions(),
 		HeatmapEvery: 10,
 		Sparsify:     uncertainty.SparsifyOptions{Beta: 0.5, Step: 0.05, Max: 0.9, Seeds: 10},
-		Prepare:      sampling.DefaultOptions(),
+		Prepare:      trainset.DefaultOptions(),
 		Train:        TrainOptions{Preset: "unet-cpu", Epochs: 30, LR: 1e-3, BatchSize: 2, Seed: 1, Device: "cpu", Overlays: true, Refine: "graphcut", Temporal: refine.DefaultTemporalRadius, Mirror: true},
 	}
 }

@@ -17,8 +17,8 @@ import (
 	"github.com/densify/densify/internal/testutil"
 	"github.com/densify/densify/motiongraph"
 	"github.com/densify/densify/multicut"
-	"github.com/densify/densify/sampling"
 	"github.com/densify/densify/synth"
+	"github.com/densify/densify/trainset"
 	"github.com/densify/densify/trajectory"
 	"github.com/densify/densify/uncertainty"
 )
@@ -520,13 +520,13 @@ func TestReportMarkdown(t *testing.T) {
 	r.Sequences[0].Dense[VariantWeighted].Scores.JAwayFromThin = nil
 	// Label quality away from thin parts: printed when the prepare stamp has
 	// it, left out (not printed as 0) for a stamp written before it existed.
-	away := sampling.LabelScores{IoU: 0.95}
+	away := trainset.LabelScores{IoU: 0.95}
 	for _, c := range []struct {
-		away *sampling.LabelScores
+		away *trainset.LabelScores
 		want string
 	}{{&away, "IoU 0.800 over 100 labelled pixels (IoU 0.950 away from object parts thinner than 5 px); hard"},
 		{nil, "IoU 0.800 over 100 labelled pixels; hard"}} {
-		r.Sequences[0].Prepared = &PrepareInfo{LabelQuality: &sampling.LabelQuality{Labelled: sampling.LabelScores{Pixels: 100, IoU: 0.8}, AwayFromThin: c.away}}
+		r.Sequences[0].Prepared = &PrepareInfo{LabelQuality: &trainset.LabelQuality{Labelled: trainset.LabelScores{Pixels: 100, IoU: 0.8}, AwayFromThin: c.away}}
 		var b bytes.Buffer
 		if err := r.Markdown(&b); err != nil {
 			t.Fatal(err)
@@ -774,7 +774,7 @@ func TestVariantNamesAndSweepParameters(t *testing.T) {
 func TestReportColourCheckAndBackgroundCutLines(t *testing.T) {
 	for _, n := range []int{17, 0} {
 		r := &Report{Root: "data", Work: "out", Sequences: []*SequenceResult{{Name: "s1",
-			Prepared: &PrepareInfo{Summary: sampling.Summary{Frames: 2, Width: 4, Height: 3, Classes: 2, ClassCounts: []int{5, 1}, Unsupported: 3, ColourRejected: n, ColourRejectedTracks: n / 4, CutPoints: 2 * n}}}}}
+			Prepared: &PrepareInfo{Summary: trainset.Summary{Frames: 2, Width: 4, Height: 3, Classes: 2, ClassCounts: []int{5, 1}, Unsupported: 3, ColourRejected: n, ColourRejectedTracks: n / 4, CutPoints: 2 * n}}}}}
 		r.summarise()
 		var b bytes.Buffer
 		if err := r.Markdown(&b); err != nil {

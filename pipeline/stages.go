@@ -15,7 +15,7 @@ import (
 	"github.com/densify/densify/internal/progress"
 	"github.com/densify/densify/motiongraph"
 	"github.com/densify/densify/multicut"
-	"github.com/densify/densify/sampling"
+	"github.com/densify/densify/trainset"
 	"github.com/densify/densify/trajectory"
 	"github.com/densify/densify/uncertainty"
 )
@@ -323,10 +323,10 @@ func (p *seqRun) sparseEval() error {
 
 // PrepareInfo summarises the prepared training set.
 type PrepareInfo struct {
-	sampling.Summary
+	trainset.Summary
 	// LabelQuality scores the training labels against the ground truth
 	// (when the sequence has one).
-	LabelQuality *sampling.LabelQuality `json:"label_quality,omitempty"`
+	LabelQuality *trainset.LabelQuality `json:"label_quality,omitempty"`
 }
 
 func (p *seqRun) prepare() error {
@@ -335,10 +335,10 @@ func (p *seqRun) prepare() error {
 	tracks := p.lay.LabelledTracks(p.res.TrackFrames)
 	// the format version is a parameter: a set of an older layout is redone
 	type params struct {
-		Options sampling.Options `json:"options"`
+		Options trainset.Options `json:"options"`
 		Format  int              `json:"format"`
 	}
-	st := stage{name: "prepare", params: params{po, sampling.FormatVersion},
+	st := stage{name: "prepare", params: params{po, trainset.FormatVersion},
 		inputs:  append([]string{tracks, p.lay.UncertaintyCSV(), p.lay.CameraResiduals()}, p.frames...),
 		outputs: []string{filepath.Join(p.lay.Prepared(), "manifest.json")}}
 	p.unstampBroken(st.name, p.lay.Prepared())
@@ -353,13 +353,13 @@ func (p *seqRun) prepare() error {
 		}
 		po := po
 		po.Progress = p.progressFunc("background cut")
-		set, err := sampling.PrepareFiles(p.seq.FramesDir, tracks, p.lay.UncertaintyCSV(), residual.Median, residual.Upper, p.lay.Prepared(), po)
+		set, err := trainset.PrepareFiles(p.seq.FramesDir, tracks, p.lay.UncertaintyCSV(), residual.Median, residual.Upper, p.lay.Prepared(), po)
 		if err != nil {
 			return nil, err
 		}
 		info := PrepareInfo{Summary: set.Summary()}
 		if p.gt != nil {
-			q := sampling.ScoreLabels(set, p.gt)
+			q := trainset.ScoreLabels(set, p.gt)
 			info.LabelQuality = &q
 		}
 		return info, nil
@@ -369,14 +369,14 @@ func (p *seqRun) prepare() error {
 }
 
 // unstampBroken removes the stamp of the stage that wrote the prepared
-// set dir when the set does not load (sampling.CheckSet: damaged or edited
+// set dir when the set does not load (trainset.CheckSet: damaged or edited
 // after it was written), so that runStage prepares it again instead of
 // every later run failing at training.
 func (p *seqRun) unstampBroken(stage, dir string) {
 	if _, err := os.Stat(stampPath(p.dir, stage)); err != nil {
 		return
 	}
-	if err := sampling.CheckSet(dir); err != nil {
+	if err := trainset.CheckSet(dir); err != nil {
 		fmt.Fprintf(p.opt.log(), "%s: %s does not load (%v): preparing it again\n", p.name, dir, err)
 		os.Remove(stampPath(p.dir, stage))
 	}

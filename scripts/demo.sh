@@ -12,7 +12,7 @@
 # Environment: DENSIFY (binary, default bin/densify), DEMO_OUT (default demo-out),
 # DEMO_EPOCHS (default 15), DEMO_THREADS (default 0 = all cores), DEMO_SEEDS (models per variant
 # in the ablation, default 2), DEMO_PHI (segment-uncertainty threshold φ of the hard-example rule;
-# default: the product's, sampling.DefaultPhi).
+# default: the product's, trainset.DefaultPhi).
 set -euo pipefail
 
 cd "$(dirname "$0")/.."

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/densify/densify/sampling"
+	"github.com/densify/densify/trainset"
 )
 
 // BenchmarkTrainEpochSynth320 is one epoch of unet-cpu (batch 2, the CPU
@@ -18,7 +18,7 @@ import (
 // sequence (synth defaults, ground-truth tracks every 3 px): the training
 // budget of make demo. Reports seconds per epoch.
 func BenchmarkTrainEpochSynth320(b *testing.B) {
-	set, _ := synthSet(b, b.TempDir(), 320, 240, 30, sampling.DefaultOptions())
+	set, _ := synthSet(b, b.TempDir(), 320, 240, 30, trainset.DefaultOptions())
 	cfg := DefaultConfig()
 	cfg.Epochs = 1
 	b.ResetTimer()
@@ -49,7 +49,7 @@ func BenchmarkPeakMemoryFactor(b *testing.B) {
 	}
 	for _, factor := range []float64{1, 1000} {
 		b.Run(fmt.Sprintf("factor=%g", factor), func(b *testing.B) {
-			opt := sampling.DefaultOptions()
+			opt := trainset.DefaultOptions()
 			opt.Factor = factor
 			set, _ := synthSet(b, b.TempDir(), 854, 480, 2, opt)
 			var peaks []float64

@@ -8,7 +8,7 @@ import (
 
 	"github.com/densify/densify/dataset"
 	"github.com/densify/densify/internal/npy"
-	"github.com/densify/densify/sampling"
+	"github.com/densify/densify/trainset"
 	"github.com/densify/densify/unet"
 )
 
@@ -61,13 +61,13 @@ func (d *trainData) PriorShift() []float64 {
 	return out
 }
 
-// loadSets reads the prepared sets (sampling.Set.Write layout) and builds the
+// loadSets reads the prepared sets (trainset.Set.Write layout) and builds the
 // training samples at scale, with the loss weights of variant v.
 func loadSets(dirs []string, scale float64, wt weighting) (*trainData, error) {
 	v := wt.Variant
 	d := &trainData{}
 	for si, dir := range dirs {
-		m, err := sampling.ReadManifest(dir)
+		m, err := trainset.ReadManifest(dir)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", dir, err)
 		}
@@ -75,7 +75,7 @@ func loadSets(dirs []string, scale float64, wt weighting) (*trainData, error) {
 			return nil, fmt.Errorf("%s: prepared set of format version %d, which has the hard-example factor in its weights; this densify needs version ≥ 2 (base weights and hard mask apart): run densify prepare again", dir, m.Version)
 		}
 		if (v.NeedsUncertainty() || wt.redraw()) && m.Version < 3 {
-			return nil, fmt.Errorf("%s: prepared set of format version %d has no per-pixel uncertainty, which the %s variant needs (version %d): run densify prepare again", dir, m.Version, v, sampling.FormatVersion)
+			return nil, fmt.Errorf("%s: prepared set of format version %d has no per-pixel uncertainty, which the %s variant needs (version %d): run densify prepare again", dir, m.Version, v, trainset.FormatVersion)
 		}
 		switch m.Mode {
 		case "binary", "multi":
@@ -150,7 +150,7 @@ type weighting struct {
 // redraw reports whether the hard examples are redrawn for another φ.
 func (w weighting) redraw() bool { return w.Variant == VariantHard && w.Phi >= 0 }
 
-func loadFrame(dir string, m *sampling.Manifest, mf sampling.ManifestFrame, scale float64, wt weighting) (*sample, error) {
+func loadFrame(dir string, m *trainset.Manifest, mf trainset.ManifestFrame, scale float64, wt weighting) (*sample, error) {
 	v := wt.Variant
 	W, H := m.Width, m.Height
 	read := func(rel string) (*npy.Array, string, error) {
@@ -213,7 +213,7 @@ func loadFrame(dir string, m *sampling.Manifest, mf sampling.ManifestFrame, scal
 		if mu, err = readU(mf.Mu, "segment uncertainty"); err != nil {
 			return nil, err
 		}
-		// the hard examples of sampling.Prepare for φ = wt.Phi
+		// the hard examples of trainset.Prepare for φ = wt.Phi
 		for i := range ha.U8 {
 			ha.U8[i] = 0
 			if la.Int16[i] >= 0 && u[i] > mu[i] && float64(mu[i]) > wt.Phi {
@@ -356,7 +356,7 @@ func scaleLabels(labels []int16, weights []float32, hard []uint8, W, H, w, h int
 	ow := make([]float32, w*h)
 	oh := make([]uint8, w*h)
 	for i := range ol {
-		ol[i] = sampling.Unlabelled
+		ol[i] = trainset.Unlabelled
 	}
 	for y := 0; y < H; y++ {
 		ty := min(h-1, int((float64(y)+0.5)*float64(h)/float64(H)))

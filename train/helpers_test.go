@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"github.com/densify/densify/dataset"
-	"github.com/densify/densify/sampling"
 	"github.com/densify/densify/synth"
+	"github.com/densify/densify/trainset"
 	"github.com/densify/densify/unet"
 )
 
@@ -19,7 +19,7 @@ import (
 // a deterministic uncertainty (every 5th track 0.9, others 0.05, so every
 // segment is uncertain and the 0.9 tracks are hard) and writes a prepared
 // set. It returns the set folder and the frame paths.
-func synthSet(t testing.TB, dir string, w, h, frames int, opt sampling.Options) (string, []string) {
+func synthSet(t testing.TB, dir string, w, h, frames int, opt trainset.Options) (string, []string) {
 	t.Helper()
 	p := synth.DefaultParams()
 	p.Width, p.Height, p.Frames, p.Objects = w, h, frames, 1
@@ -46,7 +46,7 @@ func synthSet(t testing.TB, dir string, w, h, frames int, opt sampling.Options) 
 		}
 	}
 	frame := func(f int) (image.Image, error) { return seq.Frames[f], nil }
-	set, err := sampling.Prepare(sampling.Input{Tracks: tracks, Uncertainty: u, Width: w, Height: h, Frame: frame}, opt)
+	set, err := trainset.Prepare(trainset.Input{Tracks: tracks, Uncertainty: u, Width: w, Height: h, Frame: frame}, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,8 +72,8 @@ func writePNG(t testing.TB, path string, img image.Image) {
 }
 
 // testOptions: small clean-up thresholds suited to 48×32 frames.
-func testOptions() sampling.Options {
-	o := sampling.DefaultOptions()
+func testOptions() trainset.Options {
+	o := trainset.DefaultOptions()
 	o.MinSegment = 2
 	o.IsolatedRadius = 6
 	o.BorderStep = 6

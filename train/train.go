@@ -1,5 +1,5 @@
 // Package train trains the densification U-Net (package unet) on prepared
-// sparse training sets (package sampling) and predicts dense masks with it:
+// sparse training sets (package trainset) and predicts dense masks with it:
 // Kardoost, Ho, Ochs, Keuper, "Self-supervised sparse to dense motion
 // segmentation", ACCV 2020, with the hard-example weights of Kardoost &
 // Keuper, UAI 2021, Sec. 4.3.

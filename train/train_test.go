@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/densify/densify/internal/npy"
-	"github.com/densify/densify/sampling"
+	"github.com/densify/densify/trainset"
 	"github.com/densify/densify/unet"
 	"github.com/sugarme/gotch"
 )
@@ -175,7 +175,7 @@ func TestHardExamplesRedrawnForPhiAndFactor(t *testing.T) {
 // 4×4 → 2×2: every pixel lands in the 2×2 block containing its centre; the
 // heavier label wins a block, and no labelled block becomes empty.
 func TestScaleLabelsKeepsSparseLabels(t *testing.T) {
-	const u = sampling.Unlabelled
+	const u = trainset.Unlabelled
 	labels := []int16{
 		1, u, u, u,
 		u, 0, u, u,
@@ -305,7 +305,7 @@ func TestBadInput(t *testing.T) {
 	os.WriteFile(frames[1], orig, 0o644)
 
 	// No labelled pixel: every labels file set to −1.
-	m, err := sampling.ReadManifest(set)
+	m, err := trainset.ReadManifest(set)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/densify/densify/internal/npy"
-	"github.com/densify/densify/sampling"
+	"github.com/densify/densify/trainset"
 )
 
 func TestVariantWeight(t *testing.T) {
@@ -108,7 +108,7 @@ func TestPriorShiftHandComputed(t *testing.T) {
 // teaches nothing.
 func TestOneClassSetRefused(t *testing.T) {
 	set, _ := synthSet(t, t.TempDir(), 48, 32, 2, testOptions())
-	m, err := sampling.ReadManifest(set)
+	m, err := trainset.ReadManifest(set)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -110,7 +110,7 @@ func TestSynthEvalPrepareChain(t *testing.T) {
 	}
 	// --support-radius reaches Prepare, and its count is printed and
 	// recorded (it is 0 on this short synthetic sequence; the rule itself
-	// is tested in sampling).
+	// is tested in trainset).
 	supSet := filepath.Join(dir, "set-sup")
 	out, err := densify(t, "prepare", "--frames", seq, "--tracks", labelled[0], "--segment", filepath.Join(sdir, "segment.json"), "--out", supSet, "--support-radius", "4", "--support-length", "9")
 	if err != nil {
@@ -122,7 +122,7 @@ func TestSynthEvalPrepareChain(t *testing.T) {
 		t.Fatalf("prepare --support-radius 4: manifest %v\n%s", sup["parameters"], out)
 	}
 	// --colour-window reaches Prepare, reads the frames, and its count is
-	// printed and recorded (the rule itself is tested in sampling).
+	// printed and recorded (the rule itself is tested in trainset).
 	colSet := filepath.Join(dir, "set-colour")
 	out, err = densify(t, "prepare", "--frames", seq, "--tracks", labelled[0], "--segment", filepath.Join(sdir, "segment.json"), "--out", colSet, "--colour-window", "2")
 	if err != nil {
@@ -137,7 +137,7 @@ func TestSynthEvalPrepareChain(t *testing.T) {
 	}
 	// The background cut is on by default: its count is printed and recorded
 	// (0 on these small frames, where r is 20 px; the rule itself is tested
-	// in sampling); --cut-background=false turns it off, --cut-margin
+	// in trainset); --cut-background=false turns it off, --cut-margin
 	// reaches Prepare.
 	cut, _ := col["cut_background_points"].(float64)
 	if col["parameters"].(map[string]any)["CutBackground"] != true ||

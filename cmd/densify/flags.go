@@ -2,8 +2,8 @@ package main
 
 import (
 	"github.com/densify/densify/motiongraph"
-	"github.com/densify/densify/sampling"
 	"github.com/densify/densify/train"
+	"github.com/densify/densify/trainset"
 	"github.com/spf13/pflag"
 )
 
@@ -37,7 +37,7 @@ func (v *graphFlags) params(beta float64) motiongraph.GraphParams {
 }
 
 // bindPrepareFlags binds the training-data options (prepare, train, run, ablate).
-func bindPrepareFlags(f *pflag.FlagSet, o *sampling.Options) {
+func bindPrepareFlags(f *pflag.FlagSet, o *trainset.Options) {
 	f.BoolVar(&o.Multi, "multi", o.Multi, "multi-label mode (one class per segment) instead of background vs moving objects")
 	f.IntVar(&o.Background, "background", o.Background, "cluster id of the background (-1: the cluster with most points on the image border)")
 	f.IntVar(&o.MinSegment, "min-segment", o.MinSegment, "drop segments with fewer trajectories (0 keeps all)")

@@ -6,7 +6,7 @@ import (
 	"github.com/densify/densify/dataset"
 	"github.com/densify/densify/internal/progress"
 	"github.com/densify/densify/motiongraph"
-	"github.com/densify/densify/sampling"
+	"github.com/densify/densify/trainset"
 	"github.com/spf13/cobra"
 )
 
@@ -15,11 +15,11 @@ type prepareOptions struct {
 	Frames, Tracks, Uncertainty, Out string
 	Segment, GT                      string
 	Oracle                           bool
-	Prepare                          sampling.Options
+	Prepare                          trainset.Options
 }
 
 func NewCmdPrepare(f *Factory) *cobra.Command {
-	o := &prepareOptions{IO: f.IO, Prepare: sampling.DefaultOptions()}
+	o := &prepareOptions{IO: f.IO, Prepare: trainset.DefaultOptions()}
 	cmd := &cobra.Command{
 		Use:   "prepare --frames DIR --tracks T.dat [--uncertainty U.csv] --out DIR",
 		Short: "Build U-Net training data from a labelled sparse segmentation (hard examples from the uncertainty)",
@@ -79,13 +79,13 @@ func runPrepare(o *prepareOptions) error {
 	if o.Oracle && gt == nil {
 		return fmt.Errorf("prepare --oracle needs --gt")
 	}
-	var set *sampling.Set
+	var set *trainset.Set
 	var err error
 	o.Prepare.Progress = progress.Func(o.IO.ErrOut, "background cut")
 	if o.Oracle {
-		set, err = sampling.PrepareOracleFiles(o.Frames, o.Tracks, gt, o.Out, o.Prepare)
+		set, err = trainset.PrepareOracleFiles(o.Frames, o.Tracks, gt, o.Out, o.Prepare)
 	} else {
-		set, err = sampling.PrepareFiles(o.Frames, o.Tracks, o.Uncertainty, residual.Median, residual.Upper, o.Out, o.Prepare)
+		set, err = trainset.PrepareFiles(o.Frames, o.Tracks, o.Uncertainty, residual.Median, residual.Upper, o.Out, o.Prepare)
 	}
 	if err != nil {
 		return err
@@ -97,7 +97,7 @@ func runPrepare(o *prepareOptions) error {
 // camera-explained background clusters go into opt, and it returns the
 // per-trajectory camera residuals (none when the report lists none or for
 // oracle labels, which do not use the segmentation).
-func segmentEvidence(path string, opt *sampling.Options, oracle bool) (motiongraph.CameraResiduals, error) {
+func segmentEvidence(path string, opt *trainset.Options, oracle bool) (motiongraph.CameraResiduals, error) {
 	r, err := motiongraph.ReadSegmentReport(path)
 	if err != nil {
 		return motiongraph.CameraResiduals{}, err

@@ -5,17 +5,17 @@ import (
 
 	"github.com/densify/densify/dataset"
 	"github.com/densify/densify/internal/morph"
-	"github.com/densify/densify/sampling"
+	"github.com/densify/densify/trainset"
 )
 
 // printPrepared scores the labels of set against gt when there is ground
 // truth (label_quality.json beside the set, and a line each), then prints
 // the set's summary: its size and labels, a warning for a set without
 // foreground, and the counts of the colour check and the background cut.
-func printPrepared(o *prepareOptions, set *sampling.Set, gt *dataset.GroundTruth) error {
+func printPrepared(o *prepareOptions, set *trainset.Set, gt *dataset.GroundTruth) error {
 	if gt != nil {
-		q := sampling.ScoreLabels(set, gt)
-		if err := sampling.WriteLabelQuality(o.Out, q); err != nil {
+		q := trainset.ScoreLabels(set, gt)
+		if err := trainset.WriteLabelQuality(o.Out, q); err != nil {
 			return err
 		}
 		fmt.Fprintf(o.IO.Out, "label quality: foreground P/R/IoU %.3f/%.3f/%.3f over %d labelled pixels; hard examples %.3f/%.3f/%.3f, accuracy %.3f over %d pixels\n",

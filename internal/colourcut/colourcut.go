@@ -4,7 +4,7 @@
 // background refitted on each cut, and a contrast-sensitive Potts term
 // (Boykov & Jolly, ICCV 2001). The mask refinement (refine, with the
 // network's probabilities as the per-pixel costs) and the background
-// cut's labels (sampling, with the labels as hard constraints) are
+// cut's labels (trainset, with the labels as hard constraints) are
 // both this energy; each cut is one minimum s–t cut (internal/maxflow).
 package colourcut
 

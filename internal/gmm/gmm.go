@@ -1,5 +1,5 @@
 // Package gmm holds the Gaussian mixture colour model of GrabCut, shared by
-// the colour check of the training labels (sampling) and the graph-cut
+// the colour check of the training labels (trainset) and the graph-cut
 // refinement of the dense masks (refine).
 package gmm
 

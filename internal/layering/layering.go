@@ -38,7 +38,7 @@ var Stages = []Stage{
 	{"1 tracking (OpenCV) and synthetic sequences", []string{"video", "synth"}},
 	{"2 motion graph and multicut segmentation; image boundaries", []string{"motiongraph", "boundary"}},
 	{"3 uncertainty", []string{"uncertainty"}},
-	{"4 training labels; image decomposition", []string{"sampling", "decompose"}},
+	{"4 training labels; image decomposition", []string{"trainset", "decompose"}},
 	{"5 U-Net (libtorch)", []string{"unet"}},
 	{"6 training and prediction", []string{"train"}},
 	{"orchestration", []string{"pipeline", "slurm"}},

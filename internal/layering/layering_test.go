@@ -100,7 +100,7 @@ func TestCheckNamesTheOffendingImport(t *testing.T) {
 		pkg("internal/logit"),
 		unet,
 		pkg("train", "unet", "refine", "github.com/sugarme/gotch"),
-		pkg("pipeline", "uncertainty", "sampling"),
+		pkg("pipeline", "uncertainty", "trainset"),
 		{ImportPath: Module + "/video", Imports: []string{"C", Module + "/refine", "gocv.io/x/gocv"}, CgoFiles: []string{"flow.go"}, Deps: []string{"gocv.io/x/gocv"}},
 		{ImportPath: "gonum.org/v1/gonum/mat"},
 	}
@@ -113,9 +113,9 @@ func TestCheckNamesTheOffendingImport(t *testing.T) {
 		want string
 	}{
 		{pkg("train", "pipeline"), `train imports pipeline, of the later stage "orchestration" (its own: "6 training and prediction")`},
-		{pkg("decompose", "sampling"), `decompose imports sampling, of its own stage "4 training labels; image decomposition"`},
+		{pkg("decompose", "trainset"), `decompose imports trainset, of its own stage "4 training labels; image decomposition"`},
 		{Package{ImportPath: Module + "/eval", TestImports: []string{Module + "/cmd/densify"}}, `eval imports in its tests cmd/densify, of the later stage "composition root"`},
-		{pkg("internal/npy", "sampling"), "internal/npy imports sampling: internal helpers import no stage"},
+		{pkg("internal/npy", "trainset"), "internal/npy imports trainset: internal helpers import no stage"},
 		{pkg("pipeline", "video"), "pipeline imports video, which links gocv.io/x/gocv, but only video, unet, train, cmd/densify may"},
 		{pkg("refine", "gocv.io/x/gocv"), "refine imports gocv.io/x/gocv, which links gocv.io/x/gocv"},
 		{Package{ImportPath: Module + "/uncertainty", Imports: []string{"C"}, CgoFiles: []string{"fast.go"}}, "uncertainty uses cgo (fast.go)"},

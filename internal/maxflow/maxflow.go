@@ -1,6 +1,6 @@
 // Package maxflow computes minimum s–t cuts of the flow networks of binary
 // energies (Boykov & Kolmogorov): internal/colourcut builds the graph cuts
-// of refine's mask refinement and of sampling's background cut on it.
+// of refine's mask refinement and of trainset's background cut on it.
 package maxflow
 
 import (

@@ -1,4 +1,4 @@
-package sampling
+package trainset
 
 import (
 	"encoding/json"

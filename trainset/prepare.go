@@ -1,4 +1,4 @@
-// Package sampling turns a labelled sparse segmentation (trajectories with
+// Package trainset turns a labelled sparse segmentation (trajectories with
 // cluster labels and per-trajectory uncertainties) into training data for the
 // dense U-Net: per frame a sparse label map and a per-pixel loss weight map.
 //
@@ -24,7 +24,7 @@
 //	w_c = ⌊n_major / n_c / 10⌋ + 1,
 //
 // the majority class 1.
-package sampling
+package trainset
 
 import (
 	"errors"
