@@ -2,8 +2,6 @@ package dataset
 
 import (
 	"bytes"
-	"encoding/binary"
-	"hash/crc32"
 	"image"
 	"image/color"
 	"image/jpeg"
@@ -12,24 +10,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-)
 
-// PNGClaiming returns a valid 1×1 PNG whose header claims w×h pixels (the
-// IHDR chunk rewritten with its CRC): a few dozen bytes that decoders
-// would allocate w·h pixels for.
-func pngClaiming(t testing.TB, w, h uint32) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	if err := png.Encode(&buf, image.NewGray(image.Rect(0, 0, 1, 1))); err != nil {
-		t.Fatal(err)
-	}
-	b := buf.Bytes()
-	// signature (8), IHDR length (4), "IHDR" (4), width, height, …, CRC at 29
-	binary.BigEndian.PutUint32(b[16:], w)
-	binary.BigEndian.PutUint32(b[20:], h)
-	binary.BigEndian.PutUint32(b[29:], crc32.ChecksumIEEE(b[12:29]))
-	return b
-}
+	"github.com/densify/densify/internal/testutil"
+)
 
 // cutAfterFirstScan returns the progressive JPEG b cut before its second
 // scan and closed with an end-of-image marker.
@@ -54,7 +37,7 @@ func TestImageHeaderBoundedByFileSize(t *testing.T) {
 		{"big.png", 2000, 2000, "the png header claims 2000x2000 pixels, more than its"},
 	} {
 		p := filepath.Join(dir, c.name)
-		writeFile(t, p, pngClaiming(t, c.w, c.h))
+		writeFile(t, p, testutil.PNGClaiming(t, c.w, c.h))
 		if _, err := ReadImage(p); err == nil || !strings.Contains(err.Error(), p+": "+c.want) {
 			t.Errorf("ReadImage %s: %v, want %q", c.name, err, c.want)
 		}
@@ -124,8 +107,8 @@ func TestReadImageFormat(t *testing.T) {
 // more pixels than the file can hold, and what it returns has the size the
 // header claims.
 func FuzzDecodeImage(f *testing.F) {
-	f.Add(pngClaiming(f, 50000, 50000))
-	f.Add(pngClaiming(f, 3, 2))
+	f.Add(testutil.PNGClaiming(f, 50000, 50000))
+	f.Add(testutil.PNGClaiming(f, 3, 2))
 	var buf bytes.Buffer
 	png.Encode(&buf, &image.Paletted{Pix: []uint8{0, 1, 1, 0}, Stride: 2, Rect: image.Rect(0, 0, 2, 2), Palette: color.Palette{color.Black, color.White}})
 	f.Add(buf.Bytes())

@@ -6,35 +6,20 @@ package main
 
 import (
 	"bytes"
-	"encoding/binary"
 	"encoding/json"
 	"fmt"
-	"hash/crc32"
 	"image"
-	"image/png"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 
-	"github.com/densify/densify/dataset"
 	"gocv.io/x/gocv"
-)
 
-// pngClaiming returns a valid 1×1 PNG whose header claims w×h pixels.
-func pngClaiming(t *testing.T, w, h uint32) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	if err := png.Encode(&buf, image.NewGray(image.Rect(0, 0, 1, 1))); err != nil {
-		t.Fatal(err)
-	}
-	b := buf.Bytes()
-	binary.BigEndian.PutUint32(b[16:], w)
-	binary.BigEndian.PutUint32(b[20:], h)
-	binary.BigEndian.PutUint32(b[29:], crc32.ChecksumIEEE(b[12:29]))
-	return b
-}
+	"github.com/densify/densify/dataset"
+	"github.com/densify/densify/internal/testutil"
+)
 
 // progressiveJPEG encodes img as a progressive JPEG (OpenCV's libjpeg).
 func progressiveJPEG(t *testing.T, img image.Image) []byte {
@@ -56,9 +41,9 @@ func addHostileInputs(t *testing.T, f *catalogueFixture) {
 	t.Helper()
 	// Headers claiming more than the file holds.
 	f.write(t, "huge-nodes.graph", "# 10^8 nodes for one edge\n100000000 1\n0 1 1 0\n")
-	f.write(t, "huge.png", string(pngClaiming(t, 50000, 50000)))
-	f.write(t, "huge-masks/00000.png", string(pngClaiming(t, 50000, 50000)))
-	f.write(t, "big-masks/00000.png", string(pngClaiming(t, 2000, 2000)))
+	f.write(t, "huge.png", string(testutil.PNGClaiming(t, 50000, 50000)))
+	f.write(t, "huge-masks/00000.png", string(testutil.PNGClaiming(t, 50000, 50000)))
+	f.write(t, "big-masks/00000.png", string(testutil.PNGClaiming(t, 2000, 2000)))
 	f.write(t, "far308.dat", "12\n1\n0 2\n1e308 10 0\n5 10 1\n")
 	f.write(t, "inf.dat", "12\n1\n0 2\ninf 10 0\n5 10 1\n")
 	// Border points as trackers write them, and one far outside.

@@ -1,0 +1,27 @@
+package testutil
+
+import (
+	"bytes"
+	"encoding/binary"
+	"hash/crc32"
+	"image"
+	"image/png"
+	"testing"
+)
+
+// PNGClaiming returns a valid 1×1 PNG whose header claims w×h pixels (the
+// IHDR chunk rewritten with its CRC): a few dozen bytes that a decoder
+// without a bound would allocate w·h pixels for.
+func PNGClaiming(t testing.TB, w, h uint32) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, image.NewGray(image.Rect(0, 0, 1, 1))); err != nil {
+		t.Fatal(err)
+	}
+	b := buf.Bytes()
+	// signature (8), IHDR length (4), "IHDR" (4), width, height, …, CRC at 29
+	binary.BigEndian.PutUint32(b[16:], w)
+	binary.BigEndian.PutUint32(b[20:], h)
+	binary.BigEndian.PutUint32(b[29:], crc32.ChecksumIEEE(b[12:29]))
+	return b
+}
