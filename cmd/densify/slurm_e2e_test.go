@@ -29,7 +29,7 @@ func TestSlurmEndToEnd(t *testing.T) {
 	c := slurmtest.Start(t)
 	dir := t.TempDir()
 	data := filepath.Join(dir, "data")
-	if out, err := densify(t, "synth", "--out", data, "--count", "3", "--frames", "6", "--width", "96", "--height", "72", "--gt-every", "3"); err != nil {
+	if out, err := densify(t, "synth", "--out", data, "--count", "3", "--frames", "8", "--width", "160", "--height", "120", "--gt-every", "3"); err != nil {
 		t.Fatalf("synth: %v\n%s", err, out)
 	}
 	flags := []string{"--epochs", "2", "--min-segment", "0", "--seed", "7"}
