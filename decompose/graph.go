@@ -103,8 +103,8 @@ func regularOffsets(n int) []Offset {
 // replaced by the next angle. Because every pixel gets the same offsets, the
 // lifted edges around a pixel reach every direction at every scale through
 // its neighbours' edges; the default k = 8 gives |F| ≈ 8|V| ≈ 1.2 M lifted
-// edges on a 481×321 image instead of the ~1250|V| of the complete
-// radius-20 disc, which keeps GAEC + KLj within seconds (see
+// edges on a 481×321 image instead of the ~630|V| of the complete
+// radius-20 disc (π·20²/2 undirected edges per pixel), which keeps GAEC + KLj within seconds (see
 // BenchmarkDecompose; k = 16 and 24 are measured in DefaultGraphParams).
 func LiftedOffsets(k int, tau float64, neighbours int) []Offset {
 	seen := map[Offset]bool{}

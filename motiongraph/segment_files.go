@@ -89,7 +89,7 @@ type SegmentReport struct {
 //	<name>Tracks<frames>.dat   the trajectories labelled with their cluster ids
 //	graph.txt                  the multicut instance (node i = i-th track)
 //	labels.txt                 one cluster id per line, node order
-//	camera.csv                 every trajectory's median camera residual
+//	camera.csv                 every trajectory's median and upper-quartile camera residual
 //	segment.json               the SegmentReport
 //
 // each atomically, after everything was computed; when one cannot be

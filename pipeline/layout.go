@@ -12,7 +12,7 @@ import (
 //	tracks.dat                         trajectories (tracker output, unlabelled)
 //	segment/graph.txt                  multicut instance (node i = track i)
 //	segment/labels.txt                 cluster id per node
-//	segment/camera.csv                 median camera residual per trajectory
+//	segment/camera.csv                 median and upper-quartile camera residual per trajectory
 //	segment/<seq>Tracks<N>.dat         labelled trajectories (FBMS format)
 //	segment/segment.json               energy, clusters, graph statistics
 //	uncertainty/uncertainty.csv        per-trajectory γ, u, likelihood baseline

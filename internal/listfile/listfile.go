@@ -1,5 +1,5 @@
 // Package listfile splits the lines of densify's list files (eval
-// --dataset, sparsify --list) into fields.
+// --dataset, sparsify --dataset) into fields.
 //
 // Format: one record per line; '#' starts a comment that runs to the end of
 // the line; blank lines are skipped. A line that contains a tab character
