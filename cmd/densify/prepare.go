@@ -43,7 +43,7 @@ segmentation or the densifier limits a sequence's dense masks.`,
 	fl.StringVar(&o.Tracks, "tracks", "", "labelled Tracks*.dat (from densify segment)")
 	fl.StringVar(&o.Uncertainty, "uncertainty", "", "uncertainty CSV (from densify uncertainty); without it there are no hard examples")
 	fl.StringVar(&o.Out, "out", "", "output training-set folder")
-	fl.StringVar(&o.Segment, "segment", "", "segment.json of densify segment: its camera-explained clusters are the background (instead of --background)")
+	fl.StringVar(&o.Segment, "segment", "", "segment.json of densify segment: its background clusters (camera-explained or on the border) are the background, and its camera residuals feed --background-residual (instead of --background)")
 	fl.StringVar(&o.GT, "gt", "", "ground truth (Def.dat or DAVIS annotation folder): score the training labels against it")
 	fl.BoolVar(&o.Oracle, "oracle", false, "label the trajectories from the ground truth (--gt) instead of the segmentation")
 	bindPrepareFlags(fl, &o.Prepare)
