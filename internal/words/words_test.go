@@ -26,6 +26,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/densify/densify/internal/testutil"
 )
 
 // rule is one forbidden pattern and what to write instead.
@@ -98,7 +100,7 @@ func TestNoDevelopmentHistoryWords(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git is not installed:", err)
 	}
-	root := filepath.Join("..", "..")
+	root := testutil.RepoRoot()
 	out, err := exec.Command("git", "-C", root, "ls-files", "-z").Output()
 	if err != nil {
 		t.Skipf("no git repository at %s: %v", root, err)
