@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"time"
 
 	"github.com/densify/densify/dataset"
 	"github.com/densify/densify/eval"
@@ -405,6 +404,3 @@ func writeJSON(path string, v any) error {
 		return enc.Encode(v)
 	})
 }
-
-// since returns seconds since t0 (for info structs).
-func since(t0 time.Time) float64 { return time.Since(t0).Seconds() }

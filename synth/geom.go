@@ -5,8 +5,6 @@ import "math"
 // affine is the map (x, y) ↦ (a·x + b·y + tx, c·x + d·y + ty).
 type affine struct{ a, b, c, d, tx, ty float64 }
 
-var identity = affine{a: 1, d: 1}
-
 func translate(x, y float64) affine { return affine{a: 1, d: 1, tx: x, ty: y} }
 func rotate(t float64) affine {
 	s, c := math.Sincos(t)
