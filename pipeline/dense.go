@@ -57,7 +57,12 @@ type PredictRequest struct {
 	Frames     []string
 	Out        string
 	Options    TrainOptions
-	Progress   io.Writer
+	// Flows is the folder of the tracker's flow fields
+	// (trajectory.FlowStore), which the temporal fusion may read instead
+	// of computing them; it may be absent or made for other frames or
+	// another flow, and is then not used.
+	Flows    string
+	Progress io.Writer
 }
 
 func (o *Options) densifier() (Densifier, error) {
@@ -256,7 +261,7 @@ func (p *seqRun) predictStage(d Densifier, dr *DenseResult, run, ckpt string, pp
 		}
 		defer os.RemoveAll(tmp) // after a failure (once in place, it is gone)
 		if err := d.Predict(p.ctx, PredictRequest{Checkpoint: ckpt, Frames: p.frames, Out: tmp, Options: pp.Options,
-			Progress: p.opt.progress()}); err != nil {
+			Flows: p.lay.Flows(), Progress: p.opt.progress()}); err != nil {
 			return nil, err
 		}
 		if err := atomicfile.ReplaceDir(tmp, masks); err != nil {

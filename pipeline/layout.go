@@ -10,6 +10,8 @@ import (
 // Layout names the files of one sequence's work folder <work>/<seq>:
 //
 //	tracks.dat                         trajectories (tracker output, unlabelled)
+//	flows/                             the tracker's flow fields (trajectory.FlowStore), read by the
+//	                                   temporal fusion of predict; removed once the sequence is done
 //	segment/graph.txt                  multicut instance (node i = track i)
 //	segment/labels.txt                 cluster id per node
 //	segment/camera.csv                 median and upper-quartile camera residual per trajectory
@@ -38,6 +40,7 @@ type Layout struct {
 func (l Layout) path(p ...string) string { return filepath.Join(append([]string{l.Dir}, p...)...) }
 
 func (l Layout) Tracks() string      { return l.path("tracks.dat") }
+func (l Layout) Flows() string       { return l.path("flows") }
 func (l Layout) SegmentDir() string  { return l.path("segment") }
 func (l Layout) Graph() string       { return l.path("segment", "graph.txt") }
 func (l Layout) Labels() string      { return l.path("segment", "labels.txt") }

@@ -796,3 +796,74 @@ func TestReportColourCheckAndBackgroundCutLines(t *testing.T) {
 		}
 	}
 }
+
+// keepingTracker is a describedTracker that also hands every pair's flows
+// to keep (trajectory.FlowKeeper), as video.Tracker does: fields whose
+// every sample is the pair's index (forward) or its negative (backward).
+type keepingTracker struct {
+	describedTracker
+	w, h int
+}
+
+func (k keepingTracker) TrackSequenceKeeping(frames []string, opt trajectory.TrackerOptions, flow string, keep func(t int, fwd, bwd *trajectory.FlowField) error, progress func(done, total int)) (*trajectory.TrackSet, error) {
+	for t := 0; t+1 < len(frames); t++ {
+		fwd, bwd := trajectory.NewFlowField(k.w, k.h), trajectory.NewFlowField(k.w, k.h)
+		for i := range fwd.U {
+			fwd.U[i], bwd.U[i] = float32(t), -float32(t)
+		}
+		if err := keep(t, fwd, bwd); err != nil {
+			return nil, err
+		}
+	}
+	return k.TrackSequence(frames, opt, flow, progress)
+}
+
+// flowReader is a fakeDensifier whose Predict also opens the flow store it
+// is handed, as the U-Net's temporal fusion does, and reads pair 2→3.
+type flowReader struct {
+	*fakeDensifier
+	desc string
+	got  []float32
+	err  error
+}
+
+func (r *flowReader) Predict(ctx context.Context, req PredictRequest) error {
+	m, err := trajectory.NewFlowManifest(req.Frames, r.desc, 96, 72)
+	if err == nil {
+		var s *trajectory.FlowStore
+		if s, err = trajectory.OpenFlowStore(req.Flows, m); err == nil {
+			var f *trajectory.FlowField
+			if f, err = s.Get(3, 2); err == nil {
+				r.got = f.U[:3]
+			}
+		}
+	}
+	r.err = err
+	return r.fakeDensifier.Predict(ctx, req)
+}
+
+// A tracker that keeps its flows writes them into the sequence's flows
+// folder, made for its flow and the sequence's frames; predict is handed
+// that folder and reads the tracker's fields from it; the folder is
+// removed once the sequence is done.
+func TestTrackerFlowsReachPredict(t *testing.T) {
+	var log bytes.Buffer
+	root, ft, opt := trackerRun(t, &log)
+	kt := keepingTracker{describedTracker{ft, "scale 0"}, 96, 72}
+	opt.FlowTracker = kt
+	r := &flowReader{fakeDensifier: &fakeDensifier{}, desc: trajectory.DescribeFlow(opt.Flow, kt.FlowParams(opt.Flow))}
+	opt.Densifier = r
+	work := t.TempDir()
+	if _, err := Run(context.Background(), root, work, opt, VariantUniform); err != nil {
+		t.Fatalf("%v\n%s", err, log.String())
+	}
+	if r.err != nil {
+		t.Fatalf("predict could not read the tracker's flows: %v", r.err)
+	}
+	if want := []float32{-2, -2, -2}; fmt.Sprint(r.got) != fmt.Sprint(want) {
+		t.Errorf("F_{3→2} starts %v, want %v (pair 2's backward field)", r.got, want)
+	}
+	if dirs, _ := filepath.Glob(filepath.Join(work, "*", "flows")); len(dirs) != 0 {
+		t.Errorf("flows left after the run: %v", dirs)
+	}
+}

@@ -153,6 +153,9 @@ func prepareDataset(ctx context.Context, root, work string, opt *Options) (_ []s
 		if err := p.upstream(); err != nil {
 			return nil, nil, locks, err
 		}
+		if err := p.dropFlows(); err != nil { // nothing here predicts
+			return nil, nil, locks, err
+		}
 		dirs = append(dirs, p.lay.Prepared())
 	}
 	return dirs, seqs, locks, nil
@@ -292,5 +295,5 @@ func runSequence(ctx context.Context, s dataset.SequenceInfo, work string, opt *
 		}
 	}
 	p.res.Stages = p.status
-	return p.res, nil
+	return p.res, p.dropFlows()
 }

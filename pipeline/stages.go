@@ -139,7 +139,7 @@ func (p *seqRun) track() error {
 			if p.opt.FlowTracker == nil {
 				return nil, fmt.Errorf("no tracker: Options.FlowTracker is not set and no Tracks file is given")
 			}
-			if ts, err = p.opt.FlowTracker.TrackSequence(p.frames, p.opt.Tracker, p.opt.Flow, p.progressFunc("track")); err != nil {
+			if ts, err = p.trackFrames(); err != nil {
 				return nil, err
 			}
 			src = fmt.Sprintf("tracker (%s)", p.opt.Flow)
@@ -156,6 +156,44 @@ func (p *seqRun) track() error {
 	p.res.TrackFrames = info.Frames
 	return err
 }
+
+// trackFrames runs the tracker on the sequence's frames. A tracker that
+// can keep its flows (trajectory.FlowKeeper) and describes them
+// (trajectory.FlowDescriber) writes them into the flows folder for the
+// temporal fusion of predict.
+func (p *seqRun) trackFrames() (*trajectory.TrackSet, error) {
+	tr := p.opt.FlowTracker
+	keeper, ok := tr.(trajectory.FlowKeeper)
+	d, described := tr.(trajectory.FlowDescriber)
+	if !ok || !described {
+		return tr.TrackSequence(p.frames, p.opt.Tracker, p.opt.Flow, p.progressFunc("track"))
+	}
+	m, err := trajectory.NewFlowManifest(p.frames, trajectory.DescribeFlow(p.opt.Flow, d.FlowParams(p.opt.Flow)), p.w, p.h)
+	if err != nil {
+		return nil, err
+	}
+	store, err := trajectory.CreateFlowStore(p.lay.Flows(), m)
+	if err != nil {
+		return nil, err
+	}
+	keep := func(t int, fwd, bwd *trajectory.FlowField) error {
+		if err := store.Put(t, t+1, fwd); err != nil {
+			return err
+		}
+		return store.Put(t+1, t, bwd)
+	}
+	ts, err := keeper.TrackSequenceKeeping(p.frames, p.opt.Tracker, p.opt.Flow, keep, p.progressFunc("track"))
+	if err != nil {
+		os.RemoveAll(p.lay.Flows())
+	}
+	return ts, err
+}
+
+// dropFlows removes the tracker's flows, kept for the temporal fusion of
+// predict, once the sequence's masks are predicted (a later predict
+// computes the flows it needs). After a failure they stay, for the run
+// that resumes it.
+func (p *seqRun) dropFlows() error { return os.RemoveAll(p.lay.Flows()) }
 
 // progressFunc reports the progress of a long stage (internal/progress: a
 // bar on a terminal, plain lines elsewhere).

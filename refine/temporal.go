@@ -1,8 +1,11 @@
 package refine
 
 import (
+	"errors"
 	"fmt"
 	"image"
+	"io/fs"
+	"sync"
 
 	"github.com/densify/densify/trajectory"
 )
@@ -32,14 +35,50 @@ import (
 // is less reliable. The fused map is thresholded at ½ as the network's map is.
 //
 // K = 2 is the default: on the ten DAVIS 2016 dev sequences it gives the
-// mean J of K = 4 with half the flows (four per frame, about 0.2 s at
-// 854×480 on 2 cores; BenchmarkTemporal in package video).
+// mean J of K = 4 with half the flows: four per frame, of which a
+// StoredFlow reads the two between neighbours from the tracker's
+// FlowStore (BenchmarkTemporal in package video times them).
 
 // Flow computes the dense optical flow from image a to image b (of one size):
 // the displacement of every pixel of a. Optical flow needs OpenCV, so the
-// caller hands one in (cmd/densify passes video's DIS flow).
+// caller hands one in (cmd/densify passes video's DIS flow). Temporal calls
+// it from several goroutines at once.
 type Flow interface {
 	Flow(a, b image.Image) (*trajectory.FlowField, error)
+}
+
+// SequenceFlow is a Flow that may know the flow between two frames from
+// their positions i and j in the sequence (StoredFlow: the tracker's
+// fields); Temporal asks it with the positions as well as the frames.
+type SequenceFlow interface {
+	Flow
+	FlowBetween(i, j int, a, b image.Image) (*trajectory.FlowField, error)
+}
+
+// StoredFlow is a SequenceFlow that reads the fields its Store holds (the
+// tracker keeps F_{t→t+1} and F_{t+1→t} of every consecutive pair,
+// computed by the same flow from the same frames) and computes the others
+// with Compute: fusion with K = 2 then computes half of its fields.
+type StoredFlow struct {
+	Store   *trajectory.FlowStore // nil: every field is computed
+	Compute Flow
+}
+
+// Flow computes the flow from a to b with Compute.
+func (s StoredFlow) Flow(a, b image.Image) (*trajectory.FlowField, error) {
+	return s.Compute.Flow(a, b)
+}
+
+// FlowBetween reads F_{i→j} from the store, or computes it when the store
+// does not hold it; an unreadable stored field is an error naming its file.
+func (s StoredFlow) FlowBetween(i, j int, a, b image.Image) (*trajectory.FlowField, error) {
+	if s.Store != nil {
+		f, err := s.Store.Get(i, j)
+		if err == nil || !errors.Is(err, fs.ErrNotExist) {
+			return f, err
+		}
+	}
+	return s.Compute.Flow(a, b)
 }
 
 // DefaultTemporalRadius is the default radius K of the temporal fusion (see
@@ -156,14 +195,63 @@ func (t *Temporal) flowOf(a, b int) (*trajectory.FlowField, error) {
 	if f, ok := t.flows[[2]int{a, b}]; ok {
 		return f, nil
 	}
-	f, err := t.flow.Flow(t.frame(a).Image, t.frame(b).Image)
+	if err := t.computeFlows([][2]int{{a, b}}); err != nil {
+		return nil, err
+	}
+	return t.flows[[2]int{a, b}], nil
+}
+
+// flowWorkers is how many flows of a frame are computed at once: the flow
+// itself runs on several threads, but not on all cores all the time.
+const flowWorkers = 2
+
+// computeFlows computes the flows of pairs that are not yet in t.flows,
+// flowWorkers at a time, and adds them.
+func (t *Temporal) computeFlows(pairs [][2]int) error {
+	var todo [][2]int
+	for _, p := range pairs {
+		if _, ok := t.flows[p]; !ok {
+			todo = append(todo, p)
+		}
+	}
+	got := make([]*trajectory.FlowField, len(todo))
+	errs := make([]error, len(todo))
+	sem := make(chan struct{}, flowWorkers)
+	var wg sync.WaitGroup
+	for k, p := range todo {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			got[k], errs[k] = t.computeFlow(p[0], p[1])
+		}()
+	}
+	wg.Wait()
+	for k, p := range todo {
+		if errs[k] != nil {
+			return errs[k]
+		}
+		t.flows[p] = got[k]
+	}
+	return nil
+}
+
+// computeFlow computes F_{a→b} (by position when the flow is a
+// SequenceFlow) and checks its size.
+func (t *Temporal) computeFlow(a, b int) (*trajectory.FlowField, error) {
+	var f *trajectory.FlowField
+	var err error
+	if sf, ok := t.flow.(SequenceFlow); ok {
+		f, err = sf.FlowBetween(a, b, t.frame(a).Image, t.frame(b).Image)
+	} else {
+		f, err = t.flow.Flow(t.frame(a).Image, t.frame(b).Image)
+	}
 	if err != nil {
 		return nil, err
 	}
 	if err := f.Validate(); err != nil || f.W != t.w || f.H != t.h {
 		return nil, fmt.Errorf("refine: flow from frame %d to %d does not match the %dx%d frames", a, b, t.w, t.h)
 	}
-	t.flows[[2]int{a, b}] = f
 	return f, nil
 }
 
@@ -178,7 +266,17 @@ func (t *Temporal) emit() (Fused, error) {
 		for j, p := range cur.Prob {
 			num[j], den[j] = float64(p), 1
 		}
-		for s := max(c-t.o.Radius, 0); s <= min(c+t.o.Radius, t.pushed-1); s++ {
+		lo, hi := max(c-t.o.Radius, 0), min(c+t.o.Radius, t.pushed-1)
+		var pairs [][2]int
+		for s := lo; s <= hi; s++ {
+			if s != c {
+				pairs = append(pairs, [2]int{c, s}, [2]int{s, c})
+			}
+		}
+		if err := t.computeFlows(pairs); err != nil {
+			return Fused{}, err
+		}
+		for s := lo; s <= hi; s++ {
 			if s == c {
 				continue
 			}

@@ -3,7 +3,10 @@ package refine
 import (
 	"image"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/densify/densify/trajectory"
@@ -16,15 +19,18 @@ import (
 type shiftFlow struct {
 	vx, vy float32
 	broken bool
+	mu     sync.Mutex // Temporal computes flows concurrently
 	calls  map[[2]int]int
 }
 
 func (f *shiftFlow) Flow(a, b image.Image) (*trajectory.FlowField, error) {
 	ia, ib := int(a.(*image.Gray).Pix[0]), int(b.(*image.Gray).Pix[0])
+	f.mu.Lock()
 	if f.calls == nil {
 		f.calls = map[[2]int]int{}
 	}
 	f.calls[[2]int{ia, ib}]++
+	f.mu.Unlock()
 	w, h := a.Bounds().Dx(), a.Bounds().Dy()
 	ff := trajectory.NewFlowField(w, h)
 	d := float32(ib - ia)
@@ -234,5 +240,80 @@ func TestTemporalErrors(t *testing.T) {
 	}
 	if _, err := tf.Push(indexFrame(1, 5, 4), constMap(0, 20)); err == nil || !strings.Contains(err.Error(), "5x4") {
 		t.Errorf("size change: %v", err)
+	}
+}
+
+// With the tracker's fields of neighbouring frames in a FlowStore, the
+// fusion reads them instead of computing them and fuses exactly as without
+// the store: only the flows two frames apart are computed.
+func TestTemporalReadsStoredNeighbourFlows(t *testing.T) {
+	const n, w, h = 6, 5, 4
+	o := DefaultTemporalOptions() // K = 2
+	maps := make([][]float32, n)
+	for i := range maps {
+		maps[i] = make([]float32, w*h)
+		for j := range maps[i] {
+			maps[i][j] = float32((i*7+j*3)%10) / 10
+		}
+	}
+	compute := &shiftFlow{vx: 1, vy: 0.5}
+	want := runTemporal(t, o, compute, w, h, maps)
+
+	dir := filepath.Join(t.TempDir(), "flows")
+	frames := make([]string, n)
+	for i := range frames {
+		frames[i] = filepath.Join(t.TempDir(), "f.png")
+		if err := os.WriteFile(frames[i], []byte{byte(i)}, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m, err := trajectory.NewFlowManifest(frames, "shift", w, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	store, err := trajectory.CreateFlowStore(dir, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tracker := &shiftFlow{vx: 1, vy: 0.5}
+	for i := 0; i+1 < n; i++ {
+		for _, p := range [][2]int{{i, i + 1}, {i + 1, i}} {
+			f, _ := tracker.Flow(indexFrame(p[0], w, h), indexFrame(p[1], w, h))
+			if err := store.Put(p[0], p[1], f); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	rest := &shiftFlow{vx: 1, vy: 0.5}
+	got := runTemporal(t, o, StoredFlow{Store: store, Compute: rest}, w, h, maps)
+	for i := range want {
+		for j := range want[i] {
+			if got[i][j] != want[i][j] {
+				t.Fatalf("frame %d pixel %d: %v with the store, %v without", i, j, got[i][j], want[i][j])
+			}
+		}
+	}
+	for p, k := range rest.calls {
+		if abs(p[0]-p[1]) != 2 || k != 1 {
+			t.Errorf("flow %d→%d computed %d times with the store", p[0], p[1], k)
+		}
+	}
+	if len(rest.calls) != 2*(n-2) {
+		t.Errorf("%d flows computed with the store, want %d", len(rest.calls), 2*(n-2))
+	}
+	// A stored field that cannot be read is an error naming its file.
+	if err := os.WriteFile(filepath.Join(dir, "00002_00003.npy"), []byte("not npy"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tf, _ := NewTemporal(o, StoredFlow{Store: store, Compute: rest})
+	var perr error
+	for i := 0; i < n && perr == nil; i++ {
+		_, perr = tf.Push(indexFrame(i, w, h), maps[i])
+	}
+	if perr == nil {
+		_, perr = tf.Flush()
+	}
+	if perr == nil || !strings.Contains(perr.Error(), "00002_00003.npy") {
+		t.Errorf("corrupt stored field: %v", perr)
 	}
 }

@@ -19,3 +19,13 @@ type SequenceTracker interface {
 type FlowDescriber interface {
 	FlowParams(flow string) string
 }
+
+// FlowKeeper is implemented by a SequenceTracker that can hand the flows it
+// computes to keep as it goes: for every consecutive pair t, t+1 the
+// forward field F_{t→t+1} and the backward field F_{t+1→t}, in pair order.
+// An error from keep ends the tracking with it. The pipeline keeps them in
+// a FlowStore for the temporal fusion of the predicted masks, which needs
+// the same fields.
+type FlowKeeper interface {
+	TrackSequenceKeeping(frames []string, opt TrackerOptions, flow string, keep func(t int, fwd, bwd *FlowField) error, progress func(done, total int)) (*TrackSet, error)
+}

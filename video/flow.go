@@ -148,6 +148,13 @@ type DenseFlow struct{ Method Method }
 // Flow returns the flow of Method from frame a to frame b.
 func (d DenseFlow) Flow(a, b image.Image) (*trajectory.FlowField, error) { return Flow(a, b, d.Method) }
 
+// Description is the method with its parameters, as Tracker's flows of the
+// same method are described in a trajectory.FlowStore: the fields of one
+// are the fields of the other.
+func (d DenseFlow) Description() string {
+	return trajectory.DescribeFlow(string(d.Method), Tracker{}.FlowParams(string(d.Method)))
+}
+
 // Flow computes the dense flow from prev to next (same size) with the
 // method's default parameters.
 func Flow(prev, next image.Image, method Method) (*trajectory.FlowField, error) {

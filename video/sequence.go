@@ -15,6 +15,11 @@ func (Tracker) TrackSequence(frames []string, opt trajectory.TrackerOptions, flo
 	return TrackSequence(frames, opt, Method(flow), progress)
 }
 
+// TrackSequenceKeeping implements trajectory.FlowKeeper.
+func (Tracker) TrackSequenceKeeping(frames []string, opt trajectory.TrackerOptions, flow string, keep func(t int, fwd, bwd *trajectory.FlowField) error, progress func(done, total int)) (*trajectory.TrackSet, error) {
+	return TrackSequenceKeeping(frames, opt, Method(flow), keep, progress)
+}
+
 // FlowParams implements trajectory.FlowDescriber: the parameters the named
 // method runs with (DefaultDIS, DefaultFarneback), "" for an unknown name.
 func (Tracker) FlowParams(flow string) string {
@@ -30,4 +35,5 @@ func (Tracker) FlowParams(flow string) string {
 var (
 	_ trajectory.SequenceTracker = Tracker{}
 	_ trajectory.FlowDescriber   = Tracker{}
+	_ trajectory.FlowKeeper      = Tracker{}
 )

@@ -90,6 +90,12 @@ func ReadFrames(paths []string) ([]*image.Gray, error) {
 // given method and runs the point tracker. progress (may be nil) is called
 // with the number of frame pairs done and the total.
 func TrackSequence(framePaths []string, opt trajectory.TrackerOptions, method Method, progress func(done, total int)) (*trajectory.TrackSet, error) {
+	return TrackSequenceKeeping(framePaths, opt, method, nil, progress)
+}
+
+// TrackSequenceKeeping is TrackSequence that also hands every pair's
+// forward and backward flow to keep (nil: none), as TrackKeeping.
+func TrackSequenceKeeping(framePaths []string, opt trajectory.TrackerOptions, method Method, keep func(t int, fwd, bwd *trajectory.FlowField) error, progress func(done, total int)) (*trajectory.TrackSet, error) {
 	if err := opt.Validate(); err != nil {
 		return nil, err
 	}
@@ -103,7 +109,7 @@ func TrackSequence(framePaths []string, opt trajectory.TrackerOptions, method Me
 	if err != nil {
 		return nil, err
 	}
-	ts, _, err := Track(frames, opt, method, progress)
+	ts, _, err := TrackKeeping(frames, opt, method, keep, progress)
 	return ts, err
 }
 
@@ -134,6 +140,13 @@ func FlowPair(a, b *image.Gray, method Method) (fwd, bwd *trajectory.FlowField, 
 // Track runs the tracker on decoded frames of equal size. The flow of pair
 // t+1 is computed while the tracker processes pair t.
 func Track(frames []*image.Gray, opt trajectory.TrackerOptions, method Method, progress func(done, total int)) (*trajectory.TrackSet, trajectory.TrackerStats, error) {
+	return TrackKeeping(frames, opt, method, nil, progress)
+}
+
+// TrackKeeping is Track that hands pair t's forward flow F_{t→t+1} and
+// backward flow F_{t+1→t} to keep (nil: none) before the tracker uses
+// them; an error from keep ends the tracking.
+func TrackKeeping(frames []*image.Gray, opt trajectory.TrackerOptions, method Method, keep func(t int, fwd, bwd *trajectory.FlowField) error, progress func(done, total int)) (*trajectory.TrackSet, trajectory.TrackerStats, error) {
 	if len(frames) < 2 {
 		return nil, trajectory.TrackerStats{}, fmt.Errorf("tracking needs at least 2 frames, got %d", len(frames))
 	}
@@ -164,6 +177,11 @@ func Track(frames []*image.Gray, opt trajectory.TrackerOptions, method Method, p
 	for pf := range flows {
 		if pf.err != nil {
 			return nil, trajectory.TrackerStats{}, fmt.Errorf("frames %d→%d: %w", t, t+1, pf.err)
+		}
+		if keep != nil {
+			if err := keep(t, pf.fwd, pf.bwd); err != nil {
+				return nil, trajectory.TrackerStats{}, err
+			}
 		}
 		if err := tr.Add(frames[t], pf.fwd, pf.bwd); err != nil {
 			return nil, trajectory.TrackerStats{}, err

@@ -25,7 +25,11 @@ type TrackFilesOptions struct {
 	VisFrame    int
 	Stats       string // JSON statistics ("" = none)
 	Annotations string // DAVIS annotation folder: object coverage in the statistics
-	Log         io.Writer
+	// Flows, if set, is a folder that also receives every pair's forward
+	// and backward flow (trajectory.FlowStore), for the temporal fusion of
+	// predict (densify predict --flows); it is replaced as a whole.
+	Flows string
+	Log   io.Writer
 }
 
 // TrackFilesResult is the outcome of TrackFiles.
@@ -74,8 +78,15 @@ func TrackFiles(opt TrackFilesOptions) (*TrackFilesResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	ts, st, err := Track(frames, opt.Tracker, opt.Method, progress.Func(log, "track"))
+	keep, err := keepFlows(opt.Flows, paths, opt.Method, frames[0].Bounds().Dx(), frames[0].Bounds().Dy())
 	if err != nil {
+		return nil, err
+	}
+	ts, st, err := TrackKeeping(frames, opt.Tracker, opt.Method, keep, progress.Func(log, "track"))
+	if err != nil {
+		if opt.Flows != "" {
+			os.RemoveAll(opt.Flows)
+		}
 		return nil, err
 	}
 	w, h := frames[0].Bounds().Dx(), frames[0].Bounds().Dy()
@@ -129,4 +140,27 @@ func writeTrackStats(opt TrackFilesOptions, r *TrackFilesResult) error {
 		e.SetIndent("", "  ")
 		return e.Encode(rep)
 	})
+}
+
+// keepFlows makes a flow store at dir for the frames (paths, w×h) and
+// method and returns the function that puts a pair's flows into it (nil
+// when dir is "").
+func keepFlows(dir string, paths []string, method Method, w, h int) (func(t int, fwd, bwd *trajectory.FlowField) error, error) {
+	if dir == "" {
+		return nil, nil
+	}
+	m, err := trajectory.NewFlowManifest(paths, DenseFlow{Method: method}.Description(), w, h)
+	if err != nil {
+		return nil, err
+	}
+	store, err := trajectory.CreateFlowStore(dir, m)
+	if err != nil {
+		return nil, err
+	}
+	return func(t int, fwd, bwd *trajectory.FlowField) error {
+		if err := store.Put(t, t+1, fwd); err != nil {
+			return err
+		}
+		return store.Put(t+1, t, bwd)
+	}, nil
 }

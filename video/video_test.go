@@ -273,3 +273,80 @@ func TestTrackerFlowParams(t *testing.T) {
 		t.Errorf("unknown method described as %q", s)
 	}
 }
+
+// The flows `densify track --flows` keeps are the fields that prediction's
+// temporal fusion (DenseFlow on the decoded frames) would compute, bit for
+// bit, so reading them changes no mask: on PNG frames and, when the DAVIS
+// development data is there, on JPEG frames.
+func TestKeptFlowsAreTheFusionsFlows(t *testing.T) {
+	check := func(t *testing.T, frames string, n int) {
+		dir := t.TempDir()
+		flows := filepath.Join(dir, "flows")
+		_, err := TrackFiles(TrackFilesOptions{Frames: frames, Out: filepath.Join(dir, "t.dat"), Method: DIS,
+			Tracker: trajectory.DefaultTrackerOptions(), Flows: flows})
+		if err != nil {
+			t.Fatal(err)
+		}
+		all, err := dataset.ListFrames(frames)
+		if err != nil {
+			t.Fatal(err)
+		}
+		paths := all[:n]
+		df := DenseFlow{Method: DIS}
+		w, h, _ := dataset.ImageSize(paths[0])
+		m, err := trajectory.NewFlowManifest(all, df.Description(), w, h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		store, err := trajectory.OpenFlowStore(flows, m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i+1 < n; i++ {
+			a, _ := dataset.ReadImage(paths[i])
+			b, _ := dataset.ReadImage(paths[i+1])
+			for _, p := range [][2]int{{i, i + 1}, {i + 1, i}} {
+				x, y := a, b
+				if p[0] > p[1] {
+					x, y = b, a
+				}
+				want, err := df.Flow(x, y)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, err := store.Get(p[0], p[1])
+				if err != nil {
+					t.Fatal(err)
+				}
+				for j := range want.U {
+					if got.U[j] != want.U[j] || got.V[j] != want.V[j] {
+						t.Fatalf("F_%d→%d pixel %d: kept (%v, %v), computed (%v, %v)", p[0], p[1], j, got.U[j], got.V[j], want.U[j], want.V[j])
+					}
+				}
+			}
+		}
+	}
+	t.Run("png", func(t *testing.T) {
+		dir := t.TempDir()
+		synthFrames(t, dir, 4, 128, 96)
+		check(t, dir, 4)
+	})
+	t.Run("davis", func(t *testing.T) {
+		if testing.Short() {
+			t.Skip("DAVIS flows in -short mode")
+		}
+		root := testutil.DAVISDev(t) // skips without the data
+		src := filepath.Join(root, "JPEGImages", "480p", "car-shadow")
+		paths, err := dataset.ListFrames(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir := t.TempDir()
+		for _, p := range paths[:3] {
+			if err := os.Symlink(p, filepath.Join(dir, filepath.Base(p))); err != nil {
+				t.Fatal(err)
+			}
+		}
+		check(t, dir, 3)
+	})
+}

@@ -119,7 +119,7 @@ var commandRanges = map[string]flagcheck.Range{
 // adds the files read through it: no output may name one of those either.
 var ioFlags = map[string]flagcheck.IO{
 	"synth":       {Out: []string{"out"}},
-	"track":       {Out: []string{"out", "vis", "stats"}, In: []string{"frames:frames", "annotations:tree"}},
+	"track":       {Out: []string{"out", "vis", "stats", "flows/"}, In: []string{"frames:frames", "annotations:tree"}},
 	"segment":     {Out: []string{"out/"}, In: []string{"tracks", "frames:frames", "model"}},
 	"fit-costs":   {Out: []string{"out", "calibration", "fold-models/"}, In: []string{"data:dataset", "tracks-dir"}},
 	"multicut":    {Out: []string{"out", "json"}, In: []string{"graph", "start"}},
@@ -131,7 +131,7 @@ var ioFlags = map[string]flagcheck.IO{
 	"decompose":   {Out: []string{"out/"}, In: []string{"image", "gt", "images:tree", "gt-dir:tree", "model"}},
 	"fit":         {Out: []string{"out"}, In: []string{"train-images:tree", "train-gt:tree", "val-images:tree", "val-gt:tree"}},
 	"train":       {Out: []string{"out"}, In: []string{"set:tree", "ARGS:dataset", "cost-model"}},
-	"predict":     {Out: []string{"out/"}, In: []string{"model", "frames:frames"}},
+	"predict":     {Out: []string{"out/"}, In: []string{"model", "frames:frames", "flows:tree"}},
 	"run":         {Out: []string{"out"}, In: []string{"ARGS:dataset", "tracks", "cost-model"}},
 	"ablate":      {Out: []string{"out"}, In: []string{"ARGS:dataset", "tracks", "cost-model"}},
 	"slurm":       {Out: []string{"out"}, In: []string{"ARGS:dataset"}},

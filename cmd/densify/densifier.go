@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/densify/densify/dataset"
 	"github.com/densify/densify/pipeline"
 	"github.com/densify/densify/refine"
 	"github.com/densify/densify/train"
+	"github.com/densify/densify/trajectory"
 )
 
 // unetDensifier is the pipeline.Densifier that the composition root hands
@@ -86,12 +88,42 @@ func (d unetDensifier) Predict(ctx context.Context, req pipeline.PredictRequest)
 	if err := setRefine(&po, o.Refine, d.Cutter); err != nil {
 		return err
 	}
-	if err := po.SetTemporal(o.Temporal, d.Flow); err != nil {
+	flow, _ := storedFlow(d.Flow, req.Flows, req.Frames) // without the store, the flows are computed
+	if err := po.SetTemporal(o.Temporal, flow); err != nil {
 		return err
 	}
 	return train.Predict(req.Checkpoint, req.Frames, req.Out, po)
 }
 
+// describedFlow is a flow that says which fields it computes (video.DenseFlow).
+type describedFlow interface {
+	refine.Flow
+	Description() string
+}
+
+// storedFlow is f reading the fields of the flow store in dir (the
+// tracker's) when the store was made by the same flow for these frames;
+// otherwise f itself, with the reason the store is not read (nil when f
+// describes no fields or dir is "").
+func storedFlow(f refine.Flow, dir string, frames []string) (refine.Flow, error) {
+	df, ok := f.(describedFlow)
+	if !ok || dir == "" || len(frames) == 0 {
+		return f, nil
+	}
+	w, h, err := dataset.ImageSize(frames[0])
+	if err != nil {
+		return f, err
+	}
+	m, err := trajectory.NewFlowManifest(frames, df.Description(), w, h)
+	if err != nil {
+		return f, err
+	}
+	store, err := trajectory.OpenFlowStore(dir, m)
+	if err != nil {
+		return f, err
+	}
+	return refine.StoredFlow{Store: store, Compute: f}, nil
+}
 // setRefine sets o.Refine for a refinement named as in
 // pipeline.RefineMethods: "graphcut" is refine.ProbCut with
 // refine.DefaultCutOptions, "grabcut" refine.TrimapCut with c and

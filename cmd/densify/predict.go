@@ -15,6 +15,7 @@ type predictOptions struct {
 	Model, Frames, Out string
 	Refine             string
 	Temporal           int
+	Flows              string
 	Predict            train.PredictOptions
 }
 
@@ -56,6 +57,7 @@ trained at) and the logits are resized back to the frame's size.`,
 	fl.BoolVar(&p.PriorShift, "prior-shift", false, "undo the prior shift of class-balanced training (odds of the object divided by its mean class weight, from the checkpoint)")
 	fl.StringVar(&o.Refine, "refine", pipeline.DefaultOptions().Train.Refine, refineUsage)
 	fl.IntVar(&o.Temporal, "temporal", pipeline.DefaultOptions().Train.Temporal, temporalUsage)
+	fl.StringVar(&o.Flows, "flows", "", "the tracker's flows of these frames (track --flows), which the temporal fusion reads instead of computing them")
 	fl.BoolVar(&p.Mirror, "mirror", pipeline.DefaultOptions().Train.Mirror, mirrorUsage)
 	fl.StringVar(&p.Device, "device", "cpu", "cpu, cuda or auto")
 	fl.IntVar(&p.Threads, "threads", 0, "libtorch CPU threads (0 = all cores)")
@@ -69,11 +71,15 @@ func runPredict(o *predictOptions) error {
 	if err := setRefine(&o.Predict, o.Refine, video.GrabCut{Seed: 1}); err != nil {
 		return err
 	}
-	if err := o.Predict.SetTemporal(o.Temporal, video.DenseFlow{Method: video.DIS}); err != nil {
-		return err
-	}
 	frames, err := dataset.ListFrames(o.Frames)
 	if err != nil {
+		return err
+	}
+	flow, err := storedFlow(video.DenseFlow{Method: video.DIS}, o.Flows, frames)
+	if err != nil {
+		fmt.Fprintf(o.IO.ErrOut, "predict: the flows are computed, not read: %v\n", err)
+	}
+	if err := o.Predict.SetTemporal(o.Temporal, flow); err != nil {
 		return err
 	}
 	o.Predict.Progress = o.IO.ErrOut

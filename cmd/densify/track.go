@@ -40,6 +40,7 @@ the output is written atomically (all labels 0).`,
 	fl.IntVar(&t.VisFrame, "vis-frame", 0, "frame drawn by --vis (0-based)")
 	fl.StringVar(&t.Stats, "stats", "", "also write JSON statistics (tracks, lengths, density, stop reasons)")
 	fl.StringVar(&t.Annotations, "annotations", "", "DAVIS annotation folder: adds object coverage to --stats")
+	fl.StringVar(&t.Flows, "flows", "", "also keep every pair's forward and backward flow in this folder (replaced as a whole), which predict --flows reads instead of computing them again (about 3.3 MB per flow at 854×480)")
 	cmd.MarkFlagRequired("frames")
 	cmd.MarkFlagRequired("out")
 	return cmd

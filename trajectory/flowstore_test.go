@@ -1,0 +1,151 @@
+package trajectory
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/densify/densify/internal/npy"
+)
+
+// frameFiles writes n small files standing for frames and returns their paths.
+func frameFiles(t *testing.T, n int) []string {
+	t.Helper()
+	dir := t.TempDir()
+	var paths []string
+	for i := range n {
+		p := filepath.Join(dir, strings.Repeat("f", i+1)+".jpg")
+		if err := os.WriteFile(p, []byte(strings.Repeat("x", 10+i)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, p)
+	}
+	return paths
+}
+
+func TestFlowStoreRoundTrip(t *testing.T) {
+	frames := frameFiles(t, 3)
+	m, err := NewFlowManifest(frames, "dis {Preset:2}", 3, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "flows")
+	s, err := CreateFlowStore(dir, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &FlowField{W: 3, H: 2, U: []float32{1, -2, 3.5, 0, 0.25, -1e-7}, V: []float32{9, 8, 7, 6, 5, -4}}
+	if err := s.Put(1, 2, f); err != nil {
+		t.Fatal(err)
+	}
+	// A fresh handle, as prediction opens it, reads the same field bit for bit.
+	o, err := OpenFlowStore(dir, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := o.Get(1, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range f.U {
+		if g.U[i] != f.U[i] || g.V[i] != f.V[i] {
+			t.Fatalf("sample %d: got (%v, %v), put (%v, %v)", i, g.U[i], g.V[i], f.U[i], f.V[i])
+		}
+	}
+	if _, err := o.Get(2, 1); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a pair never put: %v, want fs.ErrNotExist", err)
+	}
+	for _, pair := range [][2]int{{0, 0}, {-1, 0}, {0, 3}} {
+		if _, err := o.Get(pair[0], pair[1]); err == nil || errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("pair %v: %v, want an error about the pair", pair, err)
+		}
+	}
+	if err := s.Put(0, 1, &FlowField{W: 2, H: 3, U: make([]float32, 6), V: make([]float32, 6)}); err == nil {
+		t.Error("a field of another size was stored")
+	}
+	// Creating the store again removes the earlier fields.
+	if _, err := CreateFlowStore(dir, m); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := o.Get(1, 2); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("after CreateFlowStore: %v, want fs.ErrNotExist", err)
+	}
+}
+
+func TestOpenFlowStoreRefusesOtherFramesOrFlow(t *testing.T) {
+	frames := frameFiles(t, 3)
+	m, err := NewFlowManifest(frames, "dis a", 4, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if _, err := OpenFlowStore(dir, m); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("no store: %v, want fs.ErrNotExist", err)
+	}
+	if _, err := CreateFlowStore(dir, m); err != nil {
+		t.Fatal(err)
+	}
+	other := func(edit func(*FlowManifest)) FlowManifest {
+		o, _ := NewFlowManifest(frames, "dis a", 4, 4)
+		edit(&o)
+		return o
+	}
+	cases := map[string]FlowManifest{
+		"flow":   other(func(o *FlowManifest) { o.Flow = "farneback a" }),
+		"size":   other(func(o *FlowManifest) { o.Width = 5 }),
+		"frames": other(func(o *FlowManifest) { o.Frames = o.Frames[:2] }),
+	}
+	// A frame rewritten after tracking (another modification time).
+	later := time.Now().Add(time.Hour)
+	if err := os.Chtimes(frames[1], later, later); err != nil {
+		t.Fatal(err)
+	}
+	touched, err := NewFlowManifest(frames, "dis a", 4, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases["modified frame"] = touched
+	for name, want := range cases {
+		if _, err := OpenFlowStore(dir, want); err == nil || !strings.Contains(err.Error(), FlowManifestFile) {
+			t.Errorf("%s: %v, want a refusal naming %s", name, err, FlowManifestFile)
+		}
+	}
+}
+
+func TestFlowStoreRefusesBadFiles(t *testing.T) {
+	frames := frameFiles(t, 2)
+	m, _ := NewFlowManifest(frames, "dis", 3, 2)
+	dir := t.TempDir()
+	s, err := CreateFlowStore(dir, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, a := range map[string]*npy.Array{
+		"shape": {Shape: []int{2, 3, 2}, F32: make([]float32, 12)},
+		"dtype": {Shape: []int{2, 2, 3}, U8: make([]uint8, 12)},
+	} {
+		if err := npy.Write(s.path(0, 1), a); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Get(0, 1); err == nil || !strings.Contains(err.Error(), "00000_00001.npy") {
+			t.Errorf("%s: %v, want an error naming the file", name, err)
+		}
+	}
+	// A file far larger than a field is refused before it is read.
+	if err := os.WriteFile(s.path(0, 1), make([]byte, 1<<20), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Get(0, 1); err == nil || !strings.Contains(err.Error(), "more than") {
+		t.Errorf("oversized file: %v", err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, FlowManifestFile), []byte("{"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := OpenFlowStore(dir, m); err == nil || !strings.Contains(err.Error(), FlowManifestFile) {
+		t.Errorf("corrupt manifest: %v", err)
+	}
+}
