@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"github.com/densify/densify/internal/atomicfile"
 	"github.com/densify/densify/internal/fileerr"
@@ -81,12 +82,10 @@ func (s *Set) Write(dir string, framePath func(frame int) string, readImage func
 	}()
 	m := s.manifest(source)
 	for k := range s.Frames {
-		fr := &s.Frames[k]
-		mf := manifestFrame(fr, framePath(fr.Frame))
-		if err := s.writeFrame(tmp, fr, mf, readImage); err != nil {
-			return err
-		}
-		m.Frames = append(m.Frames, mf)
+		m.Frames = append(m.Frames, manifestFrame(&s.Frames[k], framePath(s.Frames[k].Frame)))
+	}
+	if err := s.writeFrames(tmp, m.Frames, readImage); err != nil {
+		return err
 	}
 	js, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
@@ -114,6 +113,38 @@ func (s *Set) manifest(source map[string]string) Manifest {
 		Background: s.Background, Options: s.Options, Source: source, ClassCounts: sum.ClassCounts,
 		HardPixels: sum.HardPixels, HardTracks: sum.HardTracks, BorderPoints: sum.BorderPoints, FarPoints: sum.FarPoints, CutPoints: sum.CutPoints,
 		DroppedIsolated: s.DroppedIsolated, DroppedUnsupported: sum.Unsupported, Unexplained: sum.Unexplained, Segments: s.Segments}
+}
+
+// writeWorkers is how many frames Write writes at once (each holds one
+// decoded frame and its preview while it is written).
+const writeWorkers = 2
+
+// writeFrames writes every frame (writeFrame) into dir, writeWorkers at a
+// time; the error is the one of the first failing frame in set order.
+func (s *Set) writeFrames(dir string, mfs []ManifestFrame, readImage func(path string) (image.Image, error)) error {
+	errs := make([]error, len(s.Frames))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(writeWorkers, len(s.Frames)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for k := range next {
+				errs[k] = s.writeFrame(dir, &s.Frames[k], mfs[k], readImage)
+			}
+		}()
+	}
+	for k := range s.Frames {
+		next <- k
+	}
+	close(next)
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // manifestFrame names the files of fr (frames/NNNNN_*.npy,
@@ -156,7 +187,7 @@ func (s *Set) writeFrame(dir string, fr *Frame, mf ManifestFrame, readImage func
 		}
 		bgImg = img
 	}
-	return atomicfile.WritePNG(filepath.Join(dir, mf.Preview), Preview(bgImg, fr, s.Width, s.Height))
+	return atomicfile.WritePreviewPNG(filepath.Join(dir, mf.Preview), Preview(bgImg, fr, s.Width, s.Height))
 }
 
 // orZeros is v, or n zeros when v is nil.

@@ -135,7 +135,7 @@ func WriteHeatmaps(framesDir, outDir string, ts *trajectory.TrackSet, u []float6
 			return out, err
 		}
 		p := filepath.Join(outDir, fmt.Sprintf("heat_%05d.png", f))
-		if err := atomicfile.WritePNG(p, hm); err != nil {
+		if err := atomicfile.WritePreviewPNG(p, hm); err != nil {
 			return out, err
 		}
 		out = append(out, p)

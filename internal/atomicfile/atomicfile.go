@@ -100,6 +100,18 @@ func WritePNG(path string, img image.Image) error {
 	return Write(path, func(w io.Writer) error { return png.Encode(w, img) })
 }
 
+// previewEncoder compresses fast: a preview's pixels are the same at any
+// level, and the default level spends 0.2 s of a core on a 854×480 one.
+var previewEncoder = png.Encoder{CompressionLevel: png.BestSpeed}
+
+// WritePreviewPNG encodes img as PNG to path atomically with the fastest
+// compression, for the pictures written per frame for people to look at
+// (overlays, heat maps, label previews): the same pixels as WritePNG in a
+// larger file.
+func WritePreviewPNG(path string, img image.Image) error {
+	return Write(path, func(w io.Writer) error { return previewEncoder.Encode(w, img) })
+}
+
 // ReplaceDir moves the complete folder tmp (built beside dst) to dst,
 // replacing an existing dst: dst is first renamed to dst+".old" (see
 // Beside for names near the length limit), which is
