@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/densify/densify/dataset"
 	"github.com/densify/densify/internal/atomicfile"
@@ -262,8 +263,17 @@ func (p *predictor) setBinaryStages(ckpt string, opt PredictOptions) error {
 
 // predictAll runs the network on every frame (and its mirror image with
 // Mirror), fuses the probability maps over time when a fusion is set, and
-// refines and writes each frame's mask once its map is final.
-func (p *predictor) predictAll(frames []string, w *maskWriter) error {
+// refines and writes each frame's mask once its map is final. The
+// refinement and the files of a frame are made on another goroutine while
+// the network and the flows work on the next frames (a finisher, at most
+// finishQueue frames behind), so the cores the network leaves idle do them.
+func (p *predictor) predictAll(frames []string, w *maskWriter) (err error) {
+	fin := p.startFinisher(w)
+	defer func() {
+		if ferr := fin.wait(); err == nil {
+			err = ferr
+		}
+	}()
 	for i, path := range frames {
 		img, err := dataset.ReadImage(path)
 		if err != nil {
@@ -274,11 +284,11 @@ func (p *predictor) predictAll(frames []string, w *maskWriter) error {
 			return fmt.Errorf("%s: %w", path, err)
 		}
 		if p.fuse == nil {
-			err = p.finish(w, i, path, img, labels, prob)
+			err = fin.add(finishJob{i, path, img, labels, prob})
 		} else {
 			var done []refine.Fused
 			if done, err = p.fuse.Push(img, prob); err == nil {
-				err = p.finishFused(w, frames, done)
+				err = p.finishFused(fin, frames, done)
 			}
 		}
 		if err != nil {
@@ -292,12 +302,12 @@ func (p *predictor) predictAll(frames []string, w *maskWriter) error {
 	if err != nil {
 		return err
 	}
-	return p.finishFused(w, frames, done)
+	return p.finishFused(fin, frames, done)
 }
 
-// finishFused finishes the frames whose fused maps are complete,
-// thresholding P̃ at ½ as decide thresholds the network's map.
-func (p *predictor) finishFused(w *maskWriter, frames []string, done []refine.Fused) error {
+// finishFused hands the frames whose fused maps are complete to the
+// finisher, thresholding P̃ at ½ as decide thresholds the network's map.
+func (p *predictor) finishFused(fin *finisher, frames []string, done []refine.Fused) error {
 	for _, f := range done {
 		labels := make([]uint8, len(f.Prob))
 		for j, v := range f.Prob {
@@ -305,11 +315,73 @@ func (p *predictor) finishFused(w *maskWriter, frames []string, done []refine.Fu
 				labels[j] = 1
 			}
 		}
-		if err := p.finish(w, f.Index, frames[f.Index], f.Image, labels, f.Prob); err != nil {
+		if err := fin.add(finishJob{f.Index, frames[f.Index], f.Image, labels, f.Prob}); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// finishJob is one frame whose probability map is final: its position, its
+// file, the frame, its labels and the foreground probabilities.
+type finishJob struct {
+	i      int
+	path   string
+	img    image.Image
+	labels []uint8
+	prob   []float32
+}
+
+// finishQueue is how many final frames may wait for the finisher.
+const finishQueue = 2
+
+// finisher refines and writes frames on its own goroutine, in the order
+// they are added; the first error stops it.
+type finisher struct {
+	jobs chan finishJob
+	done chan struct{}
+	mu   sync.Mutex
+	err  error
+}
+
+func (p *predictor) startFinisher(w *maskWriter) *finisher {
+	f := &finisher{jobs: make(chan finishJob, finishQueue), done: make(chan struct{})}
+	go func() {
+		defer close(f.done)
+		for j := range f.jobs {
+			if f.failed() != nil {
+				continue // drain, so that add never blocks after a failure
+			}
+			if err := p.finish(w, j.i, j.path, j.img, j.labels, j.prob); err != nil {
+				f.mu.Lock()
+				f.err = err
+				f.mu.Unlock()
+			}
+		}
+	}()
+	return f
+}
+
+func (f *finisher) failed() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.err
+}
+
+// add queues a frame, or returns the error that stopped the finisher.
+func (f *finisher) add(j finishJob) error {
+	if err := f.failed(); err != nil {
+		return err
+	}
+	f.jobs <- j
+	return nil
+}
+
+// wait lets the finisher end the frames it holds and returns its error.
+func (f *finisher) wait() error {
+	close(f.jobs)
+	<-f.done
+	return f.failed()
 }
 
 // finish refines frame i's mask (read from path) when a refinement is set
@@ -375,7 +447,7 @@ func (w *maskWriter) write(i int, img image.Image, labels []uint8, prob []float3
 		}
 	}
 	if w.overlay {
-		if err := w.png(filepath.Join("overlay", name), overlay(img, labels)); err != nil {
+		if err := atomicfile.WritePreviewPNG(filepath.Join(w.tmp, "overlay", name), overlay(img, labels)); err != nil {
 			return err
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/densify/densify/dataset"
@@ -198,10 +199,10 @@ func readGray(t *testing.T, path string) []uint8 {
 }
 
 // stillFlow is a refine.Flow for a static scene: zero flow everywhere.
-type stillFlow struct{ calls int }
+type stillFlow struct{ calls atomic.Int64 } // the fusion computes flows concurrently
 
 func (f *stillFlow) Flow(a, b image.Image) (*trajectory.FlowField, error) {
-	f.calls++
+	f.calls.Add(1)
 	return trajectory.NewFlowField(a.Bounds().Dx(), a.Bounds().Dy()), nil
 }
 
@@ -227,8 +228,8 @@ func TestPredictFusesTemporally(t *testing.T) {
 	if n < 3 {
 		t.Fatalf("need 3 frames, have %d", n)
 	}
-	if want := 2 * (n - 1); flow.calls != want {
-		t.Errorf("%d flows for %d frames, want %d (each once)", flow.calls, n, want)
+	if want := 2 * (n - 1); int(flow.calls.Load()) != want {
+		t.Errorf("%d flows for %d frames, want %d (each once)", flow.calls.Load(), n, want)
 	}
 	probs := make([][]uint8, n)
 	for i := range frames {
@@ -423,5 +424,38 @@ func TestPredictReplacesItsFolder(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(masks, "00001.png")); err != nil {
 		t.Errorf("a refused run changed the folder: %v", err)
+	}
+}
+
+// failing is a Refiner that fails on its n-th frame (0-based).
+type failing struct{ n, calls int }
+
+func (f *failing) Validate() error { return nil }
+
+func (f *failing) Refine(img image.Image, mask []uint8, prob []float32) ([]uint8, refine.Stats, error) {
+	f.calls++
+	if f.calls-1 == f.n {
+		return nil, refine.Stats{}, fmt.Errorf("no cut")
+	}
+	return mask, refine.Stats{}, nil
+}
+
+// The refinement runs beside the network; when it fails on a frame,
+// Predict returns that frame's error, stops refining, and leaves no output
+// folder and no temporary one.
+func TestPredictStopsAtARefinementError(t *testing.T) {
+	dir, frames, ckpt := binaryModel(t)
+	out := filepath.Join(dir, "masks")
+	r := &failing{n: 1}
+	err := Predict(ckpt, frames, out, PredictOptions{Threads: 2, Refine: r})
+	if err == nil || !strings.Contains(err.Error(), frames[1]) || !strings.Contains(err.Error(), "no cut") {
+		t.Fatalf("got %v, want frame %s's refinement error", err, frames[1])
+	}
+	if r.calls != 2 {
+		t.Errorf("%d frames refined, want 2 (none after the failure)", r.calls)
+	}
+	left, _ := filepath.Glob(filepath.Join(dir, "masks*"))
+	if len(left) != 0 {
+		t.Errorf("left behind: %v", left)
 	}
 }
