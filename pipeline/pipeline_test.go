@@ -867,3 +867,28 @@ func TestTrackerFlowsReachPredict(t *testing.T) {
 		t.Errorf("flows left after the run: %v", dirs)
 	}
 }
+
+// Flows that cannot be kept (here fields of another size than the frames)
+// do not stop the tracking: the run says so once, keeps no flows folder
+// and predicts as without them.
+func TestFlowsNotKeptDoNotStopTheRun(t *testing.T) {
+	var log bytes.Buffer
+	root, ft, opt := trackerRun(t, &log)
+	kt := keepingTracker{describedTracker{ft, "scale 0"}, 95, 72}
+	opt.FlowTracker = kt
+	r := &flowReader{fakeDensifier: &fakeDensifier{}, desc: trajectory.DescribeFlow(opt.Flow, kt.FlowParams(opt.Flow))}
+	opt.Densifier = r
+	rep, err := Run(context.Background(), root, t.TempDir(), opt, VariantUniform)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, log.String())
+	}
+	if n := strings.Count(log.String(), "the tracker's flows are not kept"); n != 1 {
+		t.Errorf("said %d times that the flows are not kept, want once:\n%s", n, log.String())
+	}
+	if r.err == nil || len(r.fakeDensifier.predicts) != 1 {
+		t.Errorf("predict read a store (%v) or was not called (%d)", r.err, len(r.fakeDensifier.predicts))
+	}
+	if s := rep.Sequences[0]; s.Trajectories != len(ft.ts.Tracks) {
+		t.Errorf("%d trajectories, want %d", s.Trajectories, len(ft.ts.Tracks))
+	}
+}

@@ -160,7 +160,7 @@ func (p *seqRun) track() error {
 // trackFrames runs the tracker on the sequence's frames. A tracker that
 // can keep its flows (trajectory.FlowKeeper) and describes them
 // (trajectory.FlowDescriber) writes them into the flows folder for the
-// temporal fusion of predict.
+// temporal fusion of predict, as long as they can be written.
 func (p *seqRun) trackFrames() (*trajectory.TrackSet, error) {
 	tr := p.opt.FlowTracker
 	keeper, ok := tr.(trajectory.FlowKeeper)
@@ -172,15 +172,29 @@ func (p *seqRun) trackFrames() (*trajectory.TrackSet, error) {
 	if err != nil {
 		return nil, err
 	}
+	// the flows are a cache: when they cannot be kept (a full disk), the
+	// tracking goes on and predict computes them
+	notKept := func(err error) {
+		fmt.Fprintf(p.opt.log(), "%s: the tracker's flows are not kept (%v); predict computes them\n", p.name, err)
+		os.RemoveAll(p.lay.Flows())
+	}
 	store, err := trajectory.CreateFlowStore(p.lay.Flows(), m)
 	if err != nil {
-		return nil, err
+		notKept(err)
 	}
 	keep := func(t int, fwd, bwd *trajectory.FlowField) error {
-		if err := store.Put(t, t+1, fwd); err != nil {
-			return err
+		if store == nil {
+			return nil
 		}
-		return store.Put(t+1, t, bwd)
+		err := store.Put(t, t+1, fwd)
+		if err == nil {
+			err = store.Put(t+1, t, bwd)
+		}
+		if err != nil {
+			notKept(err)
+			store = nil
+		}
+		return nil
 	}
 	ts, err := keeper.TrackSequenceKeeping(p.frames, p.opt.Tracker, p.opt.Flow, keep, p.progressFunc("track"))
 	if err != nil {
