@@ -16,7 +16,8 @@
 #
 # Usage: scripts/dense-eval.sh [WORK]       (default WORK=/tmp/densify-sparse-eval)
 # Environment:
-#   DAVIS      DAVIS root (default ../shared/data/davis2016-dev)
+#   DAVIS      DAVIS 2016 roots, space-separated (default: the twenty development
+#              sequences, ../shared/data/davis2016-dev and davis2016-train10)
 #   DENSIFY    densify binary (default: built into WORK)
 #   TAG        name of this configuration (default "default"); outputs WORK/<seq>/dense-TAG/
 #   VARIANTS   training variants, comma-separated (default "uniform"; hard, confidence)
@@ -31,7 +32,10 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 WORK=${1:-/tmp/densify-sparse-eval}
-DAVIS=${DAVIS:-$here/../shared/data/davis2016-dev}
+# shellcheck source=scripts/davis-roots.sh
+. "$here/scripts/davis-roots.sh"
+dev=$here/../shared/data
+DAVIS=${DAVIS:-$dev/davis2016-dev $dev/davis2016-train10}
 TAG=${TAG:-default}
 VARIANTS=${VARIANTS:-uniform}
 SEEDS=${SEEDS:-1}
@@ -52,6 +56,9 @@ train_args=()
 prep_args=($PREPARE)
 # shellcheck disable=SC2206
 pred_args=(${PREDICT:-})
+mkdir -p "$WORK"
+# shellcheck disable=SC2086
+DAVIS=$(davis_root "$WORK" $DAVIS)
 seqs=${SEQUENCES:-$(cd "$DAVIS/JPEGImages/480p" && ls)}
 csv=$WORK/dense-$TAG.csv
 echo "sequence,labels,variant,seed,precision,recall,f,j_mean,train_seconds,label_iou,j_unrefined,j_away_thin" > "$csv.tmp"

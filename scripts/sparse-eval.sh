@@ -8,7 +8,9 @@
 #
 # Usage: scripts/sparse-eval.sh [WORK]      (default WORK=/tmp/densify-sparse-eval)
 # Environment:
-#   DAVIS     DAVIS root (default ../shared/data/davis2016-dev beside the repository)
+#   DAVIS     DAVIS 2016 roots, space-separated (default: the twenty development
+#             sequences, ../shared/data/davis2016-dev and davis2016-train10 beside the
+#             repository; several roots are joined in WORK/davis by symbolic links)
 #   BETA      prior cut probability β (default 0.5: the costs are calibrated)
 #   DENSIFY   densify binary (default: built into WORK)
 #   TRACKS    folder of cached <seq>Tracks<N>.dat (default WORK/tracks)
@@ -28,7 +30,10 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 WORK=${1:-/tmp/densify-sparse-eval}
-DAVIS=${DAVIS:-$here/../shared/data/davis2016-dev}
+# shellcheck source=scripts/davis-roots.sh
+. "$here/scripts/davis-roots.sh"
+dev=$here/../shared/data
+DAVIS=${DAVIS:-$dev/davis2016-dev $dev/davis2016-train10}
 BETA=${BETA:-0.5}
 TRACKS=${TRACKS:-$WORK/tracks}
 ORACLE=${ORACLE:-1}
@@ -39,8 +44,9 @@ if [[ $ORACLE != 0 && $ORACLE != 1 ]]; then
   exit 1
 fi
 mkdir -p "$WORK" "$TRACKS"
-if [[ ! -d $DAVIS/JPEGImages/480p ]]; then
-  echo "sparse-eval: no DAVIS data at $DAVIS" >&2
+# shellcheck disable=SC2086
+if ! DAVIS=$(davis_root "$WORK" $DAVIS); then
+  echo "sparse-eval: see above" >&2
   exit 1
 fi
 if [[ -z "${DENSIFY:-}" ]]; then
