@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 var bin string
@@ -367,5 +368,59 @@ func TestRefineFlagRefusesUnknown(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(dir, "masks")); err == nil {
 			t.Errorf("%s: output written", args[0])
 		}
+	}
+}
+
+// track --flows keeps the tracker's flows and predict --flows reads them:
+// the masks are those predict computes without them, to the byte; a store
+// made for other frames is not read, and predict says so.
+func TestTrackFlowsFeedPredict(t *testing.T) {
+	dir := t.TempDir()
+	root := filepath.Join(dir, "fbms")
+	if out, err := densify(t, "synth", "--out", filepath.Join(root, "Trainingset"), "--count", "1", "--seed", "1",
+		"--frames", "6", "--width", "160", "--height", "120", "--gt-every", "2"); err != nil {
+		t.Fatalf("synth: %v\n%s", err, out)
+	}
+	models := filepath.Join(dir, "models")
+	if o, err := densify(t, "train", root, "--out", models, "--epochs", "1", "--step-budget", "1", "--min-segment", "0", "--quiet"); err != nil {
+		t.Fatalf("train: %v\n%s", err, o)
+	}
+	frames := filepath.Join(root, "Trainingset", "synth01")
+	flows := filepath.Join(dir, "flows")
+	if o, err := densify(t, "track", "--frames", frames, "--out", filepath.Join(dir, "t.dat"), "--flows", flows); err != nil {
+		t.Fatalf("track: %v\n%s", err, o)
+	}
+	if st, err := os.Stat(filepath.Join(flows, "00004_00005.npy")); err != nil || st.Size() < 2*4*160*120 {
+		t.Fatalf("track --flows kept no flow of the last pair: %v", err)
+	}
+	predict := func(name string, extra ...string) (string, string) {
+		out := filepath.Join(dir, name)
+		args := append([]string{"predict", "--model", filepath.Join(models, "model.ckpt"), "--frames", frames, "--out", out, "--prob"}, extra...)
+		o, err := densify(t, args...)
+		if err != nil {
+			t.Fatalf("predict %v: %v\n%s", extra, err, o)
+		}
+		return out, o
+	}
+	plain, _ := predict("plain")
+	read, o := predict("read", "--flows", flows)
+	if strings.Contains(o, "not read") {
+		t.Errorf("the tracker's own flows were not read:\n%s", o)
+	}
+	for _, sub := range []string{"00000.png", "00003.png", "prob/00002.png"} {
+		a, _ := os.ReadFile(filepath.Join(plain, sub))
+		b, _ := os.ReadFile(filepath.Join(read, sub))
+		if len(a) == 0 || string(a) != string(b) {
+			t.Errorf("%s differs with --flows (%d and %d bytes)", sub, len(a), len(b))
+		}
+	}
+	// Frames rewritten since the tracking: the store is refused.
+	later := time.Now().Add(time.Hour)
+	first := filepath.Join(frames, "synth01_0001.png")
+	if err := os.Chtimes(first, later, later); err != nil {
+		t.Fatal(err)
+	}
+	if _, o := predict("stale", "--flows", flows); !strings.Contains(o, "the flows are computed, not read from --flows") {
+		t.Errorf("a stale store was read:\n%s", o)
 	}
 }

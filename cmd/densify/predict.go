@@ -5,6 +5,7 @@ import (
 
 	"github.com/densify/densify/dataset"
 	"github.com/densify/densify/pipeline"
+	"github.com/densify/densify/refine"
 	"github.com/densify/densify/train"
 	"github.com/densify/densify/video"
 	"github.com/spf13/cobra"
@@ -75,9 +76,11 @@ func runPredict(o *predictOptions) error {
 	if err != nil {
 		return err
 	}
-	flow, err := storedFlow(video.DenseFlow{Method: video.DIS}, o.Flows, frames)
-	if err != nil {
-		fmt.Fprintf(o.IO.ErrOut, "predict: the flows are computed, not read: %v\n", err)
+	var flow refine.Flow = video.DenseFlow{Method: video.DIS}
+	if o.Temporal > 0 {
+		if flow, err = storedFlow(flow, o.Flows, frames); err != nil {
+			fmt.Fprintf(o.IO.ErrOut, "predict: the flows are computed, not read from --flows: %v\n", err)
+		}
 	}
 	if err := o.Predict.SetTemporal(o.Temporal, flow); err != nil {
 		return err
