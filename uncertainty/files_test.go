@@ -71,7 +71,13 @@ func TestSparsifySequenceAndOutputs(t *testing.T) {
 	if sum.Mean == nil || !sum.Mean.Curves[0].VIFalls || sum.Mean.Curves[0].AUCVI >= sum.Mean.Curves[2].AUCVI {
 		t.Errorf("summary %+v", sum.Mean)
 	}
-	for _, f := range []string{"curves.csv", "vi.png", "ri.png", "summary.json", "path/vi.png"} {
+	// Node 10 is the one wrong label, and u ranks it first: AUC 1.
+	for _, c := range sum.Calibration.Sequences {
+		if c.Nodes != n || c.Wrong != 1 || c.AUC == nil || *c.AUC != 1 || c.LOSOT == nil || c.LOSOECE == nil {
+			t.Errorf("calibration %+v", c)
+		}
+	}
+	for _, f := range []string{"curves.csv", "vi.png", "ri.png", "summary.json", "path/vi.png", "calibration.csv"} {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
 			t.Errorf("missing output %s", f)
 		}

@@ -141,7 +141,7 @@ func TestNBestFilesReplacesItsFolder(t *testing.T) {
 // sparsify replaces its folder as a whole, and refuses before any work a
 // folder holding anything but an earlier sparsify's files.
 func TestSparsifyAllOwnFolder(t *testing.T) {
-	for rel, own := range map[string]bool{"curves.csv": true, "summary.json": true, "vi.png": true, "seq 1/ri.png": true,
+	for rel, own := range map[string]bool{"curves.csv": true, "summary.json": true, "calibration.csv": true, "vi.png": true, "seq 1/ri.png": true,
 		"seq 1/curves.csv": false, "notes.txt": false, "a/b/vi.png": false} {
 		if got := ownSparsify(rel, false); got != own {
 			t.Errorf("%s: %v, want %v", rel, got, own)

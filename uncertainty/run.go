@@ -198,8 +198,8 @@ func SparsifyAll(ins []SequenceInput, dir string, opt SparsifyOptions, log io.Wr
 }
 
 // ownSparsify accepts what SparsifyAll writes into its folder:
-// curves.csv, summary.json, vi.png, ri.png and a folder per sequence with
-// its vi.png and ri.png.
+// curves.csv, summary.json, calibration.csv, vi.png, ri.png and a folder
+// per sequence with its vi.png and ri.png.
 func ownSparsify(rel string, isDir bool) bool {
 	if isDir {
 		return !strings.Contains(rel, "/")
@@ -208,7 +208,7 @@ func ownSparsify(rel string, isDir bool) bool {
 	switch base {
 	case "vi.png", "ri.png":
 		return !strings.Contains(strings.TrimSuffix(dir, "/"), "/")
-	case "curves.csv", "summary.json":
+	case "curves.csv", "summary.json", "calibration.csv":
 		return dir == ""
 	}
 	return false

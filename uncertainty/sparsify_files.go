@@ -68,6 +68,12 @@ type SequenceCurves struct {
 	Regions   int     `json:"gt_regions"`
 	Uncertain int     `json:"uncertain"` // nodes with u > 0 among WithGT
 	Curves    []Curve `json:"curves"`
+	// Errors are the nodes with a ground-truth region, their γ and whether
+	// their label is wrong (LabelErrors); AUC and AUCLikelihood how well u
+	// and the likelihood baseline rank the wrong ones first.
+	Errors        []ErrorSample `json:"-"`
+	AUC           float64       `json:"-"`
+	AUCLikelihood float64       `json:"-"`
 }
 
 // SparsifySequence computes the proposed, likelihood and random (mean of
@@ -109,6 +115,13 @@ func SparsifySequence(name string, g *multicut.Graph, labels []int, ts *trajecto
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	sc := &SequenceCurves{Name: name, Nodes: g.N, Clusters: len(r.Clusters), Curves: curves}
+	wrong, known := LabelErrors(labels, gtl)
+	negGamma := make([]float64, g.N) // ranks as u does, without u's underflow to 0
+	for v, gm := range r.Gamma {
+		negGamma[v] = -gm
+	}
+	sc.Errors = Samples(r.Gamma, wrong, known)
+	sc.AUC, sc.AUCLikelihood = AUC(negGamma, wrong, known), AUC(r.ULik, wrong, known)
 	regions := map[int]bool{}
 	for v, l := range gtl {
 		if l >= 0 {
@@ -200,6 +213,9 @@ type SparsifySummary struct {
 	Options   SparsifyOptions   `json:"options"`
 	Sequences []SequenceSummary `json:"sequences"`
 	Mean      *SequenceSummary  `json:"mean,omitempty"` // dataset mode: point-wise mean curves
+	// Calibration: how well u predicts the wrong labels (Calibrate), and
+	// calibration.csv its reliability tables.
+	Calibration CalibrationSummary `json:"calibration"`
 }
 
 // SequenceSummary condenses one sequence's curves.
@@ -302,6 +318,9 @@ func WriteSparsifyOutputs(dir string, seqs []*SequenceCurves, opt SparsifyOption
 			}
 		}
 	}
+	if sum.Calibration, err = writeCalibration(filepath.Join(dir, "calibration.csv"), seqs); err != nil {
+		return nil, err
+	}
 	data, err := json.MarshalIndent(sum, "", "  ")
 	if err != nil {
 		return nil, err
@@ -310,6 +329,40 @@ func WriteSparsifyOutputs(dir string, seqs []*SequenceCurves, opt SparsifyOption
 		return nil, err
 	}
 	return sum, nil
+}
+
+// writeCalibration calibrates the sequences' uncertainty (Calibrate) and
+// writes the reliability tables to path: one row per sequence, temperature
+// (1, and the one fitted on the other sequences) and bin of u_T.
+func writeCalibration(path string, seqs []*SequenceCurves) (CalibrationSummary, error) {
+	names := make([]string, len(seqs))
+	samples := make([][]ErrorSample, len(seqs))
+	aucs, aucsLik := make([]float64, len(seqs)), make([]float64, len(seqs))
+	for i, s := range seqs {
+		names[i], samples[i], aucs[i], aucsLik[i] = s.Name, s.Errors, s.AUC, s.AUCLikelihood
+	}
+	sum := Calibrate(names, samples, aucs, aucsLik)
+	err := atomicfile.Write(path, func(w io.Writer) error {
+		if _, err := io.WriteString(w, "sequence,temperature,u_lo,u_hi,nodes,mean_u,wrong_rate\n"); err != nil {
+			return err
+		}
+		for i, c := range sum.Sequences {
+			temps := []float64{1}
+			if c.LOSOT != nil {
+				temps = append(temps, *c.LOSOT)
+			}
+			for _, T := range temps {
+				bins, _ := Reliability(samples[i], T)
+				for _, b := range bins {
+					if _, err := fmt.Fprintf(w, "%s,%s,%s,%s,%d,%s,%s\n", c.Name, ff(T), ff(b.Lo), ff(b.Hi), b.Nodes, ff(b.MeanU), ff(b.WrongRate)); err != nil {
+						return err
+					}
+				}
+			}
+		}
+		return nil
+	})
+	return sum, err
 }
 
 func ff(x float64) string { return strconv.FormatFloat(x, 'g', 8, 64) }
