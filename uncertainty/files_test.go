@@ -77,6 +77,11 @@ func TestSparsifySequenceAndOutputs(t *testing.T) {
 			t.Errorf("calibration %+v", c)
 		}
 	}
+	var table strings.Builder
+	sum.WriteCalibrationTable(&table)
+	if !strings.Contains(table.String(), "path                       20   5.00%   1.000") {
+		t.Errorf("calibration table:\n%s", table.String())
+	}
 	for _, f := range []string{"curves.csv", "vi.png", "ri.png", "summary.json", "path/vi.png", "calibration.csv"} {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
 			t.Errorf("missing output %s", f)

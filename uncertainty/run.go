@@ -307,6 +307,30 @@ func (s *SparsifySummary) WriteTable(w io.Writer) {
 	}
 }
 
+// WriteCalibrationTable prints the calibration per sequence: nodes with a
+// region, the share of wrong labels, the AUC of u and of the likelihood
+// baseline, and the expected calibration error at T = 1 and at the
+// temperature fitted on the other sequences ("–" where there is none).
+func (s *SparsifySummary) WriteCalibrationTable(w io.Writer) {
+	c := s.Calibration
+	fmt.Fprintf(w, "%-20s %8s %7s %7s %7s %8s %8s %8s\n", "sequence", "nodes", "wrong", "AUC-u", "AUC-lik", "ECE T=1", "T LOSO", "ECE LOSO")
+	opt := func(x *float64, f string) string {
+		if x == nil {
+			return "–"
+		}
+		return fmt.Sprintf(f, *x)
+	}
+	for _, q := range c.Sequences {
+		wrong := 0.0
+		if q.Nodes > 0 {
+			wrong = 100 * float64(q.Wrong) / float64(q.Nodes)
+		}
+		fmt.Fprintf(w, "%-20s %8d %6.2f%% %7s %7s %8.4f %8s %8s\n", q.Name, q.Nodes, wrong, opt(q.AUC, "%.3f"), opt(q.AUCLikelihood, "%.3f"),
+			q.ECE, opt(q.LOSOT, "%.1f"), opt(q.LOSOECE, "%.4f"))
+	}
+	fmt.Fprintf(w, "temperature fitted on all %d sequences: %.2f\n", len(c.Sequences), c.Temperature)
+}
+
 // ownHeatmap accepts what ComputeFiles writes into the heat-map folder,
 // which it replaces as a whole: heat_NNNNN.png.
 func ownHeatmap(rel string, isDir bool) bool { return !isDir && heatmapName.MatchString(rel) }

@@ -28,6 +28,13 @@ its majority region over the labelled frames; trajectories in no labelled frame
 are left out. Writes DIR/curves.csv, DIR/vi.png, DIR/ri.png and DIR/summary.json
 (areas under the curves, trapezoid rule over the removed fraction).
 
+It also calibrates u against the label errors: a trajectory is wrong when its cluster
+stands for another ground-truth region than its own (the region of most of the
+cluster's trajectories). Per sequence: the AUC of u and of the likelihood baseline for
+finding the wrong ones, and the expected calibration error of u = σ(−γ) and of
+u_T = σ(−γ/T), T fitted on the other sequences by maximum likelihood; the reliability
+tables go to DIR/calibration.csv, the numbers to summary.json's "calibration".
+
 Several sequences (repeat --graph/--labels/--tracks/--gt in the same order, or
 --dataset LIST with lines "name graph labels tracks gt") also give the mean curves.`,
 		Args: cobra.NoArgs,
@@ -72,6 +79,7 @@ func runSparsify(o *sparsifyOptions) error {
 		return err
 	}
 	sum.WriteTable(o.IO.Out)
-	fmt.Fprintf(o.IO.Out, "VI in nats; curves, plots and summary.json → %s\n", o.Out)
+	sum.WriteCalibrationTable(o.IO.Out)
+	fmt.Fprintf(o.IO.Out, "VI in nats; curves, plots, calibration.csv and summary.json → %s\n", o.Out)
 	return nil
 }
