@@ -822,9 +822,10 @@ func (k keepingTracker) TrackSequenceKeeping(frames []string, opt trajectory.Tra
 // is handed, as the U-Net's temporal fusion does, and reads pair 2→3.
 type flowReader struct {
 	*fakeDensifier
-	desc string
-	got  []float32
-	err  error
+	tracker *fakeTracker
+	desc    string
+	got     []float32
+	err     error
 }
 
 func (r *flowReader) Predict(ctx context.Context, req PredictRequest) error {
@@ -842,21 +843,31 @@ func (r *flowReader) Predict(ctx context.Context, req PredictRequest) error {
 	return r.fakeDensifier.Predict(ctx, req)
 }
 
+// runKeepingFlows runs the uniform variant on the tiny sequence in work
+// with a keepingTracker whose fields are w px wide (the frames: 96) and a
+// flowReader densifier, and returns the report, the reader and the log.
+func runKeepingFlows(t *testing.T, work string, w int) (*Report, *flowReader, *bytes.Buffer) {
+	t.Helper()
+	log := &bytes.Buffer{}
+	root, ft, opt := trackerRun(t, log)
+	kt := keepingTracker{describedTracker{ft, "scale 0"}, w, 72}
+	opt.FlowTracker = kt
+	r := &flowReader{fakeDensifier: &fakeDensifier{}, desc: trajectory.DescribeFlow(opt.Flow, kt.FlowParams(opt.Flow)), tracker: ft}
+	opt.Densifier = r
+	rep, err := Run(context.Background(), root, work, opt, VariantUniform)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, log.String())
+	}
+	return rep, r, log
+}
+
 // A tracker that keeps its flows writes them into the sequence's flows
 // folder, made for its flow and the sequence's frames; predict is handed
 // that folder and reads the tracker's fields from it; the folder is
 // removed once the sequence is done.
 func TestTrackerFlowsReachPredict(t *testing.T) {
-	var log bytes.Buffer
-	root, ft, opt := trackerRun(t, &log)
-	kt := keepingTracker{describedTracker{ft, "scale 0"}, 96, 72}
-	opt.FlowTracker = kt
-	r := &flowReader{fakeDensifier: &fakeDensifier{}, desc: trajectory.DescribeFlow(opt.Flow, kt.FlowParams(opt.Flow))}
-	opt.Densifier = r
 	work := t.TempDir()
-	if _, err := Run(context.Background(), root, work, opt, VariantUniform); err != nil {
-		t.Fatalf("%v\n%s", err, log.String())
-	}
+	_, r, _ := runKeepingFlows(t, work, 96)
 	if r.err != nil {
 		t.Fatalf("predict could not read the tracker's flows: %v", r.err)
 	}
@@ -872,16 +883,8 @@ func TestTrackerFlowsReachPredict(t *testing.T) {
 // do not stop the tracking: the run says so once, keeps no flows folder
 // and predicts as without them.
 func TestFlowsNotKeptDoNotStopTheRun(t *testing.T) {
-	var log bytes.Buffer
-	root, ft, opt := trackerRun(t, &log)
-	kt := keepingTracker{describedTracker{ft, "scale 0"}, 95, 72}
-	opt.FlowTracker = kt
-	r := &flowReader{fakeDensifier: &fakeDensifier{}, desc: trajectory.DescribeFlow(opt.Flow, kt.FlowParams(opt.Flow))}
-	opt.Densifier = r
-	rep, err := Run(context.Background(), root, t.TempDir(), opt, VariantUniform)
-	if err != nil {
-		t.Fatalf("%v\n%s", err, log.String())
-	}
+	rep, r, log := runKeepingFlows(t, t.TempDir(), 95)
+	ft := r.tracker
 	if n := strings.Count(log.String(), "the tracker's flows are not kept"); n != 1 {
 		t.Errorf("said %d times that the flows are not kept, want once:\n%s", n, log.String())
 	}
