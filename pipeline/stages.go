@@ -176,7 +176,7 @@ func (p *seqRun) trackFrames() (*trajectory.TrackSet, error) {
 	// tracking goes on and predict computes them
 	notKept := func(err error) {
 		fmt.Fprintf(p.opt.log(), "%s: the tracker's flows are not kept (%v); predict computes them\n", p.name, err)
-		os.RemoveAll(p.lay.Flows())
+		trajectory.RemoveFlowStore(p.lay.Flows()) // a folder that is not a store stays
 	}
 	store, err := trajectory.CreateFlowStore(p.lay.Flows(), m)
 	if err != nil {
@@ -197,8 +197,8 @@ func (p *seqRun) trackFrames() (*trajectory.TrackSet, error) {
 		return nil
 	}
 	ts, err := keeper.TrackSequenceKeeping(p.frames, p.opt.Tracker, p.opt.Flow, keep, p.progressFunc("track"))
-	if err != nil {
-		os.RemoveAll(p.lay.Flows())
+	if err != nil && store != nil {
+		trajectory.RemoveFlowStore(p.lay.Flows())
 	}
 	return ts, err
 }
@@ -206,8 +206,13 @@ func (p *seqRun) trackFrames() (*trajectory.TrackSet, error) {
 // dropFlows removes the tracker's flows, kept for the temporal fusion of
 // predict, once the sequence's masks are predicted (a later predict
 // computes the flows it needs). After a failure they stay, for the run
-// that resumes it.
-func (p *seqRun) dropFlows() error { return os.RemoveAll(p.lay.Flows()) }
+// that resumes it. A flows folder that holds anything else is kept, with a
+// line on the log.
+func (p *seqRun) dropFlows() {
+	if err := trajectory.RemoveFlowStore(p.lay.Flows()); err != nil {
+		fmt.Fprintf(p.opt.log(), "%s: %v; left as it is\n", p.name, err)
+	}
+}
 
 // progressFunc reports the progress of a long stage (internal/progress: a
 // bar on a terminal, plain lines elsewhere).

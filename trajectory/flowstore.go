@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 
 	"github.com/densify/densify/internal/atomicfile"
 	"github.com/densify/densify/internal/fileerr"
@@ -62,9 +63,13 @@ func NewFlowManifest(frames []string, flow string, w, h int) (FlowManifest, erro
 	return m, nil
 }
 
-// CreateFlowStore makes an empty store at dir for m, replacing whatever
-// was there (the fields of an earlier tracking).
+// CreateFlowStore makes an empty store at dir for m, replacing an earlier
+// store there (the fields of an earlier tracking). A dir that holds
+// anything else is refused before anything is removed.
 func CreateFlowStore(dir string, m FlowManifest) (*FlowStore, error) {
+	if err := atomicfile.CheckReplaceable(dir, "flow store", ownFlowFile); err != nil {
+		return nil, err
+	}
 	if err := os.RemoveAll(dir); err != nil {
 		return nil, fmt.Errorf("flow store: %w", err)
 	}
@@ -109,6 +114,25 @@ func OpenFlowStore(dir string, want FlowManifest) (*FlowStore, error) {
 	}
 	return &FlowStore{Dir: dir, manifest: m}, nil
 }
+
+// RemoveFlowStore removes the store at dir (nothing when there is none);
+// a folder that holds anything but a store's files is refused and kept.
+func RemoveFlowStore(dir string) error {
+	if err := atomicfile.CheckReplaceable(dir, "flow store", ownFlowFile); err != nil {
+		return err
+	}
+	return os.RemoveAll(dir)
+}
+
+// ownFlowFile accepts what a FlowStore holds (relative paths): its
+// manifest, its fields and the temporaries of an interrupted write.
+func ownFlowFile(rel string, isDir bool) bool {
+	return !isDir && flowFileName.MatchString(rel)
+}
+
+// flowFileName matches a field, the manifest and their temporaries
+// (atomicfile.TempPattern: "." + name + ".tmp" + digits).
+var flowFileName = regexp.MustCompile(`^(\.)?([0-9]{5,}_[0-9]{5,}\.npy|flows\.json)(\.tmp[0-9]+)?$`)
 
 func (s *FlowStore) path(from, to int) string {
 	return filepath.Join(s.Dir, fmt.Sprintf("%05d_%05d.npy", from, to))

@@ -149,3 +149,38 @@ func TestFlowStoreRefusesBadFiles(t *testing.T) {
 		t.Errorf("corrupt manifest: %v", err)
 	}
 }
+
+// A folder that holds anything but a flow store is refused before anything
+// in it is removed; an earlier store, even with the temporary of a write
+// that was killed, is replaced.
+func TestCreateFlowStoreRefusesAForeignFolder(t *testing.T) {
+	m, _ := NewFlowManifest(frameFiles(t, 2), "dis", 3, 2)
+	dir := t.TempDir()
+	keep := filepath.Join(dir, "thesis.tex")
+	if err := os.WriteFile(keep, []byte("years of work"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := CreateFlowStore(dir, m); err == nil || !strings.Contains(err.Error(), "thesis.tex") {
+		t.Errorf("foreign folder: %v, want a refusal naming thesis.tex", err)
+	}
+	if b, err := os.ReadFile(keep); err != nil || string(b) != "years of work" {
+		t.Fatalf("the foreign file was touched: %q, %v", b, err)
+	}
+	store := filepath.Join(t.TempDir(), "flows")
+	s, err := CreateFlowStore(store, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Put(0, 1, &FlowField{W: 3, H: 2, U: make([]float32, 6), V: make([]float32, 6)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(store, ".00001_00000.npy.tmp123"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := CreateFlowStore(store, m); err != nil {
+		t.Fatalf("an earlier store was not replaced: %v", err)
+	}
+	if ents, _ := os.ReadDir(store); len(ents) != 1 || ents[0].Name() != FlowManifestFile {
+		t.Errorf("after replacing: %v, want only %s", ents, FlowManifestFile)
+	}
+}

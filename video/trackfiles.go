@@ -85,7 +85,7 @@ func TrackFiles(opt TrackFilesOptions) (*TrackFilesResult, error) {
 	ts, st, err := TrackKeeping(frames, opt.Tracker, opt.Method, keep, progress.Func(log, "track"))
 	if err != nil {
 		if opt.Flows != "" {
-			os.RemoveAll(opt.Flows)
+			trajectory.RemoveFlowStore(opt.Flows)
 		}
 		return nil, err
 	}

@@ -386,6 +386,20 @@ func TestTrackFlowsFeedPredict(t *testing.T) {
 		t.Fatalf("train: %v\n%s", err, o)
 	}
 	frames := filepath.Join(root, "Trainingset", "synth01")
+	// A --flows folder holding anything else is refused and left as it is.
+	foreign := filepath.Join(dir, "notes")
+	if err := os.MkdirAll(foreign, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(foreign, "draft.txt"), []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if o, err := densify(t, "track", "--frames", frames, "--out", filepath.Join(dir, "u.dat"), "--flows", foreign); err == nil || !strings.Contains(o, "draft.txt") {
+		t.Errorf("track --flows into a foreign folder: %v\n%s", err, o)
+	}
+	if b, err := os.ReadFile(filepath.Join(foreign, "draft.txt")); err != nil || string(b) != "mine" {
+		t.Errorf("the foreign file: %q, %v", b, err)
+	}
 	flows := filepath.Join(dir, "flows")
 	if o, err := densify(t, "track", "--frames", frames, "--out", filepath.Join(dir, "t.dat"), "--flows", flows); err != nil {
 		t.Fatalf("track: %v\n%s", err, o)
