@@ -124,6 +124,7 @@ func storedFlow(f refine.Flow, dir string, frames []string) (refine.Flow, error)
 	}
 	return refine.StoredFlow{Store: store, Compute: f}, nil
 }
+
 // setRefine sets o.Refine for a refinement named as in
 // pipeline.RefineMethods: "graphcut" is refine.ProbCut with
 // refine.DefaultCutOptions, "grabcut" refine.TrimapCut with c and
