@@ -186,11 +186,7 @@ func (p *seqRun) trackFrames() (*trajectory.TrackSet, error) {
 		if store == nil {
 			return nil
 		}
-		err := store.Put(t, t+1, fwd)
-		if err == nil {
-			err = store.Put(t+1, t, bwd)
-		}
-		if err != nil {
+		if err := store.PutPair(t, fwd, bwd); err != nil {
 			notKept(err)
 			store = nil
 		}

@@ -190,23 +190,13 @@ func (t *Temporal) Flush() ([]Fused, error) {
 // frame returns the window entry of frame i (which must be in the window).
 func (t *Temporal) frame(i int) *Fused { return &t.win[i-t.win[0].Index] }
 
-// flowOf returns F_{a→b}, computed once while both frames are in the window.
-func (t *Temporal) flowOf(a, b int) (*trajectory.FlowField, error) {
-	if f, ok := t.flows[[2]int{a, b}]; ok {
-		return f, nil
-	}
-	if err := t.computeFlows([][2]int{{a, b}}); err != nil {
-		return nil, err
-	}
-	return t.flows[[2]int{a, b}], nil
-}
-
 // flowWorkers is how many flows of a frame are computed at once: the flow
 // itself runs on several threads, but not on all cores all the time.
 const flowWorkers = 2
 
 // computeFlows computes the flows of pairs that are not yet in t.flows,
-// flowWorkers at a time, and adds them.
+// flowWorkers at a time, and adds them: F_{a→b} is computed once while
+// both frames are in the window.
 func (t *Temporal) computeFlows(pairs [][2]int) error {
 	var todo [][2]int
 	for _, p := range pairs {
@@ -280,14 +270,7 @@ func (t *Temporal) emit() (Fused, error) {
 			if s == c {
 				continue
 			}
-			fw, err := t.flowOf(c, s)
-			if err != nil {
-				return Fused{}, err
-			}
-			bw, err := t.flowOf(s, c)
-			if err != nil {
-				return Fused{}, err
-			}
+			fw, bw := t.flows[[2]int{c, s}], t.flows[[2]int{s, c}]
 			wk := 1 / (1 + float64(abs(s-c)))
 			ps := t.frame(s).Prob
 			for y := range H {

@@ -130,9 +130,9 @@ func ownFlowFile(rel string, isDir bool) bool {
 	return !isDir && flowFileName.MatchString(rel)
 }
 
-// flowFileName matches a field, the manifest and their temporaries
+// flowFileName matches a field, the manifest, and the temporary of either
 // (atomicfile.TempPattern: "." + name + ".tmp" + digits).
-var flowFileName = regexp.MustCompile(`^(\.)?([0-9]{5,}_[0-9]{5,}\.npy|flows\.json)(\.tmp[0-9]+)?$`)
+var flowFileName = regexp.MustCompile(`^([0-9]{5,}_[0-9]{5,}\.npy|flows\.json)$|^\.([0-9]{5,}_[0-9]{5,}\.npy|flows\.json)\.tmp[0-9]+$`)
 
 func (s *FlowStore) path(from, to int) string {
 	return filepath.Join(s.Dir, fmt.Sprintf("%05d_%05d.npy", from, to))
@@ -160,6 +160,15 @@ func (s *FlowStore) Put(from, to int, f *FlowField) error {
 	data := make([]float32, 0, 2*f.W*f.H)
 	data = append(append(data, f.U...), f.V...)
 	return npy.Write(s.path(from, to), &npy.Array{Shape: []int{2, f.H, f.W}, F32: data})
+}
+
+// PutPair writes what the tracker computes for the frames t and t+1: the
+// forward field F_{t→t+1} and the backward field F_{t+1→t}.
+func (s *FlowStore) PutPair(t int, fwd, bwd *FlowField) error {
+	if err := s.Put(t, t+1, fwd); err != nil {
+		return err
+	}
+	return s.Put(t+1, t, bwd)
 }
 
 // Get reads F_{from→to}; the error wraps fs.ErrNotExist when the store

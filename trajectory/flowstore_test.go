@@ -184,3 +184,17 @@ func TestCreateFlowStoreRefusesAForeignFolder(t *testing.T) {
 		t.Errorf("after replacing: %v, want only %s", ents, FlowManifestFile)
 	}
 }
+
+func TestOwnFlowFile(t *testing.T) {
+	for rel, want := range map[string]bool{
+		"00001_00002.npy": true, "flows.json": true, ".00001_00002.npy.tmp123": true, ".flows.json.tmp7": true,
+		".00001_00002.npy": false, "00001_00002.npy.tmp1": false, "0001_0002.npy": false, "notes.txt": false,
+	} {
+		if got := ownFlowFile(rel, false); got != want {
+			t.Errorf("%s: %v, want %v", rel, got, want)
+		}
+	}
+	if ownFlowFile("sub", true) {
+		t.Error("a folder inside a store was accepted")
+	}
+}

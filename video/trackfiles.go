@@ -157,10 +157,5 @@ func keepFlows(dir string, paths []string, method Method, w, h int) (func(t int,
 	if err != nil {
 		return nil, err
 	}
-	return func(t int, fwd, bwd *trajectory.FlowField) error {
-		if err := store.Put(t, t+1, fwd); err != nil {
-			return err
-		}
-		return store.Put(t+1, t, bwd)
-	}, nil
+	return store.PutPair, nil
 }

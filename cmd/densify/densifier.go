@@ -88,7 +88,10 @@ func (d unetDensifier) Predict(ctx context.Context, req pipeline.PredictRequest)
 	if err := setRefine(&po, o.Refine, d.Cutter); err != nil {
 		return err
 	}
-	flow, _ := storedFlow(d.Flow, req.Flows, req.Frames) // without the store, the flows are computed
+	flow := d.Flow
+	if o.Temporal > 0 {
+		flow, _ = storedFlow(flow, req.Flows, req.Frames) // without the store, the flows are computed
+	}
 	if err := po.SetTemporal(o.Temporal, flow); err != nil {
 		return err
 	}
