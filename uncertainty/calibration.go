@@ -246,6 +246,8 @@ type SequenceCalibration struct {
 	LOSOT         *float64 `json:"loso_temperature,omitempty"`
 	LOSONLL       *float64 `json:"loso_nll,omitempty"`
 	LOSOECE       *float64 `json:"loso_ece,omitempty"`
+	// Bins are the reliability tables behind ECE and LOSOECE.
+	Bins, LOSOBins []Bin `json:"-"`
 }
 
 // CalibrationSummary is the calibration of a set of sequences: each
@@ -278,7 +280,7 @@ func Calibrate(names []string, samples [][]ErrorSample, aucs, aucsLik []float64)
 				c.Wrong++
 			}
 		}
-		_, c.ECE = Reliability(s, 1)
+		c.Bins, c.ECE = Reliability(s, 1)
 		if len(samples) > 1 {
 			var others []ErrorSample
 			for j, o := range samples {
@@ -287,7 +289,8 @@ func Calibrate(names []string, samples [][]ErrorSample, aucs, aucsLik []float64)
 				}
 			}
 			T := FitTemperature(others)
-			_, ece := Reliability(s, T)
+			var ece float64
+			c.LOSOBins, ece = Reliability(s, T)
 			c.LOSOT, c.LOSONLL, c.LOSOECE = &T, finite(NLL(s, T)), &ece
 		}
 		sum.Sequences = append(sum.Sequences, c)

@@ -346,14 +346,13 @@ func writeCalibration(path string, seqs []*SequenceCurves) (CalibrationSummary, 
 		if _, err := io.WriteString(w, "sequence,temperature,u_lo,u_hi,nodes,mean_u,wrong_rate\n"); err != nil {
 			return err
 		}
-		for i, c := range sum.Sequences {
-			temps := []float64{1}
+		for _, c := range sum.Sequences {
+			temps, tables := []float64{1}, [][]Bin{c.Bins}
 			if c.LOSOT != nil {
-				temps = append(temps, *c.LOSOT)
+				temps, tables = append(temps, *c.LOSOT), append(tables, c.LOSOBins)
 			}
-			for _, T := range temps {
-				bins, _ := Reliability(samples[i], T)
-				for _, b := range bins {
+			for k, T := range temps {
+				for _, b := range tables[k] {
 					if _, err := fmt.Fprintf(w, "%s,%s,%s,%s,%d,%s,%s\n", c.Name, ff(T), ff(b.Lo), ff(b.Hi), b.Nodes, ff(b.MeanU), ff(b.WrongRate)); err != nil {
 						return err
 					}
