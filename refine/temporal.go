@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"image"
 	"io/fs"
-	"sync"
 
+	"github.com/densify/densify/internal/parallel"
 	"github.com/densify/densify/trajectory"
 )
 
@@ -206,17 +206,10 @@ func (t *Temporal) computeFlows(pairs [][2]int) error {
 	}
 	got := make([]*trajectory.FlowField, len(todo))
 	errs := make([]error, len(todo))
-	sem := make(chan struct{}, flowWorkers)
-	var wg sync.WaitGroup
-	for k, p := range todo {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			got[k], errs[k] = t.computeFlow(p[0], p[1])
-		}()
-	}
-	wg.Wait()
+	parallel.For(len(todo), flowWorkers, func(k int) error {
+		got[k], errs[k] = t.computeFlow(todo[k][0], todo[k][1])
+		return errs[k]
+	})
 	for k, p := range todo {
 		if errs[k] != nil {
 			return errs[k]

@@ -8,11 +8,11 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"sync"
 
 	"github.com/densify/densify/internal/atomicfile"
 	"github.com/densify/densify/internal/fileerr"
 	"github.com/densify/densify/internal/npy"
+	"github.com/densify/densify/internal/parallel"
 )
 
 // FormatVersion is the version of the prepared-set layout Write produces.
@@ -120,25 +120,15 @@ func (s *Set) manifest(source map[string]string) Manifest {
 const writeWorkers = 2
 
 // writeFrames writes every frame (writeFrame) into dir, writeWorkers at a
-// time; the error is the one of the first failing frame in set order.
+// time; the error is the one of the first failing frame in set order
+// (parallel.For starts no frame after a failure, so every frame before it
+// was written).
 func (s *Set) writeFrames(dir string, mfs []ManifestFrame, readImage func(path string) (image.Image, error)) error {
 	errs := make([]error, len(s.Frames))
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range min(writeWorkers, len(s.Frames)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for k := range next {
-				errs[k] = s.writeFrame(dir, &s.Frames[k], mfs[k], readImage)
-			}
-		}()
-	}
-	for k := range s.Frames {
-		next <- k
-	}
-	close(next)
-	wg.Wait()
+	parallel.For(len(s.Frames), writeWorkers, func(k int) error {
+		errs[k] = s.writeFrame(dir, &s.Frames[k], mfs[k], readImage)
+		return errs[k]
+	})
 	for _, err := range errs {
 		if err != nil {
 			return err
