@@ -15,8 +15,9 @@ import (
 
 // DefaultAblationVariants are the variants `densify ablate` trains: the
 // baseline without uncertainty, the hard examples of Kardoost & Keuper (UAI
-// 2021, Sec. 4.3) and the uncertainty read as label noise.
-var DefaultAblationVariants = []Variant{VariantUniform, VariantWeighted, VariantConfidence}
+// 2021, Sec. 4.3), the calibrated uncertainty read as label noise, the most
+// uncertain labels dropped, and the hard examples that are probably right.
+var DefaultAblationVariants = []Variant{VariantUniform, VariantWeighted, VariantConfidence, VariantPrune, VariantHardRight}
 
 // AblationCell is one variant on one sequence: the dense scores of its
 // seeds (nil where a seed has none) and the mean and sample standard

@@ -36,7 +36,7 @@ type Densifier interface {
 type TrainRequest struct {
 	Sets     []string // prepared training-set folders
 	Out      string   // model folder
-	Variant  string   // loss weighting (Variant.TrainVariant): hard, uniform or confidence
+	Variant  string   // loss weighting (Variant.TrainVariant): hard, uniform, confidence, prune or hard-right
 	Factor   float64  // hard-example factor replacing the set's (> 0), or 0
 	Phi      *float64 // φ for redrawn hard examples, or nil: the set's mask
 	Resume   bool     // continue from the checkpoints in Out

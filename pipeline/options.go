@@ -48,7 +48,10 @@ import (
 // (the U-Net densifier trains train.VariantHard), VariantUniform uses the
 // class balance only (the ablation baseline, UAI'21 Table 1 "w/o";
 // train.VariantUniform), VariantConfidence weights every label by the
-// confidence 1 − 2u of its trajectory (train.VariantConfidence), and
+// calibrated confidence 1 − 2u_T of its trajectory (train.VariantConfidence),
+// VariantPrune drops the labels of the most uncertain trajectories
+// (train.VariantPrune), VariantHardRight weights the hard examples whose
+// labels are probably right (train.VariantHardRight), and
 // VariantOracle trains uniform weights on the same trajectories labelled from
 // the ground truth (trainset.PrepareOracleFiles; sequences without ground
 // truth skip it): the dense J a perfect segmentation would give.
@@ -58,6 +61,8 @@ const (
 	VariantWeighted   Variant = "weighted"
 	VariantUniform    Variant = "uniform"
 	VariantConfidence Variant = "confidence"
+	VariantPrune      Variant = "prune"
+	VariantHardRight  Variant = "hard-right"
 	VariantOracle     Variant = "oracle"
 )
 
@@ -69,7 +74,7 @@ const (
 const DefaultVariant = VariantUniform
 
 // Variants lists the known variants.
-var Variants = []Variant{VariantWeighted, VariantUniform, VariantConfidence, VariantOracle}
+var Variants = []Variant{VariantWeighted, VariantUniform, VariantConfidence, VariantPrune, VariantHardRight, VariantOracle}
 
 // WeightedWith is the weighted variant with the hard-example factor (> 0)
 // and φ (≥ 0) replacing the prepared set's (0 and −1: the set's):
@@ -129,14 +134,14 @@ func ParseVariant(s string) (Variant, error) {
 }
 
 // TrainVariant is the loss weighting the densifier trains v with (the names
-// of train.Variant): hard, uniform or confidence.
+// of train.Variant): hard, uniform, confidence, prune or hard-right.
 func (v Variant) TrainVariant() string {
 	if _, _, ok := v.HardParams(); ok {
 		return "hard"
 	}
 	switch v {
-	case VariantConfidence:
-		return "confidence"
+	case VariantConfidence, VariantPrune, VariantHardRight:
+		return string(v)
 	default: // uniform, oracle
 		return "uniform"
 	}

@@ -276,8 +276,8 @@ func TestAblateSharesUpstream(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(fd.trains) != 3 {
-		t.Fatalf("%d train requests, want uniform, weighted and confidence", len(fd.trains))
+	if len(fd.trains) != 5 {
+		t.Fatalf("%d train requests, want uniform, weighted, confidence, prune and hard-right", len(fd.trains))
 	}
 	got := map[string]bool{}
 	for _, tr := range fd.trains {
@@ -286,7 +286,7 @@ func TestAblateSharesUpstream(t *testing.T) {
 			t.Errorf("train requests differ beyond the variant: %+v", fd.trains)
 		}
 	}
-	if !got["uniform"] || !got["hard"] || !got["confidence"] {
+	if len(got) != 5 || !got["uniform"] || !got["hard"] || !got["confidence"] || !got["prune"] || !got["hard-right"] {
 		t.Errorf("trained variants %v", got)
 	}
 	n := 0
@@ -736,8 +736,9 @@ func TestVariantNamesAndSweepParameters(t *testing.T) {
 			t.Errorf("%s accepted", bad)
 		}
 	}
-	if VariantConfidence.TrainVariant() != "confidence" || VariantOracle.TrainVariant() != "uniform" {
-		t.Error("train variants of confidence / oracle")
+	if VariantConfidence.TrainVariant() != "confidence" || VariantOracle.TrainVariant() != "uniform" ||
+		VariantPrune.TrainVariant() != "prune" || VariantHardRight.TrainVariant() != "hard-right" {
+		t.Error("train variants of confidence / oracle / prune / hard-right")
 	}
 	// an ablation with a swept variant hands its factor and φ to the densifier
 	root, tracks := tinySequence(t)

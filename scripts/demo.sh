@@ -79,7 +79,7 @@ echo "== 3. densify ablate: track → segment → uncertainty → prepare → (t
 phi_flag=()
 [ -n "$PHI" ] && phi_flag=(--phi "$PHI")
 "$BIN" ablate "$OUT/data/$SEQ" --out "$OUT/run" --epochs "$EPOCHS" --threads "$THREADS" \
-	--seeds "$SEEDS" "${phi_flag[@]}" --heatmap-every 5
+	--variants uniform,weighted,confidence --seeds "$SEEDS" "${phi_flag[@]}" --heatmap-every 5
 
 # What to look at: the hard examples (training set), the most uncertain trajectory's heat map,
 # the sparsification curve and the ablation table.

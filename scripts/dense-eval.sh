@@ -27,7 +27,9 @@
 #   PREPARE    extra densify prepare flags (e.g. "--far-background 0.1")
 #   PREDICT    extra densify predict flags (e.g. "--temporal 0" for a cheaper ablation)
 #   SEQUENCES  space-separated subset (default: all)
-#   REUSE      1 keeps models already trained under this TAG (predicts and scores again)
+#   REUSE      1 keeps models whose training finished under this TAG (train.json
+#              written; predicts and scores again); a model a kill interrupted
+#              is trained again from the start
 #   UNREFINED  0 skips the second prediction without refinement (its column is then empty)
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -65,9 +67,10 @@ echo "sequence,labels,variant,seed,precision,recall,f,j_mean,train_seconds,label
 
 one() { # labels variant seed set out
   local seq=$1 labels=$2 variant=$3 seed=$4 set=$5 out=$6 d=$DAVIS/JPEGImages/480p/$1 t0 secs
-  if [[ ${REUSE:-0} == 1 && -f $out/model/model.ckpt ]]; then
+  if [[ ${REUSE:-0} == 1 && -f $out/model/train.json ]]; then
     secs=$(cat "$out.secs" 2> /dev/null || echo nan)
   else
+    rm -rf "$out/model"
     t0=$(date +%s.%N)
     "$DENSIFY" train --set "$set" --out "$out/model" --variant "$variant" --seed "$seed" "${train_args[@]}" > "$out.train.txt" 2>&1
     secs=$(echo "$(date +%s.%N) - $t0" | bc)

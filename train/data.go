@@ -9,6 +9,7 @@ import (
 	"github.com/densify/densify/dataset"
 	"github.com/densify/densify/internal/npy"
 	"github.com/densify/densify/trainset"
+	"github.com/densify/densify/uncertainty"
 	"github.com/densify/densify/unet"
 )
 
@@ -77,6 +78,14 @@ func loadSets(dirs []string, scale float64, wt weighting) (*trainData, error) {
 		if (v.NeedsUncertainty() || wt.redraw()) && m.Version < 3 {
 			return nil, fmt.Errorf("%s: prepared set of format version %d has no per-pixel uncertainty, which the %s variant needs (version %d): run densify prepare again", dir, m.Version, v, trainset.FormatVersion)
 		}
+		if wt.needsGamma() && m.Version < 4 {
+			return nil, fmt.Errorf("%s: prepared set of format version %d has no per-pixel γ, which the %s variant needs at temperature %g (version %d): run densify prepare again", dir, m.Version, v, wt.Temperature, trainset.FormatVersion)
+		}
+		if v == VariantPrune {
+			if wt.pruneBelow, err = pruneThreshold(dir, m, wt.Prune); err != nil {
+				return nil, err
+			}
+		}
 		switch m.Mode {
 		case "binary", "multi":
 		default:
@@ -139,16 +148,57 @@ func loadSets(dirs []string, scale float64, wt weighting) (*trainData, error) {
 	return d, nil
 }
 
-// weighting selects the loss weights: the variant and, for VariantHard, an
-// optional factor (> 0) and φ (≥ 0) replacing the set's.
+// weighting selects the loss weights: the variant and, for VariantHard and
+// VariantHardRight, an optional factor (> 0) and φ (≥ 0) replacing the
+// set's; the temperature, pruned fraction and minimum probability of being
+// right of the calibrated variants (Config.Temperature, Prune, MinRight);
+// and, set per prepared set by loadSets, the γ below which VariantPrune
+// drops a label.
 type weighting struct {
-	Variant Variant
-	Factor  float64
-	Phi     float64
+	Variant     Variant
+	Factor      float64
+	Phi         float64
+	Temperature float64
+	Prune       float64
+	MinRight    float64
+	pruneBelow  float32
 }
 
 // redraw reports whether the hard examples are redrawn for another φ.
-func (w weighting) redraw() bool { return w.Variant == VariantHard && w.Phi >= 0 }
+func (w weighting) redraw() bool {
+	return (w.Variant == VariantHard || w.Variant == VariantHardRight) && w.Phi >= 0
+}
+
+// needsGamma reports whether the weights read γ (_gamma.npy, format ≥ 4).
+func (w weighting) needsGamma() bool { return w.Variant.NeedsGamma(w.Temperature) }
+
+// pruneThreshold is the γ below which VariantPrune drops the labels of the
+// set in dir: the ⌊q·n⌋-th smallest of the n values of its gamma.npy
+// (ascending), −∞ (nothing dropped) when ⌊q·n⌋ = 0.
+func pruneThreshold(dir string, m *trainset.Manifest, q float64) (float32, error) {
+	if m.TrajectoryGamma == "" {
+		return 0, fmt.Errorf("%s: manifest.json names no trajectory γ file (gamma.npy): run densify prepare again", dir)
+	}
+	p := filepath.Join(dir, m.TrajectoryGamma)
+	a, err := npy.Read(p)
+	if err != nil {
+		return 0, err
+	}
+	if a.F32 == nil || len(a.Shape) != 1 {
+		return 0, fmt.Errorf("%s: want a float32 vector of γ, one per trajectory", p)
+	}
+	g := a.F32
+	for i, x := range g {
+		if math.IsNaN(float64(x)) || (i > 0 && x < g[i-1]) {
+			return 0, fmt.Errorf("%s: γ must be ascending numbers; entry %d is %v after %v", p, i, x, g[max(i-1, 0)])
+		}
+	}
+	k := int(q * float64(len(g)))
+	if k == 0 {
+		return float32(math.Inf(-1)), nil
+	}
+	return g[k], nil
+}
 
 func loadFrame(dir string, m *trainset.Manifest, mf trainset.ManifestFrame, scale float64, wt weighting) (*sample, error) {
 	v := wt.Variant
@@ -203,11 +253,29 @@ func loadFrame(dir string, m *trainset.Manifest, mf trainset.ManifestFrame, scal
 		}
 		return ua.F32, nil
 	}
-	var u, mu []float32
+	var u, mu, gamma []float32
 	if v.NeedsUncertainty() || wt.redraw() {
 		if u, err = readU(mf.U, "uncertainty"); err != nil {
 			return nil, err
 		}
+	}
+	if wt.needsGamma() {
+		if mf.Gamma == "" {
+			return nil, fmt.Errorf("%s: manifest.json lists no γ file for frame %d", dir, mf.Frame)
+		}
+		ga, gp, err := read(mf.Gamma)
+		if err != nil {
+			return nil, err
+		}
+		if ga.F32 == nil {
+			return nil, fmt.Errorf("%s: γ must be float32", gp)
+		}
+		for i, x := range ga.F32 {
+			if math.IsNaN(float64(x)) {
+				return nil, fmt.Errorf("%s: pixel (%d,%d) has γ NaN, want a number or ±inf", gp, i%W, i/W)
+			}
+		}
+		gamma = ga.F32
 	}
 	if wt.redraw() {
 		if mu, err = readU(mf.Mu, "segment uncertainty"); err != nil {
@@ -246,7 +314,12 @@ func loadFrame(dir string, m *trainset.Manifest, mf trainset.ManifestFrame, scal
 		classN[l]++
 		pw := PixelWeight{Base: w, Hard: ha.U8[i] == 1, Factor: factor}
 		if u != nil {
-			pw.U = u[i]
+			pw.U, pw.UT = u[i], u[i]
+		}
+		if gamma != nil {
+			pw.UT = float32(uncertainty.TemperedU(float64(gamma[i]), wt.Temperature))
+			pw.Pruned = gamma[i] < wt.pruneBelow
+			pw.Right = 1-float64(pw.UT) >= wt.MinRight
 		}
 		weights[i] = v.Weight(pw)
 	}

@@ -22,17 +22,26 @@ func TestVariantWeight(t *testing.T) {
 		{VariantHard, PixelWeight{Base: 1, Hard: true, Factor: 0.1}, float32(0.1)},
 		{VariantUniform, PixelWeight{Base: 3, Hard: true, Factor: 1000}, 3},
 		{VariantUniform, PixelWeight{Base: 5, Hard: false, Factor: 1000}, 5},
-		// confidence: w_b · max(0, 1 − 2u)
-		{VariantConfidence, PixelWeight{Base: 4, U: 0.25, Hard: true, Factor: 1000}, 2},
-		{VariantConfidence, PixelWeight{Base: 3, U: 0}, 3},
-		{VariantConfidence, PixelWeight{Base: 3, U: 0.5}, 0},
-		{VariantConfidence, PixelWeight{Base: 2, U: 0.1}, float32(2 * (1 - 2*float64(float32(0.1))))},
+		// confidence: w_b · max(0, 1 − 2u_T)
+		{VariantConfidence, PixelWeight{Base: 4, UT: 0.25, Hard: true, Factor: 1000}, 2},
+		{VariantConfidence, PixelWeight{Base: 4, U: 0.25, UT: 0}, 4}, // u_T, not u
+		{VariantConfidence, PixelWeight{Base: 3, UT: 0}, 3},
+		{VariantConfidence, PixelWeight{Base: 3, UT: 0.5}, 0},
+		{VariantConfidence, PixelWeight{Base: 3, UT: 0.8}, 0},
+		{VariantConfidence, PixelWeight{Base: 2, UT: 0.1}, float32(2 * (1 - 2*float64(float32(0.1))))},
+		// prune: 0 for the most uncertain, w_b elsewhere
+		{VariantPrune, PixelWeight{Base: 3, Pruned: true, Hard: true, Factor: 1000}, 0},
+		{VariantPrune, PixelWeight{Base: 3, Hard: true, Factor: 1000}, 3},
+		// hard-right: × factor for hard examples that are probably right
+		{VariantHardRight, PixelWeight{Base: 3, Hard: true, Right: true, Factor: 1000}, 3000},
+		{VariantHardRight, PixelWeight{Base: 3, Hard: true, Right: false, Factor: 1000}, 3},
+		{VariantHardRight, PixelWeight{Base: 3, Hard: false, Right: true, Factor: 1000}, 3},
 	} {
 		if got := c.v.Weight(c.p); got != c.want {
 			t.Errorf("%s %+v: weight %v, want %v", c.v, c.p, got, c.want)
 		}
 	}
-	if _, err := ParseVariant("nope"); err == nil || !strings.Contains(err.Error(), "hard, uniform, confidence") {
+	if _, err := ParseVariant("nope"); err == nil || !strings.Contains(err.Error(), "hard, uniform, confidence, prune, hard-right") {
 		t.Errorf("unknown variant: err = %v", err)
 	}
 	cfg := DefaultConfig()
@@ -51,9 +60,9 @@ func TestOldPreparedSetRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	old := strings.Replace(string(b), `"version": 3`, `"version": 1`, 1)
+	old := strings.Replace(string(b), `"version": 4`, `"version": 1`, 1)
 	if old == string(b) {
-		t.Fatal("manifest has no version 3")
+		t.Fatal("manifest has no version 4")
 	}
 	os.WriteFile(p, []byte(old), 0o644)
 	if _, err := loadSets([]string{set}, 1, weighting{Variant: VariantHard, Phi: -1}); err == nil || !strings.Contains(err.Error(), "run densify prepare again") {
@@ -65,20 +74,20 @@ func TestOldPreparedSetRefused(t *testing.T) {
 // version-2 set trains the other variants but is refused for it.
 func TestConfidenceNeedsFormat3(t *testing.T) {
 	set, _ := synthSet(t, t.TempDir(), 48, 32, 2, testOptions())
-	if _, err := loadSets([]string{set}, 1, weighting{Variant: VariantConfidence, Phi: -1}); err != nil {
-		t.Fatalf("format-3 set: %v", err)
+	if _, err := loadSets([]string{set}, 1, weighting{Variant: VariantConfidence, Phi: -1, Temperature: 1}); err != nil {
+		t.Fatalf("format-4 set: %v", err)
 	}
 	p := filepath.Join(set, "manifest.json")
 	b, err := os.ReadFile(p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	old := strings.Replace(string(b), `"version": 3`, `"version": 2`, 1)
+	old := strings.Replace(string(b), `"version": 4`, `"version": 2`, 1)
 	if old == string(b) {
-		t.Fatal("manifest has no version 3")
+		t.Fatal("manifest has no version 4")
 	}
 	os.WriteFile(p, []byte(old), 0o644)
-	if _, err := loadSets([]string{set}, 1, weighting{Variant: VariantConfidence, Phi: -1}); err == nil || !strings.Contains(err.Error(), "run densify prepare again") {
+	if _, err := loadSets([]string{set}, 1, weighting{Variant: VariantConfidence, Phi: -1, Temperature: 1}); err == nil || !strings.Contains(err.Error(), "run densify prepare again") {
 		t.Fatalf("version-2 set, confidence: err = %v", err)
 	}
 	if _, err := loadSets([]string{set}, 1, weighting{Variant: VariantUniform, Phi: -1}); err != nil {

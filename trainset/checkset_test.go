@@ -30,8 +30,8 @@ func TestCheckSetRefusesDamage(t *testing.T) {
 		return dir, string(b)
 	}
 	for _, c := range []struct{ old, new, want string }{
-		{`"version": 3`, `"version": 99`, "version 99: this densify reads prepared sets of versions 1 to 3"},
-		{`"version": 3`, `"version": 0`, "version 0:"},
+		{`"version": 4`, `"version": 99`, "version 99: this densify reads prepared sets of versions 1 to 4"},
+		{`"version": 4`, `"version": 0`, "version 0:"},
 		{`"Factor": 1000`, `"Factor": -1000`, "hard-example factor must be in (0, 1e6], got -1000"},
 		{`"mode": "binary"`, `"mode": "both"`, `unknown mode "both"`},
 		{`"frames/00000_labels.npy"`, `"../00000_labels.npy"`, `"../00000_labels.npy" is not a file of the set`},

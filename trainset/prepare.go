@@ -78,6 +78,12 @@ type Frame struct {
 	// where U is), so that a trainer can redraw the hard examples for
 	// another φ: hard ⇔ U > Mu ∧ Mu > φ.
 	Mu []float32
+	// Gamma is the uncertainty γ_v of the trajectory labelling the pixel,
+	// the cost of moving it to another cluster (Kardoost & Keuper, UAI 2021,
+	// Eq. 13: u_v = σ(−γ_v)), kept apart from U because float32 u underflows
+	// for γ > 103 while a calibrated u_T = σ(−γ/T) still resolves it; +Inf at
+	// unlabelled pixels, at added points and without uncertainties.
+	Gamma []float32
 	// Length is the number of points of the trajectory labelling the pixel
 	// (capped at 65535; 0 at unlabelled pixels and at added points): the
 	// label quality is broken down by it (ScoreLabels). Not written.
@@ -120,6 +126,11 @@ type Set struct {
 	// trajectories the colour check rejected.
 	DroppedColour       int
 	DroppedColourTracks int
+	// TrajectoryGamma is γ of every trajectory of a kept segment (class ≥ 0),
+	// ascending: the most uncertain first. A trainer that drops the labels
+	// of the q most uncertain trajectories (train.VariantPrune) reads its
+	// threshold here.
+	TrajectoryGamma []float32
 }
 
 // Prepare builds the training set of one sequence. After checkInput, a
@@ -246,6 +257,20 @@ func (p *preparation) u(i int) float64 {
 	return p.in.Uncertainty[i]
 }
 
+// gamma is γ_v of trajectory i, the inverse of u_v = σ(−γ_v):
+// γ = ln((1 − u)/u), +Inf for u = 0 (and without uncertainties), −Inf for
+// u = 1. In float64 it is exact to rounding for every γ whose u does not
+// underflow (γ < 745).
+func (p *preparation) gamma(i int) float64 {
+	return GammaOf(p.u(i))
+}
+
+// GammaOf is γ = ln((1 − u)/u), the inverse of u = σ(−γ) (Kardoost &
+// Keuper, UAI 2021, Eq. 13): +Inf at u = 0, −Inf at u = 1.
+func GammaOf(u float64) float64 {
+	return math.Log1p(-u) - math.Log(u)
+}
+
 // chooseBackground counts the trajectories of every cluster and picks the
 // background: the clusters Options.BackgroundClusters (set.Background is
 // the smallest of them), else the cluster Options.Background, else the
@@ -358,13 +383,18 @@ func (p *preparation) markHardExamples() {
 		segs[i].Uncertain = segs[i].MeanUncertainty > p.opt.Phi
 	}
 	p.hard = make([]bool, len(p.ts.Tracks))
+	p.set.TrajectoryGamma = p.set.TrajectoryGamma[:0]
 	for i, t := range p.ts.Tracks {
 		s := &segs[p.segIdx[t.Label]]
+		if s.Class >= 0 {
+			p.set.TrajectoryGamma = append(p.set.TrajectoryGamma, float32(p.gamma(i)))
+		}
 		if s.Class >= 0 && s.Uncertain && p.u(i) > s.MeanUncertainty {
 			p.hard[i] = true
 			s.HardTracks++
 		}
 	}
+	slices.Sort(p.set.TrajectoryGamma)
 }
 
 // markUnexplained marks the background trajectories that the camera
@@ -531,9 +561,11 @@ func ownedPoints(pts []framePoint, owner []int32, u func(track int) float64) []f
 // unlabelled.
 func newFrame(f, W, H, classes int) Frame {
 	fr := Frame{Frame: f, Labels: make([]int16, W*H), Weights: make([]float32, W*H), Hard: make([]uint8, W*H),
-		U: make([]float32, W*H), Mu: make([]float32, W*H), Length: make([]uint16, W*H), Counts: make([]int, classes)}
+		U: make([]float32, W*H), Mu: make([]float32, W*H), Gamma: make([]float32, W*H), Length: make([]uint16, W*H), Counts: make([]int, classes)}
+	inf := float32(math.Inf(1))
 	for i := range fr.Labels {
 		fr.Labels[i] = Unlabelled
+		fr.Gamma[i] = inf
 	}
 	return fr
 }
@@ -598,6 +630,7 @@ func (p *preparation) labelPoints(fr *Frame, pts []framePoint) {
 		t := &p.ts.Tracks[q.track]
 		fr.Labels[q.pix] = q.class
 		fr.U[q.pix] = float32(p.u(q.track))
+		fr.Gamma[q.pix] = float32(p.gamma(q.track))
 		fr.Length[q.pix] = uint16(min(len(t.Points), math.MaxUint16))
 		fr.Mu[q.pix] = float32(p.set.Segments[p.segIdx[t.Label]].MeanUncertainty)
 		if p.hard[q.track] {

@@ -299,6 +299,64 @@ func TestPrepareKeepsTrajectoryUncertainty(t *testing.T) {
 	}
 }
 
+// γ = ln((1 − u)/u) per pixel and per trajectory: the fixture's foreground
+// has u = 0.1, 0.5, 0.9 (γ = ln 9, 0, −ln 9), its ten background
+// trajectories u = 0 (γ = +∞); gamma.npy holds them ascending and the
+// per-pixel γ survives u's float32 underflow.
+func TestPrepareKeepsTrajectoryGamma(t *testing.T) {
+	in := fixture()
+	in.Uncertainty[0] = 1e-60 // γ ≈ 138.2: u underflows in float32, γ does not
+	set, err := Prepare(in, bare())
+	if err != nil {
+		t.Fatal(err)
+	}
+	fr := set.Frames[0]
+	for _, c := range []struct {
+		x, y int
+		want float64
+	}{{20, 14, math.Log(9)}, {22, 14, 0}, {21, 16, -math.Log(9)}, {6, 1, math.Inf(1)}, {2, 1, 60 * math.Ln10}, {0, 0, math.Inf(1)}} {
+		if got := fr.Gamma[c.y*40+c.x]; math.Abs(float64(got)-c.want) > 1e-5 && !(math.IsInf(c.want, 1) && math.IsInf(float64(got), 1)) {
+			t.Errorf("γ at (%d,%d) = %v, want %v", c.x, c.y, got, c.want)
+		}
+	}
+	if fr.U[1*40+2] != 0 {
+		t.Errorf("u of 1e-60 stored as %v, want its float32 underflow 0", fr.U[1*40+2])
+	}
+	g := set.TrajectoryGamma
+	if len(g) != 13 || math.Abs(float64(g[0])+math.Log(9)) > 1e-6 || g[1] != 0 || math.Abs(float64(g[2])-math.Log(9)) > 1e-6 ||
+		math.Abs(float64(g[3])-60*math.Ln10) > 1e-4 || !math.IsInf(float64(g[12]), 1) {
+		t.Errorf("trajectory γ %v, want [−ln 9, 0, ln 9, 138.2, +∞ × 9]", g)
+	}
+	for _, u := range []float64{0.5, 1e-9, 0.999, 1e-300} {
+		if back := 1 / (1 + math.Exp(GammaOf(u))); math.Abs(back-u) > 1e-12*u {
+			t.Errorf("σ(−GammaOf(%v)) = %v", u, back)
+		}
+	}
+	if !math.IsInf(GammaOf(0), 1) || !math.IsInf(GammaOf(1), -1) {
+		t.Errorf("GammaOf(0) = %v, GammaOf(1) = %v", GammaOf(0), GammaOf(1))
+	}
+	dir := filepath.Join(t.TempDir(), "set")
+	if err := set.Write(dir, func(int) string { return "" }, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	m, err := ReadManifest(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		rel  string
+		want []float32
+	}{{m.TrajectoryGamma, g}, {m.Frames[0].Gamma, fr.Gamma}} {
+		a, err := npy.Read(filepath.Join(dir, c.rel))
+		if err != nil || !reflect.DeepEqual(a.F32, c.want) {
+			t.Errorf("%s: %v (read back equal: %v)", c.rel, err, err == nil && reflect.DeepEqual(a.F32, c.want))
+		}
+	}
+	if err := CheckSet(dir); err != nil {
+		t.Error(err)
+	}
+}
+
 func TestOracleTracksFromGroundTruth(t *testing.T) {
 	// Region map of one 4x1 frame: 0 0 1 −1. Track a on x=0 (region 0),
 	// b on x=2 (region 1) although its cluster says 0, c on x=3 (no region).

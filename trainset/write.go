@@ -21,7 +21,10 @@ import (
 // multiplied into _weights.npy. Version 3 adds _u.npy, the uncertainty of
 // the trajectory labelling each pixel (the confidence-weighted variant), and
 // _mu.npy, the mean uncertainty of its segment (hard examples for another φ).
-const FormatVersion = 3
+// Version 4 adds _gamma.npy, γ of the trajectory labelling each pixel (the
+// calibrated variants, u_T = σ(−γ/T)), and gamma.npy, γ of every trajectory
+// of a kept segment in ascending order (the pruning variant's threshold).
+const FormatVersion = 4
 
 // Manifest describes a prepared training set (manifest.json). Paths are
 // relative to the set's folder except Image, which is where the frame was read.
@@ -44,7 +47,9 @@ type Manifest struct {
 	DroppedUnsupported int               `json:"dropped_unsupported_points"`
 	Unexplained        int               `json:"unexplained_background_trajectories"`
 	Segments           []Segment         `json:"segments"`
-	Frames             []ManifestFrame   `json:"frames"`
+	// TrajectoryGamma names the file of Set.TrajectoryGamma (version ≥ 4).
+	TrajectoryGamma string          `json:"trajectory_gamma,omitempty"`
+	Frames          []ManifestFrame `json:"frames"`
 }
 
 // ManifestFrame lists the files of one frame.
@@ -56,16 +61,18 @@ type ManifestFrame struct {
 	Hard    string `json:"hard"`
 	U       string `json:"uncertainty,omitempty"`         // version ≥ 3
 	Mu      string `json:"segment_uncertainty,omitempty"` // version ≥ 3
+	Gamma   string `json:"gamma,omitempty"`               // version ≥ 4
 	Preview string `json:"preview"`
 	Counts  []int  `json:"class_counts"`
 	NHard   int    `json:"hard_pixels"`
 }
 
-// Write stores the set in dir: frames/NNNNN_{labels,weights,hard,u,mu}.npy
+// Write stores the set in dir: frames/NNNNN_{labels,weights,hard,u,mu,gamma}.npy
 // (int16 with -1 = unlabelled, float32 base weights = class balance, uint8
-// hard-example mask, float32 uncertainty of the labelling trajectory and
-// float32 mean uncertainty of its segment; shape (H, W)),
-// previews/NNNNN.png and manifest.json. framePath(f) names the image of
+// hard-example mask, float32 uncertainty u and γ of the labelling trajectory
+// and float32 mean uncertainty of its segment; shape (H, W)),
+// previews/NNNNN.png, gamma.npy (Set.TrajectoryGamma, float32) and
+// manifest.json. framePath(f) names the image of
 // frame f (recorded in the manifest and used for previews). The folder is
 // built beside dir and renamed into place, so a failure leaves no partial
 // set.
@@ -85,6 +92,9 @@ func (s *Set) Write(dir string, framePath func(frame int) string, readImage func
 		m.Frames = append(m.Frames, manifestFrame(&s.Frames[k], framePath(s.Frames[k].Frame)))
 	}
 	if err := s.writeFrames(tmp, m.Frames, readImage); err != nil {
+		return err
+	}
+	if err := npy.Write(filepath.Join(tmp, m.TrajectoryGamma), &npy.Array{Shape: []int{len(s.TrajectoryGamma)}, F32: orEmpty(s.TrajectoryGamma)}); err != nil {
 		return err
 	}
 	js, err := json.MarshalIndent(m, "", "  ")
@@ -112,7 +122,8 @@ func (s *Set) manifest(source map[string]string) Manifest {
 	return Manifest{Version: FormatVersion, Mode: mode, Width: s.Width, Height: s.Height, Classes: s.Classes,
 		Background: s.Background, Options: s.Options, Source: source, ClassCounts: sum.ClassCounts,
 		HardPixels: sum.HardPixels, HardTracks: sum.HardTracks, BorderPoints: sum.BorderPoints, FarPoints: sum.FarPoints, CutPoints: sum.CutPoints,
-		DroppedIsolated: s.DroppedIsolated, DroppedUnsupported: sum.Unsupported, Unexplained: sum.Unexplained, Segments: s.Segments}
+		DroppedIsolated: s.DroppedIsolated, DroppedUnsupported: sum.Unsupported, Unexplained: sum.Unexplained, Segments: s.Segments,
+		TrajectoryGamma: "gamma.npy"}
 }
 
 // writeWorkers is how many frames Write writes at once (each holds one
@@ -143,11 +154,12 @@ func manifestFrame(fr *Frame, image string) ManifestFrame {
 	name := fmt.Sprintf("%05d", fr.Frame)
 	return ManifestFrame{Frame: fr.Frame, Image: image,
 		Labels: "frames/" + name + "_labels.npy", Weights: "frames/" + name + "_weights.npy",
-		Hard: "frames/" + name + "_hard.npy", U: "frames/" + name + "_u.npy", Mu: "frames/" + name + "_mu.npy", Preview: "previews/" + name + ".png", Counts: fr.Counts, NHard: fr.NHard}
+		Hard: "frames/" + name + "_hard.npy", U: "frames/" + name + "_u.npy", Mu: "frames/" + name + "_mu.npy",
+		Gamma: "frames/" + name + "_gamma.npy", Preview: "previews/" + name + ".png", Counts: fr.Counts, NHard: fr.NHard}
 }
 
 // writeFrame writes the arrays and the preview of fr into dir under the
-// names of mf (zeros for a missing U or Mu); the preview is drawn over
+// names of mf (zeros for a missing U or Mu, +Inf for a missing Gamma); the preview is drawn over
 // readImage(mf.Image) when both are given, which must be of the set's size.
 func (s *Set) writeFrame(dir string, fr *Frame, mf ManifestFrame, readImage func(path string) (image.Image, error)) error {
 	shape := []int{s.Height, s.Width}
@@ -160,6 +172,7 @@ func (s *Set) writeFrame(dir string, fr *Frame, mf ManifestFrame, readImage func
 		{mf.Hard, &npy.Array{Shape: shape, U8: fr.Hard}},
 		{mf.U, &npy.Array{Shape: shape, F32: orZeros(fr.U, s.Width*s.Height)}},
 		{mf.Mu, &npy.Array{Shape: shape, F32: orZeros(fr.Mu, s.Width*s.Height)}},
+		{mf.Gamma, &npy.Array{Shape: shape, F32: orInf(fr.Gamma, s.Width*s.Height)}},
 	}
 	for _, a := range arrays {
 		if err := npy.Write(filepath.Join(dir, a.rel), a.a); err != nil {
@@ -184,6 +197,27 @@ func (s *Set) writeFrame(dir string, fr *Frame, mf ManifestFrame, readImage func
 func orZeros(v []float32, n int) []float32 {
 	if v == nil {
 		return make([]float32, n)
+	}
+	return v
+}
+
+// orInf is v, or n times +Inf (no uncertainty: nothing to move) when v is nil.
+func orInf(v []float32, n int) []float32 {
+	if v != nil {
+		return v
+	}
+	v = make([]float32, n)
+	for i := range v {
+		v[i] = float32(math.Inf(1))
+	}
+	return v
+}
+
+// orEmpty is v, or an empty slice when v is nil (npy.Array tells its type by
+// the slice that is not nil).
+func orEmpty(v []float32) []float32 {
+	if v == nil {
+		return []float32{}
 	}
 	return v
 }
@@ -229,8 +263,11 @@ func (m *Manifest) validate() error {
 			return fmt.Errorf("class %d has %d labelled pixels", c, n)
 		}
 	}
+	if m.TrajectoryGamma != "" && !filepath.IsLocal(m.TrajectoryGamma) {
+		return fmt.Errorf("%q is not a file of the set", m.TrajectoryGamma)
+	}
 	for _, mf := range m.Frames {
-		for _, f := range []string{mf.Labels, mf.Weights, mf.Hard, mf.U, mf.Mu} {
+		for _, f := range []string{mf.Labels, mf.Weights, mf.Hard, mf.U, mf.Mu, mf.Gamma} {
 			if f != "" && !filepath.IsLocal(f) {
 				return fmt.Errorf("frame %d: %q is not a file of the set", mf.Frame, f)
 			}
@@ -251,8 +288,18 @@ func CheckSet(dir string) error {
 	if err != nil {
 		return err
 	}
+	if m.TrajectoryGamma != "" {
+		p := filepath.Join(dir, m.TrajectoryGamma)
+		shape, err := npy.ReadShape(p)
+		if err != nil {
+			return err
+		}
+		if len(shape) != 1 {
+			return fileerr.New(p, 0, "npy: shape %v, want one γ per trajectory", shape)
+		}
+	}
 	for _, mf := range m.Frames {
-		for _, f := range []string{mf.Labels, mf.Weights, mf.Hard, mf.U, mf.Mu} {
+		for _, f := range []string{mf.Labels, mf.Weights, mf.Hard, mf.U, mf.Mu, mf.Gamma} {
 			if f == "" {
 				continue
 			}

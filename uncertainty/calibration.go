@@ -101,6 +101,16 @@ func AUC(score []float64, wrong, known []bool) float64 {
 	return (rankSum - float64(nw)*float64(nw+1)/2) / (float64(nw) * float64(nr))
 }
 
+// DefaultTemperature is the temperature T of u_T = σ(−γ/T) that the
+// calibrated training variants use (train.VariantConfidence,
+// train.VariantHardRight): FitTemperature on the trajectories of the twenty
+// DAVIS 2016 development sequences, segmented with leave-one-sequence-out
+// cost models, rounded (the fits that leave one sequence out lie between 44
+// and 46; docs/results.md). It belongs to the default cost model and
+// multicut: a graph with other costs needs its own fit (densify sparsify
+// prints it).
+const DefaultTemperature = 45.0
+
 // TemperedU is u_T = σ(−γ/T) (0 for γ = +∞).
 func TemperedU(gamma, T float64) float64 {
 	if math.IsInf(gamma, 1) {

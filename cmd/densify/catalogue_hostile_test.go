@@ -263,7 +263,7 @@ func hostileCases(f *catalogueFixture) []catalogueCase {
 		{name: "train on a manifest of version 99", code: 1, want: []string{"manifest.json: invalid manifest: version 99: this densify reads prepared sets of versions 1 to"},
 			setup: func(t *testing.T, f *catalogueFixture, out string) {
 				prepareInto(t, f, out)
-				editManifest(t, out, `"version": 3`, `"version": 99`)
+				editManifest(t, out, `"version": 4`, `"version": 99`)
 			},
 			keepDirs: []string{"set"},
 			args: func(f *catalogueFixture, out string) []string {

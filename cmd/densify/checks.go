@@ -11,6 +11,7 @@ package main
 // checked alike.
 
 import (
+	"fmt"
 	"io/fs"
 	"math"
 	"os"
@@ -103,6 +104,9 @@ var flagRanges = map[string]flagcheck.Range{
 	"cpus-per-task":       {Lo: 0, Hi: 4096, Note: "0 = the cluster's default"},
 	"gpus-per-task":       flagcheck.Closed(0, 64),
 	"temporal":            {Lo: 0, Hi: refine.MaxTemporalRadius, Note: "0 = off"},
+	"temperature":         {Lo: 0, Hi: uncertainty.MaxTemperature, Note: fmt.Sprintf("0 = %g", uncertainty.DefaultTemperature)},
+	"prune":               {Lo: 0, Hi: 1, HiOpen: true, Note: fmt.Sprintf("0 = %g", train.DefaultPrune)},
+	"min-right":           {Lo: 0, Hi: 1, Note: fmt.Sprintf("0 = %g", train.DefaultMinRight)},
 }
 
 var commandRanges = map[string]flagcheck.Range{

@@ -5,7 +5,17 @@ import (
 	"strings"
 
 	"github.com/densify/densify/pipeline"
+	"github.com/densify/densify/train"
+	"github.com/spf13/pflag"
 )
+
+// bindCalibratedFlags binds the knobs of the calibrated training variants
+// (confidence, prune, hard-right) to c.
+func bindCalibratedFlags(fl *pflag.FlagSet, c *train.Config) {
+	fl.Float64Var(&c.Temperature, "temperature", c.Temperature, "T of the calibrated uncertainty u_T = σ(−γ/T) of confidence and hard-right (fitted by densify sparsify; 1 = UAI'21's u)")
+	fl.Float64Var(&c.Prune, "prune", c.Prune, "fraction of the most uncertain trajectories whose labels prune drops")
+	fl.Float64Var(&c.MinRight, "min-right", c.MinRight, "calibrated probability of a right label that hard-right needs to weight a hard example")
+}
 
 // variantsFlag binds a list of pipeline variants (pflag.Value).
 type variantsFlag struct{ v *[]pipeline.Variant }

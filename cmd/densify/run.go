@@ -46,7 +46,7 @@ training continues from its last epoch); --force redoes everything.`,
 	cmd.Example = runExample
 	o.Flags.bind(cmd.Flags())
 	o.Variant = []pipeline.Variant{pipeline.DefaultVariant}
-	cmd.Flags().Var(variantsFlag{&o.Variant}, "variant", "training variant(s): weighted (hard examples), uniform, confidence (1 − 2u), oracle (ground-truth labels)")
+	cmd.Flags().Var(variantsFlag{&o.Variant}, "variant", "training variant(s): weighted (hard examples), uniform, confidence (1 − 2u_T), prune (most uncertain labels dropped), hard-right (probably right hard examples), oracle (ground-truth labels)")
 	cmd.Flags().BoolVar(&o.Uniform, "uniform", false, "same as --variant uniform (the default)")
 	cmd.Flags().BoolVar(&o.Oracle, "oracle", false, "also train on ground-truth labels of the same trajectories (sequences with ground truth)")
 	return cmd

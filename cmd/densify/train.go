@@ -33,8 +33,11 @@ prepared training sets (densify prepare). The loss covers labelled pixels only: 
 BCE with logits (binary sets) or weighted cross entropy (multi-label sets), normalised as
 Σ w ℓ / Σ w, the weights composed by --variant from the set's base weights (class
 balance) and hard-example mask: hard (× the set's factor at hard examples, the default)
-uniform (class balance only, the ablation baseline; also --uniform) or confidence
-(class balance × max(0, 1 − 2u): the uncertainty u as label noise). Optimiser: Adam.
+uniform (class balance only, the ablation baseline; also --uniform), confidence
+(class balance × max(0, 1 − 2u_T): the calibrated uncertainty u_T = σ(−γ/T) as label
+noise, T = --temperature), prune (the labels of the --prune most uncertain trajectories
+dropped) or hard-right (the hard examples × the factor only where 1 − u_T ≥ --min-right).
+Optimiser: Adam.
 
 With several --set folders one model is trained per set in <out>/<set name> (ACCV'20),
 or one model over all of them with --joint. Each model folder gets model.ckpt (last
@@ -69,7 +72,8 @@ the dataset's sequences is prepared and trained, one model per sequence in <out>
 	fl.Float64Var(&c.LR, "lr", c.LR, "Adam learning rate")
 	fl.IntVar(&c.Batch, "batch", c.Batch, "frames per optimisation step")
 	fl.Float64Var(&c.Scale, "scale", c.Scale, "input scale (0 = auto: 0.5 on CPU, 1 on CUDA); sparse labels are mapped, not resampled")
-	fl.Var(variantFlag{&c.Variant}, "variant", "loss weighting: hard (hard examples × the set's factor), uniform (class balance only) or confidence (class balance × (1 − 2u))")
+	fl.Var(variantFlag{&c.Variant}, "variant", "loss weighting: hard (hard examples × the set's factor), uniform (class balance only), confidence (class balance × (1 − 2u_T)), prune (most uncertain labels dropped) or hard-right (probably right hard examples × the factor)")
+	bindCalibratedFlags(fl, c)
 	fl.BoolVar(&o.Uniform, "uniform", false, "same as --variant uniform (the ablation baseline)")
 	fl.BoolVar(&c.NoFlip, "no-flip", c.NoFlip, "no random horizontal flips")
 	fl.Int64Var(&c.Seed, "seed", c.Seed, "random seed (weights, data order, flips)")

@@ -1,0 +1,199 @@
+package train
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/densify/densify/internal/npy"
+	"github.com/densify/densify/trainset"
+)
+
+// The synthetic set's trajectories have u = 0.05 (γ = ln 19) or u = 0.9
+// (γ = −ln 9, the hard examples); added border and far-background points
+// have γ = +∞. calibratedWeights loads the set under wt and returns, for
+// every labelled pixel of every frame, its base weight, its hard flag, its
+// u and the weight the variant gave it.
+type pixel struct {
+	base, u, w float32
+	hard       bool
+}
+
+func calibratedWeights(t *testing.T, set string, wt weighting) []pixel {
+	t.Helper()
+	d, err := loadSets([]string{set}, 1, wt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := trainset.ReadManifest(set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := func(rel string) *npy.Array {
+		a, err := npy.Read(filepath.Join(set, rel))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a
+	}
+	var out []pixel
+	for _, s := range d.Samples {
+		for _, mf := range m.Frames {
+			if mf.Frame != s.frame {
+				continue
+			}
+			l, base, hard, u := read(mf.Labels), read(mf.Weights), read(mf.Hard), read(mf.U)
+			for i, c := range l.Int16 {
+				if c >= 0 {
+					out = append(out, pixel{base: base.F32[i], u: u.F32[i], w: s.Weights[i], hard: hard.U8[i] == 1})
+				}
+			}
+		}
+	}
+	if len(out) == 0 {
+		t.Fatal("no labelled pixel")
+	}
+	return out
+}
+
+// Calibrated confidence, w = w_b · max(0, 1 − 2σ(−γ/T)), by hand at T = 45:
+// γ = ln 19 gives 1 − 2σ(−ln19/45), γ = −ln 9 gives u_T > ½ and weight 0,
+// γ = +∞ keeps w_b. At T = 1 it is the uncalibrated 1 − 2u.
+func TestCalibratedConfidenceHandComputed(t *testing.T) {
+	set, _ := synthSet(t, t.TempDir(), 48, 32, 2, testOptions())
+	sigma := func(x float64) float64 { return 1 / (1 + math.Exp(-x)) }
+	for _, T := range []float64{45, 1} {
+		seen := map[float32]int{}
+		for _, p := range calibratedWeights(t, set, weighting{Variant: VariantConfidence, Phi: -1, Temperature: T}) {
+			var c float64
+			switch p.u {
+			case 0: // an added point
+				c = 1
+			case float32(0.05):
+				c = 1 - 2*sigma(-math.Log(19)/T)
+			case float32(0.9):
+				c = 0
+			default:
+				t.Fatalf("u %v: not one of the synthetic set's", p.u)
+			}
+			want := float64(p.base) * c
+			if math.Abs(float64(p.w)-want) > 1e-5*max(1, want) {
+				t.Fatalf("T %v, u %v, w_b %v: weight %v, want %v", T, p.u, p.base, p.w, want)
+			}
+			seen[p.u]++
+		}
+		if len(seen) != 3 {
+			t.Errorf("T %v: pixels of u %v; want added points, 0.05 and 0.9", T, seen)
+		}
+	}
+}
+
+// Pruning drops the labels of the trajectories below the q-quantile of γ:
+// a fifth of the trajectories have γ = −ln 9, so q = 0.25 drops exactly
+// those, and q = 0.1 drops none (the quantile is −ln 9 itself; ties are
+// kept).
+func TestPruneDropsTheMostUncertain(t *testing.T) {
+	set, _ := synthSet(t, t.TempDir(), 48, 32, 2, testOptions())
+	m, err := trainset.ReadManifest(set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := npy.Read(filepath.Join(set, m.TrajectoryGamma))
+	if err != nil {
+		t.Fatal(err)
+	}
+	neg := 0
+	for _, x := range g.F32 {
+		if x < 0 {
+			neg++
+		}
+	}
+	if frac := float64(neg) / float64(len(g.F32)); !(frac > 0.1 && frac < 0.25) {
+		t.Fatalf("%d of %d trajectories with γ < 0: the test needs a share in (0.1, 0.25)", neg, len(g.F32))
+	}
+	for _, c := range []struct {
+		q     float64
+		drops bool
+	}{{0.25, true}, {0.1, false}} {
+		dropped := 0
+		for _, p := range calibratedWeights(t, set, weighting{Variant: VariantPrune, Phi: -1, Prune: c.q}) {
+			want := p.base
+			if c.drops && p.u == float32(0.9) {
+				want = 0
+				dropped++
+			}
+			if p.w != want {
+				t.Fatalf("q %v, u %v: weight %v, want %v", c.q, p.u, p.w, want)
+			}
+		}
+		if c.drops && dropped == 0 {
+			t.Errorf("q %v dropped nothing", c.q)
+		}
+	}
+}
+
+// hard-right weights a hard example × factor only where 1 − u_T ≥ MinRight:
+// the synthetic set's hard examples (γ = −ln 9) have 1 − σ(ln 9 / 45) ≈ 0.488
+// at T = 45.
+func TestHardRightKeepsProbablyRightHardExamples(t *testing.T) {
+	set, _ := synthSet(t, t.TempDir(), 48, 32, 2, testOptions())
+	for _, c := range []struct {
+		minRight float64
+		weighted bool
+	}{{0.9, false}, {0.48, true}} {
+		hard := 0
+		for _, p := range calibratedWeights(t, set, weighting{Variant: VariantHardRight, Phi: -1, Temperature: 45, MinRight: c.minRight}) {
+			want := p.base
+			if p.hard {
+				hard++
+				if c.weighted {
+					want = float32(float64(p.base) * testOptions().Factor)
+				}
+			}
+			if p.w != want {
+				t.Fatalf("min-right %v, hard %v: weight %v, want %v", c.minRight, p.hard, p.w, want)
+			}
+		}
+		if hard == 0 {
+			t.Fatal("no hard example")
+		}
+	}
+}
+
+// The calibrated variants need γ (format 4); a format-3 set trains
+// confidence at T = 1 from its u but is refused for T ≠ 1 and for pruning.
+func TestCalibratedVariantsNeedFormat4(t *testing.T) {
+	set, _ := synthSet(t, t.TempDir(), 48, 32, 2, testOptions())
+	p := filepath.Join(set, "manifest.json")
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := strings.Replace(string(b), `"version": 4`, `"version": 3`, 1)
+	if old == string(b) {
+		t.Fatal("manifest has no version 4")
+	}
+	os.WriteFile(p, []byte(old), 0o644)
+	if _, err := loadSets([]string{set}, 1, weighting{Variant: VariantConfidence, Phi: -1, Temperature: 1}); err != nil {
+		t.Fatalf("format-3 set, confidence at T = 1: %v", err)
+	}
+	for _, wt := range []weighting{{Variant: VariantConfidence, Phi: -1, Temperature: 45}, {Variant: VariantPrune, Phi: -1, Prune: 0.05}, {Variant: VariantHardRight, Phi: -1, Temperature: 45, MinRight: 0.9}} {
+		if _, err := loadSets([]string{set}, 1, wt); err == nil || !strings.Contains(err.Error(), "run densify prepare again") {
+			t.Errorf("format-3 set, %s: err = %v", wt.Variant, err)
+		}
+	}
+}
+
+// A gamma.npy that is not ascending (a hand edit) is refused by name.
+func TestPruneRefusesUnsortedGamma(t *testing.T) {
+	set, _ := synthSet(t, t.TempDir(), 48, 32, 2, testOptions())
+	p := filepath.Join(set, "gamma.npy")
+	if err := npy.Write(p, &npy.Array{Shape: []int{3}, F32: []float32{1, 0, 2}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := loadSets([]string{set}, 1, weighting{Variant: VariantPrune, Phi: -1, Prune: 0.5}); err == nil || !strings.Contains(err.Error(), p) || !strings.Contains(err.Error(), "ascending") {
+		t.Fatalf("unsorted γ: err = %v", err)
+	}
+}
