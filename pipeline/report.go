@@ -231,12 +231,30 @@ func (r *Report) Markdown(w io.Writer) error {
 func (r *Report) writeIntro(b *strings.Builder) {
 	fmt.Fprintf(b, "# densify run\n\nInput `%s`, work folder `%s`, %d sequence(s), %.1f s (summed stage time).\n\n", r.Root, r.Work, len(r.Sequences), r.Seconds)
 	fmt.Fprintf(b, "Scores in percent (FBMS MoSegEval protocol; J = DAVIS region similarity, the foreground Jaccard index per labelled frame, averaged).\n\n")
+	if mode := foregroundMode(r.Options); mode != "" {
+		b.WriteString(mode + "\n\n")
+	}
 	if len(r.Missing) > 0 {
 		fmt.Fprintf(b, "**Missing** (no result yet; the means leave them out): %s.\n\n", strings.Join(r.Missing, ", "))
 	}
 	if len(r.Failed) > 0 {
 		fmt.Fprintf(b, "**Failed:** %s (see below).\n\n", strings.Join(r.Failed, ", "))
 	}
+}
+
+// foregroundMode says what the training labels call foreground, read from
+// the prepare options as the plan records them (JSON): every moving segment,
+// or the primary object only (trainset.Options.PrimaryObject); "" when the
+// options do not say.
+func foregroundMode(opts map[string]any) string {
+	prep, ok := opts["prepare"].(map[string]any)
+	if !ok {
+		return ""
+	}
+	if on, _ := prep["PrimaryObject"].(bool); on {
+		return fmt.Sprintf("Foreground: **the primary moving object only** (`--primary-object`, margin %v of its box diagonal), as single-object benchmarks (DAVIS 2016) annotate.", prep["PrimaryMargin"])
+	}
+	return "Foreground: every independently moving segment, as FBMS59 annotates (`--primary-object` keeps the primary object only, as DAVIS 2016 annotates)."
 }
 
 // writeTable writes the table head and one row per sequence.

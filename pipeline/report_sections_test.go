@@ -69,3 +69,29 @@ func TestReportSequenceSections(t *testing.T) {
 		t.Errorf("links\n%q\nwant\n%q", got, want)
 	}
 }
+
+// The report says which foreground the labels were trained on, read from the
+// options as plan.json stores them.
+func TestReportStatesTheForegroundMode(t *testing.T) {
+	for _, c := range []struct {
+		primary bool
+		want    string
+	}{{false, "every independently moving segment"}, {true, "the primary moving object only** (`--primary-object`, margin 0.25"}} {
+		o := DefaultOptions()
+		o.Prepare.PrimaryObject = c.primary
+		p, err := newPlan("run", "root", nil, []Variant{VariantUniform}, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		if err := (&Report{Options: p.Options}).Markdown(&b); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(b.String(), c.want) {
+			t.Errorf("primary object %v: report lacks %q:\n%s", c.primary, c.want, b.String())
+		}
+	}
+	if got := foregroundMode(map[string]any{}); got != "" {
+		t.Errorf("options without prepare: %q", got)
+	}
+}

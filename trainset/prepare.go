@@ -347,6 +347,10 @@ func (p *preparation) assignClasses() {
 	p.class, p.segIdx = map[int]int{}, map[int]int{}
 	segs := make([]Segment, 0, len(p.ids))
 	next := 1
+	var primary map[int]bool
+	if p.opt.PrimaryObject {
+		primary = p.primaryObject()
+	}
 	for _, id := range p.ids {
 		s := Segment{Cluster: id, Trajectories: p.size[id], Class: -1}
 		switch {
@@ -354,6 +358,8 @@ func (p *preparation) assignClasses() {
 			s.Class = 0
 		case p.opt.MinSegment > 0 && p.size[id] < p.opt.MinSegment:
 			s.Dropped = fmt.Sprintf("fewer than %d trajectories", p.opt.MinSegment)
+		case primary != nil && !primary[id]:
+			s.Dropped = "not part of the primary object"
 		case p.opt.Multi:
 			s.Class = next
 			next++

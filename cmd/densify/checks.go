@@ -106,6 +106,7 @@ var flagRanges = map[string]flagcheck.Range{
 	"temporal":            {Lo: 0, Hi: refine.MaxTemporalRadius, Note: "0 = off"},
 	"temperature":         {Lo: 0, Hi: uncertainty.MaxTemperature, Note: fmt.Sprintf("0 = %g", uncertainty.DefaultTemperature)},
 	"prune":               {Lo: 0, Hi: 1, HiOpen: true, Note: fmt.Sprintf("0 = %g", train.DefaultPrune)},
+	"primary-margin":      flagcheck.Closed(0, 10),
 	"min-right":           {Lo: 0, Hi: 1, Note: fmt.Sprintf("0 = %g", train.DefaultMinRight)},
 }
 

@@ -52,6 +52,8 @@ func bindPrepareFlags(f *pflag.FlagSet, o *trainset.Options) {
 	f.Float64Var(&o.CutMargin, "cut-margin", o.CutMargin, "--cut-background: keep its points this many pixels away from every pixel the cut gives to the object")
 	f.Float64Var(&o.FarGap, "far-gap", o.FarGap, "far-background points keep this many pixels away from the points of trajectories left unlabelled by --background-residual (0 = off)")
 	f.Float64Var(&o.BackgroundResidual, "background-residual", o.BackgroundResidual, "R: leave unlabelled the trajectories of a camera-explained background cluster whose upper-quartile normalised camera residual (segment's camera.csv) exceeds R·max(1, Q), Q the cluster's median of them, when the cluster's median of the trajectories' median residuals is ≤ R")
+	f.BoolVar(&o.PrimaryObject, "primary-object", o.PrimaryObject, "keep only the primary moving object (single-object benchmarks such as DAVIS 2016; off for FBMS59, which annotates every moving object): the foreground segment with most trajectory points and the segments mostly within its box grown by --primary-margin, frame by frame")
+	f.Float64Var(&o.PrimaryMargin, "primary-margin", o.PrimaryMargin, "--primary-object: grow the object's box by this fraction of its diagonal on every side")
 	f.BoolVar(&o.Balance, "balance", o.Balance, "class balance weights ⌊n_major/n_minor/10⌋+1 (ACCV'20)")
 	f.Float64Var(&o.Phi, "phi", o.Phi, "segment-uncertainty threshold φ: hard examples only in segments with mean uncertainty > φ")
 	f.Float64Var(&o.Factor, "factor", o.Factor, "loss weight of hard examples (oversampling factor; 1 disables)")
