@@ -117,6 +117,7 @@ func TestOptionsValidatedBeforeWork(t *testing.T) {
 		want string
 	}{
 		{func(o *Options) { o.Train.LR = 1e300 }, "learning rate must be in (0, 1]"},
+		{func(o *Options) { o.Train.Schedule = "step" }, "unknown learning-rate schedule \"step\""},
 		{func(o *Options) { o.Sparsify.Step = 1e-12 }, "sparsify: step must be in [0.0001, 1]"},
 		{func(o *Options) { o.HeatmapEvery = 0 }, "heat maps: every must be in [1, 1000000]"},
 		{func(o *Options) { o.Prepare.Factor = -1 }, "hard-example factor"},

@@ -216,15 +216,18 @@ type TrainOptions struct {
 	// per sequence (train.Config.StepBudget; nil = the trainer's default,
 	// 0 = no cap).
 	StepBudget *int    `json:"step_budget,omitempty"`
-	LR         float64 `json:"lr"`         // Adam learning rate
-	BatchSize  int     `json:"batch_size"` // frames per step
-	Scale      float64 `json:"scale"`      // input scale (0 = auto: 0.5 on CPU, 1 on CUDA)
-	Seed       int64   `json:"seed"`       // random seed (same seed, same masks on CPU)
-	Threads    int     `json:"threads"`    // intra-op threads (0 = all cores)
-	Device     string  `json:"device"`     // "cpu", "cuda" or "auto"
-	NoFlip     bool    `json:"no_flip"`    // no random horizontal flips
-	Overlays   bool    `json:"overlays"`   // predict also writes overlay/NNNNN.png
-	ProbMaps   bool    `json:"prob_maps"`  // predict also writes prob/NNNNN.png
+	LR         float64 `json:"lr"` // Adam learning rate
+	// Schedule is the learning rate over the steps (train.Schedule:
+	// "constant", the default when empty, or "cosine").
+	Schedule  string  `json:"schedule,omitempty"`
+	BatchSize int     `json:"batch_size"` // frames per step
+	Scale     float64 `json:"scale"`      // input scale (0 = auto: 0.5 on CPU, 1 on CUDA)
+	Seed      int64   `json:"seed"`       // random seed (same seed, same masks on CPU)
+	Threads   int     `json:"threads"`    // intra-op threads (0 = all cores)
+	Device    string  `json:"device"`     // "cpu", "cuda" or "auto"
+	NoFlip    bool    `json:"no_flip"`    // no random horizontal flips
+	Overlays  bool    `json:"overlays"`   // predict also writes overlay/NNNNN.png
+	ProbMaps  bool    `json:"prob_maps"`  // predict also writes prob/NNNNN.png
 	// PriorShift: predict undoes the prior shift of class-balanced
 	// training (train.PredictOptions.PriorShift; off by default: on the
 	// DAVIS dev sequences it raised J with ground-truth labels and lowered it
@@ -337,6 +340,8 @@ func (o *Options) Validate() error {
 		return fmt.Errorf("train: step budget must be in [0, 100000000] steps per sequence (0 = no cap), got %d", *t.StepBudget)
 	case !(t.LR >= 0 && t.LR <= 1):
 		return fmt.Errorf("train: learning rate must be in (0, 1] (0 = default), got %v", t.LR)
+	case t.Schedule != "" && t.Schedule != "constant" && t.Schedule != "cosine":
+		return fmt.Errorf("train: unknown learning-rate schedule %q (constant, cosine)", t.Schedule)
 	case t.BatchSize < 0 || t.BatchSize > 4096:
 		return fmt.Errorf("train: batch size must be in [1, 4096] (0 = default), got %d", t.BatchSize)
 	case !(t.Scale >= 0 && t.Scale <= 4):

@@ -66,8 +66,11 @@ type Config struct {
 	// epoch; see EffectiveEpochs): a time budget per sequence that does
 	// not grow with its length. 0 = Epochs, uncapped.
 	StepBudget int
-	// LR is Adam's learning rate.
+	// LR is Adam's learning rate (the peak of Schedule).
 	LR float64
+	// Schedule is the learning rate over the steps (ScheduleConstant when
+	// empty; see LRAt).
+	Schedule Schedule
 	// Batch is the number of frames per step (frames of different sizes never
 	// share a batch).
 	Batch int
@@ -144,15 +147,18 @@ func (c Config) EffectiveEpochs(perEpoch, sets int) int {
 // Options is the part of the configuration that determines the result; it is
 // stored in every checkpoint and must match when resuming.
 type Options struct {
-	Model   unet.Config `json:"model"`
-	Sets    []string    `json:"sets"`
-	Mode    string      `json:"mode"`
-	LR      float64     `json:"lr"`
-	Batch   int         `json:"batch"`
-	Scale   float64     `json:"scale"`
-	Variant Variant     `json:"variant"`
-	Factor  float64     `json:"hard_factor,omitempty"`
-	Phi     *float64    `json:"hard_phi,omitempty"`
+	Model unet.Config `json:"model"`
+	Sets  []string    `json:"sets"`
+	Mode  string      `json:"mode"`
+	LR    float64     `json:"lr"`
+	// Schedule is empty for ScheduleConstant, so that checkpoints written
+	// before schedules existed resume.
+	Schedule Schedule `json:"schedule,omitempty"`
+	Batch    int      `json:"batch"`
+	Scale    float64  `json:"scale"`
+	Variant  Variant  `json:"variant"`
+	Factor   float64  `json:"hard_factor,omitempty"`
+	Phi      *float64 `json:"hard_phi,omitempty"`
 	// the calibrated variants' knobs (Config.Temperature, Prune, MinRight)
 	Temperature float64 `json:"temperature,omitempty"`
 	Prune       float64 `json:"prune,omitempty"`
@@ -242,6 +248,9 @@ func (c *Config) validate() error {
 		c.Variant = VariantHard
 	}
 	if _, err := ParseVariant(string(c.Variant)); err != nil {
+		return fmt.Errorf("train: %w", err)
+	}
+	if _, err := ParseSchedule(string(c.Schedule)); err != nil {
 		return fmt.Errorf("train: %w", err)
 	}
 	if !(c.HardFactor >= 0 && c.HardFactor <= 1e6) {
@@ -429,7 +438,7 @@ func trainOne(ctx context.Context, cfg Config, sets []string, out string, progre
 			return nil, fmt.Errorf("train: frames are %dx%d at scale %g, smaller than the %d px that depth %d needs; use a larger --scale", s.W, s.H, scale, mc.MinSize(), mc.Depth)
 		}
 	}
-	opts := Options{Model: mc, Sets: absAll(sets), Mode: data.Mode, LR: cfg.LR, Batch: cfg.Batch, Scale: scale,
+	opts := Options{Model: mc, Sets: absAll(sets), Mode: data.Mode, LR: cfg.LR, Schedule: cfg.Schedule.recorded(), Batch: cfg.Batch, Scale: scale,
 		Variant: cfg.Variant, Factor: cfg.HardFactor, Temperature: cfg.Temperature, Prune: cfg.Prune, MinRight: cfg.MinRight,
 		Flip: !cfg.NoFlip, Seed: cfg.Seed}
 	if cfg.HardPhi != nil {
@@ -493,6 +502,7 @@ func trainOne(ctx context.Context, cfg Config, sets []string, out string, progre
 			if err := ctx.Err(); err != nil {
 				return nil, fmt.Errorf("train: interrupted in epoch %d (%v); epochs 1..%d are saved in %s, continue with --resume", epoch+1, err, epoch, out)
 			}
+			opt.LR = cfg.Schedule.LRAt(cfg.LR, step, perEpoch*cfg.Epochs)
 			loss, err := trainStep(model, opt, buf.fill(bt.samples, bt.flip), data.Classes)
 			if err != nil {
 				return nil, fmt.Errorf("train: epoch %d, step %d: %w", epoch+1, step+1, err)

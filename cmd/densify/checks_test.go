@@ -15,7 +15,7 @@ import (
 // Slurm resources); every other string flag of every command must be in
 // ioFlags, so that the output-is-an-input rule sees it.
 var nonPathFlags = map[string]bool{
-	"device": true, "flow": true, "preset": true, "refine": true, "sequences": true, "shard": true,
+	"device": true, "flow": true, "preset": true, "refine": true, "schedule": true, "sequences": true, "shard": true,
 	"solver": true, "split": true, "gamma-costs": true, "name": true, "command": true, "job-name": true,
 	"mem": true, "partition": true, "sbatch": true, "time": true,
 }

@@ -45,6 +45,13 @@ func unetTrainConfig(o pipeline.TrainOptions, variant string, resume bool) (trai
 	if o.LR > 0 {
 		cfg.LR = o.LR
 	}
+	if o.Schedule != "" {
+		s, err := train.ParseSchedule(o.Schedule)
+		if err != nil {
+			return cfg, err
+		}
+		cfg.Schedule = s
+	}
 	if o.BatchSize > 0 {
 		cfg.Batch = o.BatchSize
 	}

@@ -47,3 +47,26 @@ func (f variantsFlag) Set(s string) error {
 }
 
 func (f variantsFlag) Type() string { return "variants" }
+
+const scheduleUsage = "learning rate over the steps: constant, or cosine (annealed from --lr to 0 over the budget; Loshchilov & Hutter, ICLR 2017)"
+
+// scheduleFlag binds a train.Schedule (pflag.Value).
+type scheduleFlag struct{ s *train.Schedule }
+
+func (f scheduleFlag) String() string {
+	if f.s == nil || *f.s == "" {
+		return string(train.ScheduleConstant)
+	}
+	return string(*f.s)
+}
+
+func (f scheduleFlag) Set(v string) error {
+	s, err := train.ParseSchedule(v)
+	if err != nil {
+		return err
+	}
+	*f.s = s
+	return nil
+}
+
+func (f scheduleFlag) Type() string { return "schedule" }
