@@ -30,7 +30,17 @@
 #   REUSE      1 keeps models whose training finished under this TAG (train.json
 #              written; predicts and scores again); a model a kill interrupted
 #              is trained again from the start
+#   REUSE_MASKS 1 (with REUSE=1) also keeps the prepared set and the scores of masks
+#              predicted after the model was written (eval.json), e.g. to add
+#              CHECKPOINTS to a finished run
 #   UNREFINED  0 skips the second prediction without refinement (its column is then empty)
+#   CHECKPOINTS fractions of the training, space-separated (e.g. "0.5 0.67"): also
+#              predicts with the checkpoint of the epoch nearest each fraction of the
+#              epochs trained (epochs/epoch-NNN.ckpt) and scores it, into
+#              WORK/dense-TAG-checkpoints.csv and a table of J against the steps
+#              trained. With a constant learning rate (the default) the epoch-k
+#              checkpoint is exactly the model a budget of its steps trains, so one
+#              training gives J at several budgets.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 WORK=${1:-/tmp/densify-sparse-eval}
@@ -64,6 +74,21 @@ DAVIS=$(davis_root "$WORK" $DAVIS)
 seqs=${SEQUENCES:-$(cd "$DAVIS/JPEGImages/480p" && ls)}
 csv=$WORK/dense-$TAG.csv
 echo "sequence,labels,variant,seed,precision,recall,f,j_mean,train_seconds,label_iou,j_unrefined,j_away_thin" > "$csv.tmp"
+ckcsv=$WORK/dense-$TAG-checkpoints.csv
+[[ -n "${CHECKPOINTS:-}" ]] && echo "sequence,labels,variant,seed,fraction,epoch,epochs,steps,j_mean" > "$ckcsv.tmp"
+
+checkpoints() { # seq labels variant seed out: J of the epoch checkpoints nearest CHECKPOINTS
+  local seq=$1 labels=$2 variant=$3 seed=$4 out=$5 d=$DAVIS/JPEGImages/480p/$1 f k epochs steps
+  epochs=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["epochs"])' "$out/model/train.json")
+  for f in $CHECKPOINTS; do
+    k=$(python3 -c 'import sys; f, e = float(sys.argv[1]), int(sys.argv[2]); print(max(1, min(e, round(f * e))))' "$f" "$epochs")
+    steps=$(awk -F, -v k="$k" 'NR > 1 && $1 == k { s = $2 } END { print s }' "$out/model/train_log.csv")
+    "$DENSIFY" predict --model "$out/model/epochs/epoch-$(printf %03d "$k").ckpt" --frames "$d" --out "$out/masks-e$k" "${pred_args[@]}" > /dev/null 2>&1
+    "$DENSIFY" eval --gt "$DAVIS/Annotations/480p/$seq" --masks "$out/masks-e$k" --json "$out/eval-e$k.json" > /dev/null
+    python3 -c 'import json,sys; print(",".join(sys.argv[2:]) + ",%.6f" % json.load(open(sys.argv[1]))["j_mean"])' \
+      "$out/eval-e$k.json" "$seq" "$labels" "$variant" "$seed" "$f" "$k" "$epochs" "$steps" >> "$ckcsv.tmp"
+  done
+}
 
 one() { # labels variant seed set out
   local seq=$1 labels=$2 variant=$3 seed=$4 set=$5 out=$6 d=$DAVIS/JPEGImages/480p/$1 t0 secs
@@ -76,14 +101,19 @@ one() { # labels variant seed set out
     secs=$(echo "$(date +%s.%N) - $t0" | bc)
     echo "$secs" > "$out.secs"
   fi
-  "$DENSIFY" predict --model "$out/model/model.ckpt" --frames "$d" --out "$out/masks" "${pred_args[@]}" > /dev/null 2>&1
-  "$DENSIFY" eval --gt "$DAVIS/Annotations/480p/$seq" --masks "$out/masks" --json "$out/eval.json" > /dev/null
+  if [[ ${REUSE:-0} == 1 && ${REUSE_MASKS:-0} == 1 && -f $out/eval.json && $out/eval.json -nt $out/model/model.ckpt ]]; then
+    : # the masks of this model are scored already
+  else
+    "$DENSIFY" predict --model "$out/model/model.ckpt" --frames "$d" --out "$out/masks" "${pred_args[@]}" > /dev/null 2>&1
+    "$DENSIFY" eval --gt "$DAVIS/Annotations/480p/$seq" --masks "$out/masks" --json "$out/eval.json" > /dev/null
+  fi
   if [[ ${UNREFINED:-1} == 1 ]]; then
     "$DENSIFY" predict --model "$out/model/model.ckpt" --frames "$d" --out "$out/masks-unrefined" "${pred_args[@]}" --refine none > /dev/null 2>&1
     "$DENSIFY" eval --gt "$DAVIS/Annotations/480p/$seq" --masks "$out/masks-unrefined" --json "$out/eval-unrefined.json" > /dev/null
   else
     rm -f "$out/eval-unrefined.json"
   fi
+  [[ -n "${CHECKPOINTS:-}" ]] && checkpoints "$seq" "$labels" "$variant" "$seed" "$out"
   python3 - "$out/eval.json" "$seq" "$labels" "$variant" "$seed" "$secs" "$set" "$out/eval-unrefined.json" >> "$csv.tmp" <<'PY'
 import json, sys
 ev = json.load(open(sys.argv[1])); seq, labels, variant, seed, secs, setdir = sys.argv[2:8]
@@ -109,8 +139,12 @@ for seq in $seqs; do
   gt=$DAVIS/Annotations/480p/$seq
   out=$src/dense-$TAG
   mkdir -p "$out"
-  "$DENSIFY" prepare --frames "$d" --tracks "$tracks" --uncertainty "$src/u.csv" --segment "$src/segment.json" \
-    --gt "$gt" --out "$out/set" "${prep_args[@]}" > "$out/set.txt"
+  if [[ ${REUSE:-0} == 1 && ${REUSE_MASKS:-0} == 1 && -f $out/set/manifest.json ]]; then
+    : # the set of this TAG is prepared already
+  else
+    "$DENSIFY" prepare --frames "$d" --tracks "$tracks" --uncertainty "$src/u.csv" --segment "$src/segment.json" \
+      --gt "$gt" --out "$out/set" "${prep_args[@]}" > "$out/set.txt"
+  fi
   IFS=, read -ra vs <<< "$VARIANTS"
   for v in "${vs[@]}"; do
     for ((s = 1; s <= SEEDS; s++)); do
@@ -125,3 +159,7 @@ for seq in $seqs; do
 done
 mv "$csv.tmp" "$csv"
 python3 "$here/scripts/dense-table.py" "$csv" | tee "$WORK/dense-$TAG.md"
+if [[ -n "${CHECKPOINTS:-}" ]]; then
+  mv "$ckcsv.tmp" "$ckcsv"
+  python3 "$here/scripts/dense-table.py" --checkpoints "$ckcsv" "$csv" | tee -a "$WORK/dense-$TAG.md"
+fi

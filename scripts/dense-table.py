@@ -4,9 +4,40 @@ variant (mean ± sd over seeds), J of the unrefined masks (--refine none) and J 
 from the thin parts of the object (lines, cords narrower than 5 px) where the CSV has
 them, the oracle's J; the means; and every variant against
 uniform: paired ΔF per sequence, sequences helped, and whether the mean ΔF exceeds the
-spread across seeds (the mean over sequences of the seeds' sd of F)."""
+spread across seeds (the mean over sequences of the seeds' sd of F), and the same for J.
+
+With --checkpoints CK CSV: J of the epoch checkpoints (CK, dense-eval.sh CHECKPOINTS)
+beside the final J of CSV, per sequence, and the means: J against the steps trained."""
 import csv, statistics as st, sys
 from collections import defaultdict
+
+if sys.argv[1] == "--checkpoints":
+    ck = list(csv.DictReader(open(sys.argv[2])))
+    final = {(r["sequence"], r["labels"], r["variant"], r["seed"]): r for r in csv.DictReader(open(sys.argv[3]))}
+    fracs = sorted({float(r["fraction"]) for r in ck})
+    cells = defaultdict(dict)  # (seq, labels, variant, seed) -> fraction -> row
+    for r in ck:
+        cells[(r["sequence"], r["labels"], r["variant"], r["seed"])][float(r["fraction"])] = r
+    print()
+    print("| sequence | variant | seed | " + " | ".join("J at %.2f of the epochs (steps)" % f for f in fracs) + " | J final |")
+    print("|" + "---|" * (4 + len(fracs)))
+    means = defaultdict(list)
+    for key, by_f in cells.items():
+        fin = final.get(key)
+        if fin is None:
+            continue
+        row = list(key[:1]) + [key[2] + ("" if key[1] == "real" else " (%s)" % key[1]), key[3]]
+        for f in fracs:
+            r = by_f.get(f)
+            row.append("%.1f (%s)" % (100 * float(r["j_mean"]), r["steps"]) if r else "–")
+            if r:
+                means[f].append(100 * float(r["j_mean"]) - 100 * float(fin["j_mean"]))
+        row.append("%.1f" % (100 * float(fin["j_mean"])))
+        print("| " + " | ".join(row) + " |")
+    print()
+    print("Mean J change against the final model: " + ", ".join(
+        "%.2f of the epochs %+.2f (%d sequences)" % (f, st.mean(means[f]), len(means[f])) for f in fracs if means[f]))
+    sys.exit(0)
 
 rows = list(csv.DictReader(open(sys.argv[1])))
 by = defaultdict(list)  # (seq, labels, variant) -> rows
@@ -56,20 +87,21 @@ cells += ["%.1f" % st.mean(known(means["oracle"])) if known(means["oracle"]) els
           "%.1f" % st.mean(known(means["min"])) if known(means["min"]) else "–"]
 print("| " + " | ".join(cells) + " |")
 if "uniform" in variants and len(variants) > 1:
-    print()
-    print("| variant vs uniform | mean ΔF | sequences helped | seed spread (sd of F) | ΔF > spread |")
-    print("|---|---|---|---|---|")
-    for v in variants:
-        if v == "uniform":
-            continue
-        d, sds = [], []
-        for s in seqs:
-            a, b = by[(s, "real", v)], by[(s, "real", "uniform")]
-            if a and b:
-                d.append(ms(a, "f")[0] - ms(b, "f")[0])
-                sds.append((ms(a, "f")[1] + ms(b, "f")[1]) / 2)
-        if not d:
-            continue
-        spread = st.mean(sds)
-        print("| %s | %+.2f | %d of %d | %s | %s |" % (v, st.mean(d), sum(x > 0 for x in d), len(d),
-              "%.2f" % spread if spread else "one seed", ("yes" if abs(st.mean(d)) > spread else "no") if spread else "–"))
+    for k, name in (("f", "F"), ("j_mean", "J")):
+        print()
+        print("| variant vs uniform | mean Δ%s | sequences helped | seed spread (sd of %s) | Δ%s > spread |" % (name, name, name))
+        print("|---|---|---|---|---|")
+        for v in variants:
+            if v == "uniform":
+                continue
+            d, sds = [], []
+            for s in seqs:
+                a, b = by[(s, "real", v)], by[(s, "real", "uniform")]
+                if a and b:
+                    d.append(ms(a, k)[0] - ms(b, k)[0])
+                    sds.append((ms(a, k)[1] + ms(b, k)[1]) / 2)
+            if not d:
+                continue
+            spread = st.mean(sds)
+            print("| %s | %+.2f | %d of %d | %s | %s |" % (v, st.mean(d), sum(x > 0 for x in d), len(d),
+                  "%.2f" % spread if spread else "one seed", ("yes" if abs(st.mean(d)) > spread else "no") if spread else "–"))

@@ -48,3 +48,45 @@ func TestDenseTableAwayFromThinParts(t *testing.T) {
 		t.Errorf("table of an old CSV, want %q and no thin-part column:\n%s", want, old)
 	}
 }
+
+// Variants against uniform, paired per sequence, for F and for J. By hand:
+// prune − uniform: ΔF a +2.0, b −1.0 → +0.50, helps 1 of 2; ΔJ a +4.0,
+// b +1.0 → +2.50, helps 2 of 2; one seed each, so no spread.
+func TestDenseTablePairedDeltaFAndJ(t *testing.T) {
+	head := "sequence,labels,variant,seed,precision,recall,f,j_mean,train_seconds,label_iou,j_unrefined,j_away_thin\n"
+	out := denseTable(t, head+
+		"a,real,uniform,1,0.7,0.7,0.70,0.60,120,0.9,,\n"+
+		"a,real,prune,1,0.7,0.7,0.72,0.64,120,0.9,,\n"+
+		"b,real,uniform,1,0.6,0.6,0.60,0.50,60,0.7,,\n"+
+		"b,real,prune,1,0.6,0.6,0.59,0.51,60,0.7,,\n")
+	testutil.Contains(t, "paired table", out,
+		"| variant vs uniform | mean ΔF | sequences helped | seed spread (sd of F) | ΔF > spread |",
+		"| prune | +0.50 | 1 of 2 | one seed | – |",
+		"| variant vs uniform | mean ΔJ | sequences helped | seed spread (sd of J) | ΔJ > spread |",
+		"| prune | +2.50 | 2 of 2 | one seed | – |")
+}
+
+// J of the epoch checkpoints beside the final J (dense-eval.sh CHECKPOINTS):
+// a at half its epochs 55.0 against 60.0 final, b 48.0 against 50.0: mean
+// change (−5 − 2)/2 = −3.50.
+func TestDenseTableCheckpoints(t *testing.T) {
+	need(t, "python3")
+	dir := t.TempDir()
+	final := filepath.Join(dir, "dense.csv")
+	ck := filepath.Join(dir, "ck.csv")
+	os.WriteFile(final, []byte("sequence,labels,variant,seed,precision,recall,f,j_mean,train_seconds,label_iou,j_unrefined,j_away_thin\n"+
+		"a,real,uniform,1,0.7,0.7,0.70,0.60,120,0.9,,\n"+
+		"b,real,uniform,1,0.6,0.6,0.60,0.50,60,0.7,,\n"), 0o644)
+	os.WriteFile(ck, []byte("sequence,labels,variant,seed,fraction,epoch,epochs,steps,j_mean\n"+
+		"a,real,uniform,1,0.5,7,14,287,0.55\n"+
+		"b,real,uniform,1,0.5,12,24,300,0.48\n"), 0o644)
+	out, err := exec.Command("python3", "dense-table.py", "--checkpoints", ck, final).CombinedOutput()
+	if err != nil {
+		t.Fatalf("dense-table.py --checkpoints: %v\n%s", err, out)
+	}
+	testutil.Contains(t, "checkpoint table", string(out),
+		"| sequence | variant | seed | J at 0.50 of the epochs (steps) | J final |",
+		"| a | uniform | 1 | 55.0 (287) | 60.0 |",
+		"| b | uniform | 1 | 48.0 (300) | 50.0 |",
+		"Mean J change against the final model: 0.50 of the epochs -3.50 (2 sequences)")
+}
