@@ -66,12 +66,14 @@ type AblationRow struct {
 }
 
 // Comparison is one variant against the uniform baseline over the
-// sequences where both have scores: the paired difference of the seed-mean F
-// per sequence (ΔF_s = F̄_s(variant) − F̄_s(uniform)), its mean, the number of
-// sequences where it is positive, and the spread across seeds, the mean over
-// those sequences of ½(sd_s(variant) + sd_s(uniform)) of F. Exceeds says
-// whether |mean ΔF| is larger than that spread (false with one seed, where
-// the spread is unknown).
+// sequences where both have scores, for F and for J: the paired difference
+// of the seed means per sequence (ΔF_s = F̄_s(variant) − F̄_s(uniform)), its
+// mean, the number of sequences where it is positive, and the spread across
+// seeds, the mean over those sequences of ½(sd_s(variant) + sd_s(uniform)).
+// Exceeds says whether |mean Δ| is larger than that spread (false with one
+// seed, where the spread is unknown). Default says whether the variant
+// passes the rule by which a variant replaces uniform as the default of
+// `densify run` (DefaultRuleShare).
 type Comparison struct {
 	Variant   Variant   `json:"variant"`
 	Sequences []string  `json:"sequences"`
@@ -81,7 +83,19 @@ type Comparison struct {
 	Spread    float64   `json:"spread"`
 	Seeds     int       `json:"seeds"`
 	Exceeds   bool      `json:"exceeds_spread"`
+	// the same for J
+	DeltaJ     []float64 `json:"delta_j"`
+	MeanDeltaJ float64   `json:"mean_delta_j"`
+	HelpedJ    int       `json:"helped_j"`
+	SpreadJ    float64   `json:"spread_j"`
+	ExceedsJ   bool      `json:"exceeds_spread_j"`
+	Default    bool      `json:"meets_default_rule"`
 }
+
+// DefaultRuleShare is the share of the sequences on which a variant must
+// raise J, with a mean ΔJ above the seed spread, to become the default of
+// `densify run` in place of uniform: 14 of the 20 development sequences.
+const DefaultRuleShare = 0.7
 
 // Ablation is the ablation table (UAI'21 Table 1, with seeds and a third
 // variant): per sequence and variant the scores of every seed; per variant
@@ -139,29 +153,55 @@ func NewAblation(variants []Variant, seqs []string, scores map[string]map[Varian
 			continue
 		}
 		c := Comparison{Variant: v}
-		spread := 0.0
-		for _, r := range a.Rows {
-			cv, cu := r.Cells[v], r.Cells[VariantUniform]
-			if cv.F.N == 0 || cu.F.N == 0 {
-				continue
-			}
-			d := cv.F.Mean - cu.F.Mean
-			c.Sequences, c.DeltaF = append(c.Sequences, r.Sequence), append(c.DeltaF, d)
-			c.MeanDelta += d
-			if d > 0 {
-				c.Helped++
-			}
-			spread += (cv.F.SD + cu.F.SD) / 2
-			c.Seeds = max(c.Seeds, min(cv.F.N, cu.F.N))
-		}
-		if n := len(c.DeltaF); n > 0 {
-			c.MeanDelta /= float64(n)
-			c.Spread = spread / float64(n)
-			c.Exceeds = c.Seeds > 1 && math.Abs(c.MeanDelta) > c.Spread
-		}
+		f := pairedDelta(a.Rows, v, func(c *AblationCell) MeanSD { return c.F })
+		j := pairedDelta(a.Rows, v, func(c *AblationCell) MeanSD { return c.J })
+		c.Sequences, c.Seeds = f.sequences, f.seeds
+		c.DeltaF, c.MeanDelta, c.Helped, c.Spread, c.Exceeds = f.delta, f.mean, f.helped, f.spread, f.exceeds
+		c.DeltaJ, c.MeanDeltaJ, c.HelpedJ, c.SpreadJ, c.ExceedsJ = j.delta, j.mean, j.helped, j.spread, j.exceeds
+		c.Default = len(j.delta) > 0 && float64(j.helped) >= DefaultRuleShare*float64(len(j.delta)) && j.mean > 0 && j.exceeds
 		a.Comparisons = append(a.Comparisons, c)
 	}
 	return a
+}
+
+// paired is one score of a variant against uniform (Comparison).
+type paired struct {
+	sequences []string
+	delta     []float64
+	mean      float64
+	helped    int
+	spread    float64
+	seeds     int
+	exceeds   bool
+}
+
+// pairedDelta pairs the score of(cell) of variant v with uniform's over the
+// rows where both have it.
+func pairedDelta(rows []AblationRow, v Variant, of func(*AblationCell) MeanSD) paired {
+	var p paired
+	for _, r := range rows {
+		cv, cu := of(r.Cells[v]), of(r.Cells[VariantUniform])
+		if cv.N == 0 || cu.N == 0 {
+			continue
+		}
+		d := cv.Mean - cu.Mean
+		p.sequences, p.delta = append(p.sequences, r.Sequence), append(p.delta, d)
+		p.mean += d
+		if d > 0 {
+			p.helped++
+		}
+		p.spread += (cv.SD + cu.SD) / 2
+		p.seeds = max(p.seeds, min(cv.N, cu.N))
+	}
+	if n := len(p.delta); n > 0 {
+		p.mean /= float64(n)
+		p.spread /= float64(n)
+		if math.Abs(p.mean) < 1e-12 { // rounding of differences that cancel
+			p.mean = 0
+		}
+		p.exceeds = p.seeds > 1 && math.Abs(p.mean) > p.spread
+	}
+	return p
 }
 
 func pm(m MeanSD) string {
@@ -179,7 +219,8 @@ func pm(m MeanSD) string {
 // variant (percent, mean ± sd over the seeds), and J away from the thin
 // parts of the annotation when some model has it, then the means over the
 // sequences; and every variant against uniform (mean ΔF, sequences helped,
-// seed spread, whether ΔF exceeds it). Missing values are "–"; so is the
+// seed spread, whether ΔF exceeds it, the same for J, and whether the
+// variant meets the rule for the default of run). Missing values are "–"; so is the
 // mean J away from thin parts of a variant when some of its sequences lack
 // it (a mean over fewer sequences than J's would not compare).
 func (a *Ablation) Markdown(w io.Writer) error {
@@ -233,22 +274,31 @@ func (a *Ablation) Markdown(w io.Writer) error {
 	}
 	b.WriteString("\n")
 	if len(a.Comparisons) > 0 {
-		b.WriteString("\n| variant vs uniform | mean ΔF | helps on | seed spread of F | ΔF beyond the spread |\n|---|---:|---:|---:|---|\n")
+		b.WriteString("\n| variant vs uniform | mean ΔF | helps F on | seed spread of F | ΔF beyond the spread | mean ΔJ | helps J on | seed spread of J | ΔJ beyond the spread | default of run by the rule |\n" +
+			"|---|---:|---:|---:|---|---:|---:|---:|---|---|\n")
 		for _, c := range a.Comparisons {
 			if len(c.DeltaF) == 0 {
-				fmt.Fprintf(&b, "| %s | – | – | – | – |\n", c.Variant)
+				fmt.Fprintf(&b, "| %s | – | – | – | – | – | – | – | – | – |\n", c.Variant)
 				continue
 			}
-			spread, beyond := "one seed", "unknown (one seed)"
-			if c.Seeds > 1 {
-				spread = fmt.Sprintf("%.2f", 100*c.Spread)
-				beyond = map[bool]string{true: "yes", false: "no"}[c.Exceeds]
-			}
-			fmt.Fprintf(&b, "| %s | %+.2f | %d of %d | %s | %s |\n", c.Variant, 100*c.MeanDelta, c.Helped, len(c.DeltaF), spread, beyond)
+			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", c.Variant, deltaCells(c.MeanDelta, c.Helped, len(c.DeltaF), c.Seeds, c.Spread, c.Exceeds),
+				deltaCells(c.MeanDeltaJ, c.HelpedJ, len(c.DeltaJ), c.Seeds, c.SpreadJ, c.ExceedsJ), map[bool]string{true: "yes", false: "no"}[c.Default])
 		}
+		fmt.Fprintf(&b, "\nThe rule: a variant replaces uniform as the default of `densify run` when it raises J on at least %.0f %% of the sequences with a mean ΔJ beyond the seed spread.\n", 100*DefaultRuleShare)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// deltaCells are the four cells of one paired score: mean Δ, helps on,
+// seed spread, beyond the spread.
+func deltaCells(mean float64, helped, n, seeds int, spread float64, exceeds bool) string {
+	sp, beyond := "one seed", "unknown (one seed)"
+	if seeds > 1 {
+		sp = fmt.Sprintf("%.2f", 100*spread)
+		beyond = map[bool]string{true: "yes", false: "no"}[exceeds]
+	}
+	return fmt.Sprintf("%+.2f | %d of %d | %s | %s", 100*mean, helped, n, sp, beyond)
 }
 
 // hasThin says whether some model of the table has J away from thin parts.
@@ -303,7 +353,9 @@ func (a *Ablation) Write(dir string) error {
 			"mean ± sd over the seeds. Every variant of a sequence shares the trajectories, segmentation,\n"+
 			"training set, seeds and training budget: \"uniform\" uses the class balance only, \"weighted\"\n"+
 			"multiplies the loss of hard examples (u_v > μ_A in segments with μ_A > φ) by the factor,\n"+
-			"\"confidence\" weights every label by 1 − 2u, \"oracle\" trains uniform on ground-truth labels.\n\n"); err != nil {
+			"\"confidence\" weights every label by 1 − 2u_T (u_T = σ(−γ/T), the calibrated uncertainty), \"prune\"\n"+
+			"drops the labels of the most uncertain trajectories, \"hard-right\" multiplies only the hard examples\n"+
+			"whose labels are right with calibrated probability ≥ 0.9, \"oracle\" trains uniform on ground-truth labels.\n\n"); err != nil {
 			return err
 		}
 		return a.Markdown(w)

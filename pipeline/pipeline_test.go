@@ -377,8 +377,9 @@ func TestAblationTable(t *testing.T) {
 	scores := map[string]map[Variant][]*Scores{
 		// a: uniform F 0.60, 0.70 (mean 0.65, sd 0.0707); weighted 0.70, 0.80 (0.75, 0.0707): ΔF +0.10
 		"a": {VariantUniform: {sc(0.6, 0.5), sc(0.7, 0.5)}, VariantWeighted: {sc(0.7, 0.6), sc(0.8, 0.6)}},
-		// b: uniform 0.50, 0.50 (sd 0); weighted 0.48, 0.44 (0.46, sd 0.0283): ΔF −0.04
-		"b": {VariantUniform: {sc(0.5, 0.4), sc(0.5, 0.4)}, VariantWeighted: {sc(0.48, 0.3), sc(0.44, 0.3)}},
+		// b: uniform 0.50, 0.50 (sd 0); weighted 0.48, 0.44 (0.46, sd 0.0283): ΔF −0.04;
+		// J 0.40 → 0.45: ΔJ +0.05 (a: +0.10), spread 0: J rises on both, beyond the spread
+		"b": {VariantUniform: {sc(0.5, 0.4), sc(0.5, 0.4)}, VariantWeighted: {sc(0.48, 0.45), sc(0.44, 0.45)}},
 		// c: weighted missing: no comparison, uniform still in its mean
 		"c": {VariantUniform: {sc(0.1, 0.1), nil}},
 	}
@@ -394,21 +395,22 @@ func TestAblationTable(t *testing.T) {
 	wantMD := `| sequence | F (uniform) | F (weighted) | J (uniform) | J (weighted) |
 |---|---:|---:|---:|---:|
 | a | 65.00 ± 7.07 | 75.00 ± 7.07 | 50.00 ± 0.00 | 60.00 ± 0.00 |
-| b | 50.00 ± 0.00 | 46.00 ± 2.83 | 40.00 ± 0.00 | 30.00 ± 0.00 |
+| b | 50.00 ± 0.00 | 46.00 ± 2.83 | 40.00 ± 0.00 | 45.00 ± 0.00 |
 | c | 10.00 | – | 10.00 | – |
-| **mean** | 41.67 | 60.50 | 33.33 | 45.00 |
+| **mean** | 41.67 | 60.50 | 33.33 | 52.50 |
 
-| variant vs uniform | mean ΔF | helps on | seed spread of F | ΔF beyond the spread |
-|---|---:|---:|---:|---|
-| weighted | +3.00 | 1 of 2 | 4.24 | no |
-`
+| variant vs uniform | mean ΔF | helps F on | seed spread of F | ΔF beyond the spread | mean ΔJ | helps J on | seed spread of J | ΔJ beyond the spread | default of run by the rule |
+|---|---:|---:|---:|---|---:|---:|---:|---|---|
+| weighted | +3.00 | 1 of 2 | 4.24 | no | +7.50 | 2 of 2 | 0.00 | yes | yes |
+
+` + "The rule: a variant replaces uniform as the default of `densify run` when it raises J on at least 70 % of the sequences with a mean ΔJ beyond the seed spread.\n"
 	if md.String() != wantMD {
 		t.Errorf("markdown:\n%s\nwant:\n%s", md.String(), wantMD)
 	}
 	if n := strings.Count(csv.String(), "\n"); n != 1+9 {
 		t.Errorf("csv has %d lines, want a header and 9 scored models:\n%s", n, csv.String())
 	}
-	if !strings.Contains(csv.String(), "b,weighted,2,0.900000,0.500000,0.440000,0.300000,0.300000,\n") {
+	if !strings.Contains(csv.String(), "b,weighted,2,0.900000,0.500000,0.440000,0.450000,0.450000,\n") {
 		t.Errorf("csv misses b's second weighted seed:\n%s", csv.String())
 	}
 	// with a larger gap the difference exceeds the spread
@@ -416,6 +418,12 @@ func TestAblationTable(t *testing.T) {
 	c := NewAblation(vs, []string{"a", "b", "c"}, scores).Comparisons[0]
 	if c.Helped != 2 || !c.Exceeds || math.Abs(c.MeanDelta-0.11) > 1e-12 {
 		t.Errorf("comparison %+v, want 2 helped, mean ΔF (0.10 + 0.12)/2 = 0.11 beyond the spread", c)
+	}
+	// J falls on b (0.40 → 0.30): ΔJ +0.10, −0.10: mean 0, helps 1 of 2, not the default
+	scores["b"][VariantWeighted] = []*Scores{sc(0.6, 0.3), sc(0.64, 0.3)}
+	c = NewAblation(vs, []string{"a", "b", "c"}, scores).Comparisons[0]
+	if c.HelpedJ != 1 || c.MeanDeltaJ != 0 || c.ExceedsJ || c.Default {
+		t.Errorf("comparison %+v, want J helped on 1 of 2, mean ΔJ 0, not the default", c)
 	}
 }
 
