@@ -48,7 +48,7 @@ run_sequence() {
 	"$bin" nbest --graph "$dir/graph.txt" --labels "$dir/labels.txt" --tracks "$tracks" --gt "$gt" \
 		--n "$nbest" --out "$dir/nbest" >"$dir/nbest.txt"
 	"$bin" nbest --graph "$dir/graph.txt" --labels "$dir/labels.txt" --tracks "$tracks" --gt "$gt" \
-		--n "$nbest" --one-per-pair --out "$dir/nbest-per-pair" >"$dir/nbest-per-pair.txt"
+		--n "$nbest" --one-per-pair=false --merges=false --out "$dir/nbest-lowest" >"$dir/nbest-lowest.txt"
 	echo "$name $dir/graph.txt $dir/labels.txt $tracks $gt" >>"$out/$set/list.txt"
 }
 
@@ -82,10 +82,10 @@ fi
 # best-of-n F table from the nbest.json files
 for set in synth davis; do
 	[[ -f $out/$set/list.txt ]] || continue
-	echo "best-of-n F ($set; n = 1 … $nbest): lowest energies | one per cluster pair"
+	echo "best-of-n F ($set; n = 1 … $nbest): lowest energies | the defaults (one per cluster pair, whole clusters merged)"
 	for j in "$out/$set"/*/nbest/nbest.json; do
 		name=$(basename "$(dirname "$(dirname "$j")")")
-		python3 - "$j" "$(dirname "$(dirname "$j")")/nbest-per-pair/nbest.json" "$name" <<'EOF'
+		python3 - "$(dirname "$(dirname "$j")")/nbest-lowest/nbest.json" "$j" "$name" <<'EOF'
 import json, sys
 a = json.load(open(sys.argv[1])).get("best_of_n_f", [])
 b = json.load(open(sys.argv[2])).get("best_of_n_f", [])

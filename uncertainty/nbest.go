@@ -31,6 +31,14 @@ type NBestOptions struct {
 	// best labeling equals one already kept (e.g. A merged into B versus B
 	// merged into A) contributes nothing.
 	OnePerPair bool
+	// Merges also offers, for every ordered pair (A, B) of clusters adjacent
+	// through E, the labeling with all of A moved to B (A ∪ B is connected,
+	// so it is feasible): the whole uncertain group changes cluster, which
+	// moves of the nodes of A that border B alone cannot reach when some
+	// node of A has no E-neighbour in B. It competes beside the pair's moves
+	// (with OnePerPair, beside the pair's best move); its energy change is
+	// −Σ c_e over the edges between A and B.
+	Merges bool
 }
 
 // NBest returns up to opt.N distinct feasible labelings of g: the input
@@ -49,6 +57,9 @@ type NBestOptions struct {
 // so it is not Σ γ_B), and the returned energies are recomputed with
 // multicut.Energy. Labelings are deduplicated by a 128-bit FNV-1a hash of
 // their canonical form (labels renamed in order of first appearance).
+//
+// With opt.Merges, the merge of A into B is one more candidate of the pair
+// (Moved = |A|).
 //
 // An alternative with energy below the input's means the input was not a
 // local optimum for these moves; it is still listed after the input.
@@ -119,6 +130,13 @@ func NBest(g *multicut.Graph, labels []int, opt NBestOptions) ([]Alternative, er
 			s.candidate(pair[:s.pairBestK], members[pair[0].From], maxLabel, e0)
 			s.perPair = true
 		}
+		if opt.Merges && len(members[pair[0].From]) > kmax {
+			// the whole of A to B (when the moves above did not already)
+			perPair := s.perPair
+			s.perPair = false
+			s.candidate(mergeMoves(members[pair[0].From], pair[0].From, pair[0].To), members[pair[0].From], maxLabel, e0)
+			s.perPair = perPair
+		}
 		i = j
 	}
 	out := []Alternative{input}
@@ -128,6 +146,15 @@ func NBest(g *multicut.Graph, labels []int, opt NBestOptions) ([]Alternative, er
 		out = append(out, a)
 	}
 	return out, nil
+}
+
+// mergeMoves moves every member of cluster A to B.
+func mergeMoves(membersA []int, A, B int) []Move {
+	S := make([]Move, len(membersA))
+	for k, v := range membersA {
+		S[k] = Move{V: v, From: A, To: B}
+	}
+	return S
 }
 
 type nbestState struct {

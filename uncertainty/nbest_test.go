@@ -152,6 +152,15 @@ func TestNBestRandomProperties(t *testing.T) {
 		if len(pp) > 1 && len(full) > 1 && pp[1].Energy < full[1].Energy-1e-9 {
 			t.Fatalf("trial %d: one-per-pair best %v below the unrestricted best %v", trial, pp[1].Energy, full[1].Energy)
 		}
+		// merges add candidates: feasible, exact, and never a worse best
+		mg, err := NBest(g, input, NBestOptions{N: 6, Merges: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkAlternatives(t, g, input, mg)
+		if len(full) > 1 && (len(mg) < 2 || mg[1].Energy > full[1].Energy+1e-9) {
+			t.Fatalf("trial %d: with merges the best alternative %v, without %v", trial, mg, full[1].Energy)
+		}
 	}
 	if nontrivial < 30 {
 		t.Errorf("only %d of 60 instances produced alternatives", nontrivial)
@@ -215,5 +224,49 @@ func TestNBestErrors(t *testing.T) {
 	}
 	if _, err := NBest(g, []int{0, 0}, NBestOptions{N: 3}); err == nil {
 		t.Error("short labels accepted")
+	}
+}
+
+// A path 0–1–2 (cluster A) beside 3–4 (cluster B), joined through E only by
+// 2–3 (cost 1) and attracted by the lifted edge 0–4 (cost 5); every cost is
+// attractive, so the optimum is one cluster (energy 0) and the input costs
+// 1 + 5 = 6. The moves reach only node 2 into B (energy 3 + 5 = 8) or node 3
+// into A (8): neither is the merge. With Merges the whole of A moves to B
+// (Δ = −(1 + 5)) and that alternative is the optimum, listed once although
+// B into A gives the same partition.
+func TestNBestMergesWholeGroups(t *testing.T) {
+	g := &multicut.Graph{N: 5, Edges: []multicut.Edge{
+		{U: 0, V: 1, Cost: 3}, {U: 1, V: 2, Cost: 3}, {U: 2, V: 3, Cost: 1}, {U: 3, V: 4, Cost: 3},
+		{U: 0, V: 4, Cost: 5, Lifted: true},
+	}}
+	input := []int{0, 0, 0, 1, 1}
+	if _, optE := bruteOptimum(g); optE != 0 {
+		t.Fatalf("brute-force optimum %v, want 0", optE)
+	}
+	for _, merges := range []bool{false, true} {
+		for _, perPair := range []bool{false, true} {
+			alts, err := NBest(g, input, NBestOptions{N: 10, Merges: merges, OnePerPair: perPair})
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkAlternatives(t, g, input, alts)
+			merged := 0
+			for _, a := range alts[1:] {
+				if a.Clusters == 1 {
+					merged++
+					if a.Energy != 0 || a.Moved != 3 || a.From != 0 || a.To != 1 {
+						t.Errorf("merges %v, per pair %v: merge %+v, want energy 0, 3 nodes of cluster 0 to 1", merges, perPair, a)
+					}
+				} else if a.Energy != 8 {
+					t.Errorf("merges %v, per pair %v: move %+v, want energy 8", merges, perPair, a)
+				}
+			}
+			if want := map[bool]int{false: 0, true: 1}[merges]; merged != want {
+				t.Errorf("merges %v, per pair %v: %d merged alternatives, want %d (%+v)", merges, perPair, merged, want, alts)
+			}
+			if merges && alts[1].Clusters != 1 {
+				t.Errorf("the merge (energy 0) is not the first alternative: %+v", alts)
+			}
+		}
 	}
 }
