@@ -244,6 +244,9 @@ type TrainOptions struct {
 	// probability maps along optical flow (package refine; 0 = off; the
 	// default of run and predict is refine.DefaultTemporalRadius).
 	Temporal int `json:"temporal,omitempty"`
+	// ComposeFlows chains the fusion's flows between frames more than one
+	// apart from those between neighbours (refine.TemporalOptions.Compose).
+	ComposeFlows bool `json:"compose_flows,omitempty"`
 	// Mirror averages each frame's prediction with its mirror image's
 	// (train.PredictOptions.Mirror; on by default in run and predict).
 	Mirror bool `json:"mirror,omitempty"`

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"image"
 	"io/fs"
+	"slices"
 
 	"github.com/densify/densify/internal/parallel"
 	"github.com/densify/densify/trajectory"
@@ -95,6 +96,12 @@ type TemporalOptions struct {
 	// Rel and Abs are the thresholds of the forward–backward test
 	// (trajectory.DefaultTrackerOptions' ConsistencyRel and ConsistencyAbs).
 	Rel, Abs float64
+	// Compose computes the flows between frames more than one apart by
+	// chaining the flows between neighbours (ComposeFlows) instead of asking
+	// the Flow: with K = 2 two of a frame's four flows then cost a bilinear
+	// lookup instead of an optical flow, and with a StoredFlow none is
+	// computed at all.
+	Compose bool
 }
 
 // DefaultTemporalOptions returns the default fusion: K = DefaultTemporalRadius
@@ -200,7 +207,7 @@ const flowWorkers = 2
 func (t *Temporal) computeFlows(pairs [][2]int) error {
 	var todo [][2]int
 	for _, p := range pairs {
-		if _, ok := t.flows[p]; !ok {
+		if _, ok := t.flows[p]; !ok && !slices.Contains(todo, p) {
 			todo = append(todo, p)
 		}
 	}
@@ -217,6 +224,72 @@ func (t *Temporal) computeFlows(pairs [][2]int) error {
 		t.flows[p] = got[k]
 	}
 	return nil
+}
+
+// composeFlows adds, with Compose, the flows of pairs more than one frame
+// apart by chaining the flows between neighbours, which it computes first
+// (computeFlows).
+func (t *Temporal) composeFlows(pairs [][2]int) error {
+	var near, far [][2]int
+	for _, p := range pairs {
+		if abs(p[1]-p[0]) <= 1 {
+			near = append(near, p)
+			continue
+		}
+		if _, ok := t.flows[p]; ok {
+			continue
+		}
+		far = append(far, p)
+		step := 1
+		if p[1] < p[0] {
+			step = -1
+		}
+		for a := p[0]; a != p[1]; a += step {
+			near = append(near, [2]int{a, a + step})
+		}
+	}
+	if err := t.computeFlows(near); err != nil {
+		return err
+	}
+	for _, p := range far {
+		step := 1
+		if p[1] < p[0] {
+			step = -1
+		}
+		f := t.flows[[2]int{p[0], p[0] + step}]
+		for a := p[0] + step; a != p[1]; a += step {
+			f = ComposeFlows(f, t.flows[[2]int{a, a + step}])
+		}
+		t.flows[p] = f
+	}
+	return nil
+}
+
+// ComposeFlows chains F_{a→b} and F_{b→c} into F_{a→c}:
+//
+//	F_{a→c}(x) = F_{a→b}(x) + F_{b→c}(x + F_{a→b}(x)),
+//
+// F_{b→c} sampled bilinearly. Where x + F_{a→b}(x) leaves the frame the
+// chain is broken: the composed displacement is set far outside the frame,
+// so that the fusion's lookups there fail and the pixel keeps its own
+// evidence, as one whose flow fails the consistency test does.
+func ComposeFlows(ab, bc *trajectory.FlowField) *trajectory.FlowField {
+	W, H := ab.W, ab.H
+	out := trajectory.NewFlowField(W, H)
+	off := float32(4 * (W + H))
+	for y := range H {
+		for x := range W {
+			j := y*W + x
+			u, v := ab.U[j], ab.V[j]
+			u2, v2, ok := bc.At(float64(x)+float64(u), float64(y)+float64(v))
+			if !ok {
+				out.U[j], out.V[j] = off, off
+				continue
+			}
+			out.U[j], out.V[j] = u+float32(u2), v+float32(v2)
+		}
+	}
+	return out
 }
 
 // computeFlow computes F_{a→b} (by position when the flow is a
@@ -256,7 +329,11 @@ func (t *Temporal) emit() (Fused, error) {
 				pairs = append(pairs, [2]int{c, s}, [2]int{s, c})
 			}
 		}
-		if err := t.computeFlows(pairs); err != nil {
+		if t.o.Compose {
+			if err := t.composeFlows(pairs); err != nil {
+				return Fused{}, err
+			}
+		} else if err := t.computeFlows(pairs); err != nil {
 			return Fused{}, err
 		}
 		for s := lo; s <= hi; s++ {

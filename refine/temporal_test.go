@@ -317,3 +317,66 @@ func TestTemporalReadsStoredNeighbourFlows(t *testing.T) {
 		t.Errorf("corrupt stored field: %v", perr)
 	}
 }
+
+// ComposeFlows by hand: F_{a→b} = (1, 0) everywhere and F_{b→c}(x, y) =
+// (x, y/2), so F_{a→c}(x, y) = (1 + (x + 1), y/2) where x + 1 lies in the
+// frame, and far outside the frame at the last column.
+func TestComposeFlowsHandComputed(t *testing.T) {
+	const w, h = 5, 3
+	ab, bc := trajectory.NewFlowField(w, h), trajectory.NewFlowField(w, h)
+	for y := range h {
+		for x := range w {
+			ab.U[y*w+x] = 1
+			bc.U[y*w+x], bc.V[y*w+x] = float32(x), float32(y)/2
+		}
+	}
+	ac := ComposeFlows(ab, bc)
+	for y := range h {
+		for x := range w {
+			u, v := ac.U[y*w+x], ac.V[y*w+x]
+			if x == w-1 {
+				if _, _, ok := bc.At(float64(x)+float64(u), float64(y)+float64(v)); ok || float64(x)+float64(u) < w {
+					t.Errorf("(%d,%d): broken chain gives (%v,%v), want a displacement out of the frame", x, y, u, v)
+				}
+				continue
+			}
+			if u != float32(x+2) || v != float32(y)/2 {
+				t.Errorf("(%d,%d): (%v,%v), want (%v,%v)", x, y, u, v, x+2, float32(y)/2)
+			}
+		}
+	}
+}
+
+// With Compose the fusion asks the flow only for neighbours, and on a
+// translating scene (where chaining is exact) fuses exactly as with the
+// flows computed directly.
+func TestTemporalComposedFlowsMatchDirect(t *testing.T) {
+	const w, h = 12, 3
+	maps := make([][]float32, 6)
+	for i := range maps {
+		maps[i] = make([]float32, w*h)
+		for j := range maps[i] {
+			maps[i][j] = float32((j*7+i*3)%10) / 10
+		}
+	}
+	o := DefaultTemporalOptions()
+	direct := runTemporal(t, o, &shiftFlow{vx: 1}, w, h, maps)
+	o.Compose = true
+	f := &shiftFlow{vx: 1}
+	composed := runTemporal(t, o, f, w, h, maps)
+	for i := range direct {
+		for j := range direct[i] {
+			if math.Abs(float64(direct[i][j]-composed[i][j])) > 1e-6 {
+				t.Fatalf("frame %d pixel %d: composed %v, direct %v", i, j, composed[i][j], direct[i][j])
+			}
+		}
+	}
+	for p, n := range f.calls {
+		if abs(p[1]-p[0]) != 1 || n != 1 {
+			t.Errorf("flow %d→%d asked %d times; with Compose only neighbours, once each", p[0], p[1], n)
+		}
+	}
+	if len(f.calls) != 2*(len(maps)-1) {
+		t.Errorf("%d flows asked, want %d", len(f.calls), 2*(len(maps)-1))
+	}
+}

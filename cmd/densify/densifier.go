@@ -102,6 +102,7 @@ func (d unetDensifier) Predict(ctx context.Context, req pipeline.PredictRequest)
 	if err := po.SetTemporal(o.Temporal, flow); err != nil {
 		return err
 	}
+	po.TemporalOptions.Compose = o.ComposeFlows && o.Temporal > 0
 	return train.Predict(req.Checkpoint, req.Frames, req.Out, po)
 }
 

@@ -43,6 +43,7 @@ func (p *pipelineFlags) bind(f *pflag.FlagSet) {
 	f.BoolVar(&t.PriorShift, "prior-shift", false, "predict with the prior shift of class-balanced training undone (odds of the object divided by its mean class weight)")
 	f.StringVar(&t.Refine, "refine", t.Refine, refineUsage)
 	f.IntVar(&t.Temporal, "temporal", t.Temporal, temporalUsage)
+	f.BoolVar(&t.ComposeFlows, "compose-flows", t.ComposeFlows, composeFlowsUsage)
 	f.BoolVar(&t.Mirror, "mirror", t.Mirror, mirrorUsage)
 	f.BoolVar(&p.noOverlay, "no-overlay", false, "do not write per-frame overlay previews")
 }

@@ -17,8 +17,11 @@ type predictOptions struct {
 	Refine             string
 	Temporal           int
 	Flows              string
+	ComposeFlows       bool
 	Predict            train.PredictOptions
 }
+
+const composeFlowsUsage = "--temporal: chain the flows between frames more than one apart from those between neighbours instead of computing them (half the optical flows at K = 2)"
 
 const temporalUsage = "temporal fusion: average each frame's probability map with those of K frames on each side, carried along DIS optical flow where it passes the forward-backward test, before thresholding and refining (0 = off)"
 
@@ -59,6 +62,7 @@ trained at) and the logits are resized back to the frame's size.`,
 	fl.StringVar(&o.Refine, "refine", pipeline.DefaultOptions().Train.Refine, refineUsage)
 	fl.IntVar(&o.Temporal, "temporal", pipeline.DefaultOptions().Train.Temporal, temporalUsage)
 	fl.StringVar(&o.Flows, "flows", "", "the tracker's flows of these frames (track --flows), which the temporal fusion reads instead of computing them")
+	fl.BoolVar(&o.ComposeFlows, "compose-flows", false, composeFlowsUsage)
 	fl.BoolVar(&p.Mirror, "mirror", pipeline.DefaultOptions().Train.Mirror, mirrorUsage)
 	fl.StringVar(&p.Device, "device", "cpu", "cpu, cuda or auto")
 	fl.IntVar(&p.Threads, "threads", 0, "libtorch CPU threads (0 = all cores)")
@@ -85,6 +89,7 @@ func runPredict(o *predictOptions) error {
 	if err := o.Predict.SetTemporal(o.Temporal, flow); err != nil {
 		return err
 	}
+	o.Predict.TemporalOptions.Compose = o.ComposeFlows && o.Temporal > 0
 	o.Predict.Progress = o.IO.ErrOut
 	if err := train.Predict(o.Model, frames, o.Out, o.Predict); err != nil {
 		return err
