@@ -219,7 +219,10 @@ type TrainOptions struct {
 	LR         float64 `json:"lr"` // Adam learning rate
 	// Schedule is the learning rate over the steps (train.Schedule:
 	// "constant", the default when empty, or "cosine").
-	Schedule  string  `json:"schedule,omitempty"`
+	Schedule string `json:"schedule,omitempty"`
+	// Average, when > 1, predicts with the mean of the weights of the last
+	// Average epochs (train.Config.Average).
+	Average   int     `json:"average,omitempty"`
 	BatchSize int     `json:"batch_size"` // frames per step
 	Scale     float64 `json:"scale"`      // input scale (0 = auto: 0.5 on CPU, 1 on CUDA)
 	Seed      int64   `json:"seed"`       // random seed (same seed, same masks on CPU)
@@ -345,6 +348,8 @@ func (o *Options) Validate() error {
 		return fmt.Errorf("train: learning rate must be in (0, 1] (0 = default), got %v", t.LR)
 	case t.Schedule != "" && t.Schedule != "constant" && t.Schedule != "cosine":
 		return fmt.Errorf("train: unknown learning-rate schedule %q (constant, cosine)", t.Schedule)
+	case t.Average < 0 || t.Average > 100000:
+		return fmt.Errorf("train: averaged epochs must be in [0, 100000] (0 or 1 = the last weights), got %d", t.Average)
 	case t.BatchSize < 0 || t.BatchSize > 4096:
 		return fmt.Errorf("train: batch size must be in [1, 4096] (0 = default), got %d", t.BatchSize)
 	case !(t.Scale >= 0 && t.Scale <= 4):

@@ -105,6 +105,12 @@ type Config struct {
 	Threads int
 	// Device is "cpu", "cuda" or "auto".
 	Device string
+	// Average, when > 1, makes model.ckpt the mean of the weights (and
+	// batch-norm statistics) of the last Average epochs' checkpoints
+	// (unet.AverageCheckpoints) instead of the last epoch's; it does not
+	// change the training, so a finished training resumed with another
+	// Average only rewrites model.ckpt. 0 or 1: the last weights.
+	Average int
 	// Resume continues from the last complete epoch in the output folder.
 	Resume bool
 	// Joint trains one model over all sets instead of one per set.
@@ -176,6 +182,9 @@ type CheckpointInfo struct {
 	// PriorShift is trainData.PriorShift of the training data: predict
 	// divides the odds of class c against the background by it.
 	PriorShift []float64 `json:"prior_shift,omitempty"`
+	// AveragedEpochs lists the epochs whose weights model.ckpt averages
+	// (Config.Average); empty for the last epoch's weights.
+	AveragedEpochs []int `json:"averaged_epochs,omitempty"`
 }
 
 // Summary describes a finished training (train.json).
@@ -197,7 +206,8 @@ type Summary struct {
 	EpochLoss  []float64  `json:"epoch_loss"`
 	Seconds    float64    `json:"seconds"`
 	ResumedAt  int        `json:"resumed_at_epoch,omitempty"`
-	Models     []*Summary `json:"models,omitempty"` // one per set when not Joint
+	Averaged   []int      `json:"averaged_epochs,omitempty"` // epochs model.ckpt averages (Config.Average)
+	Models     []*Summary `json:"models,omitempty"`          // one per set when not Joint
 }
 
 // Ranges of the numeric settings (Config.Validate). The learning rate of
@@ -233,6 +243,8 @@ func (c *Config) validate() error {
 		return fmt.Errorf("train: scale must be in (0, %g] (0 = auto), got %v", MaxScale, c.Scale)
 	case c.Threads < 0 || c.Threads > MaxThreads:
 		return fmt.Errorf("train: threads must be in [0, %d] (0 = all cores), got %d", MaxThreads, c.Threads)
+	case c.Average < 0 || c.Average > MaxEpochs:
+		return fmt.Errorf("train: averaged epochs must be in [0, %d] (0 or 1 = the last weights), got %d", MaxEpochs, c.Average)
 	}
 	if c.Model == nil {
 		if _, err := models.Lookup(c.Preset); err != nil {
@@ -527,6 +539,11 @@ func trainOne(ctx context.Context, cfg Config, sets []string, out string, progre
 		}
 	}
 	bar.Finish()
+	if cfg.Average > 1 || start >= cfg.Epochs { // else model.ckpt holds the last epoch's weights already
+		if sum.Averaged, err = finalWeights(out, epochDir, cfg.Epochs, cfg.Average); err != nil {
+			return nil, err
+		}
+	}
 	sum.Steps = step
 	sum.Seconds = seconds + time.Since(began).Seconds()
 	sum.FinalLoss = sum.EpochLoss[len(sum.EpochLoss)-1]
@@ -534,6 +551,33 @@ func trainOne(ctx context.Context, cfg Config, sets []string, out string, progre
 		return nil, err
 	}
 	return sum, nil
+}
+
+// finalWeights writes model.ckpt from the checkpoints of epochs: the mean of
+// the last average of them (average > 1), or the last one's weights, with
+// the last epoch's record and the averaged epochs added; it returns those
+// epochs (nil for the last weights).
+func finalWeights(out, epochDir string, epochs, average int) ([]int, error) {
+	last := epochCkpt(epochDir, epochs)
+	h, err := unet.ReadCheckpointHeader(last)
+	if err != nil {
+		return nil, err
+	}
+	var info CheckpointInfo
+	if err := json.Unmarshal(h.Extra, &info); err != nil {
+		return nil, fmt.Errorf("%s: %w", last, err)
+	}
+	var paths []string
+	var used []int
+	for e := max(1, epochs-max(average, 1)+1); e <= epochs; e++ {
+		paths = append(paths, epochCkpt(epochDir, e))
+		used = append(used, e)
+	}
+	if len(used) == 1 {
+		used = nil
+	}
+	info.AveragedEpochs = used
+	return used, unet.AverageCheckpoints(paths, filepath.Join(out, "model.ckpt"), info)
 }
 
 func meanLoss(rows []logRow, epoch int) float64 {

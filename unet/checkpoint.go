@@ -140,30 +140,65 @@ func readHeader(path string, r *bufio.Reader) (CheckpointHeader, int64, error) {
 	return h, total, nil
 }
 
+// ReadCheckpoint reads a checkpoint's header and its tensors' values (in
+// the header's order), checking every CRC32 and that nothing follows the
+// last tensor; no model or libtorch is involved.
+func ReadCheckpoint(path string) (CheckpointHeader, [][]float32, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return CheckpointHeader{}, nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return CheckpointHeader{}, nil, err
+	}
+	r := bufio.NewReaderSize(f, 1<<20)
+	h, total, err := readHeader(path, r)
+	if err != nil {
+		return h, nil, err
+	}
+	if 4*total > fi.Size() { // memory stays bounded by the file, whatever the header claims
+		return h, nil, fmt.Errorf("%s: the header announces %d values, more than the file's %d bytes hold (truncated checkpoint)", path, total, fi.Size())
+	}
+	values := make([][]float32, len(h.Tensors))
+	for i, e := range h.Tensors {
+		b := make([]byte, 4*e.numel())
+		if _, err := io.ReadFull(r, b); err != nil {
+			return h, nil, fmt.Errorf("%s: truncated checkpoint (in tensor %s)", path, e.Name)
+		}
+		if crc32.ChecksumIEEE(b) != e.CRC32 {
+			return h, nil, fmt.Errorf("%s: tensor %s fails its CRC32 check (corrupted file)", path, e.Name)
+		}
+		values[i] = Float32sFromBytes(b)
+	}
+	if _, err := r.ReadByte(); !errors.Is(err, io.EOF) {
+		return h, nil, fmt.Errorf("%s: unexpected data after the last tensor", path)
+	}
+	return h, values, nil
+}
+
 // Load reads the checkpoint at path into m, which must have the same configuration
 // (preset name, width, depth, edges, classes) as the model that was saved; otherwise
 // it returns an error naming both presets and leaves m unchanged. It returns the extra
 // data stored by Save.
 func (m *Model) Load(path string) (json.RawMessage, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	r := bufio.NewReaderSize(f, 1<<20)
-	h, _, err := readHeader(path, r)
+	h, err := ReadCheckpointHeader(path)
 	if err != nil {
 		return nil, err
 	}
 	if !sameArchitecture(h.Config, m.Config) {
 		return nil, fmt.Errorf("%s: checkpoint is for preset %v, but the model is %v; use the matching --model preset or retrain", path, h.Config, m.Config)
 	}
+	h, values, err := ReadCheckpoint(path)
+	if err != nil {
+		return nil, err
+	}
 	vars := m.VS.Variables()
 	if len(vars) != len(h.Tensors) {
 		return nil, fmt.Errorf("%s: checkpoint has %d tensors, the model %d", path, len(h.Tensors), len(vars))
 	}
-	values := make([][]float32, len(h.Tensors))
-	for i, e := range h.Tensors {
+	for _, e := range h.Tensors {
 		t, ok := vars[e.Name]
 		if !ok {
 			return nil, fmt.Errorf("%s: checkpoint tensor %q is not in the model", path, e.Name)
@@ -175,17 +210,6 @@ func (m *Model) Load(path string) (json.RawMessage, error) {
 		if !reflect.DeepEqual(shape, e.Shape) {
 			return nil, fmt.Errorf("%s: tensor %s has shape %v in the checkpoint, %v in the model", path, e.Name, e.Shape, shape)
 		}
-		b := make([]byte, 4*e.numel())
-		if _, err := io.ReadFull(r, b); err != nil {
-			return nil, fmt.Errorf("%s: truncated checkpoint (in tensor %s)", path, e.Name)
-		}
-		if crc32.ChecksumIEEE(b) != e.CRC32 {
-			return nil, fmt.Errorf("%s: tensor %s fails its CRC32 check (corrupted file)", path, e.Name)
-		}
-		values[i] = Float32sFromBytes(b)
-	}
-	if _, err := r.ReadByte(); !errors.Is(err, io.EOF) {
-		return nil, fmt.Errorf("%s: unexpected data after the last tensor", path)
 	}
 	err = Run(func(s *Scope) error {
 		return NoGrad(func() error {
@@ -204,6 +228,66 @@ func (m *Model) Load(path string) (json.RawMessage, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return h.Extra, nil
+}
+
+// AverageCheckpoints writes to out the element-wise mean of the tensors of
+// the checkpoints at paths (of one configuration and the same tensors), with
+// extra as its extra data: the average of the weights along a training's
+// last epochs (Polyak & Juditsky, SIAM J. Control Optim. 1992; SWA, Izmailov
+// et al., UAI 2018). The batch-norm running statistics are averaged like the
+// weights (SWA recomputes them with a pass over the data instead).
+func AverageCheckpoints(paths []string, out string, extra any) error {
+	if len(paths) == 0 {
+		return fmt.Errorf("average: no checkpoint")
+	}
+	var h0 CheckpointHeader
+	var sum [][]float64
+	for k, p := range paths {
+		h, values, err := ReadCheckpoint(p)
+		if err != nil {
+			return err
+		}
+		if k == 0 {
+			h0 = h
+			sum = make([][]float64, len(values))
+			for i, v := range values {
+				sum[i] = make([]float64, len(v))
+			}
+		} else if !sameArchitecture(h.Config, h0.Config) || len(h.Tensors) != len(h0.Tensors) {
+			return fmt.Errorf("average: %s is for %v, %s for %v", p, h.Config, paths[0], h0.Config)
+		}
+		for i, v := range values {
+			if h.Tensors[i].Name != h0.Tensors[i].Name || !reflect.DeepEqual(h.Tensors[i].Shape, h0.Tensors[i].Shape) {
+				return fmt.Errorf("average: %s has tensor %s %v where %s has %s %v", p, h.Tensors[i].Name, h.Tensors[i].Shape, paths[0], h0.Tensors[i].Name, h0.Tensors[i].Shape)
+			}
+			for j, x := range v {
+				sum[i][j] += float64(x)
+			}
+		}
+	}
+	h := CheckpointHeader{Config: h0.Config}
+	if extra != nil {
+		b, err := json.Marshal(extra)
+		if err != nil {
+			return fmt.Errorf("checkpoint %s: extra data: %w", out, err)
+		}
+		h.Extra = b
+	}
+	data := make([][]byte, len(sum))
+	n := float64(len(paths))
+	for i, s := range sum {
+		v := make([]float32, len(s))
+		for j, x := range s {
+			v[j] = float32(x / n)
+		}
+		data[i] = Float32Bytes(v)
+		h.Tensors = append(h.Tensors, CheckpointEntry{Name: h0.Tensors[i].Name, Shape: h0.Tensors[i].Shape, CRC32: crc32.ChecksumIEEE(data[i])})
+	}
+	hb, err := json.Marshal(h)
+	if err != nil {
+		return fmt.Errorf("checkpoint %s: %w", out, err)
+	}
+	return WriteTensorFile(out, checkpointMagic, hb, data)
 }
 
 // Open builds a model from the configuration stored in the checkpoint at path and

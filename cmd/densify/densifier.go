@@ -45,6 +45,7 @@ func unetTrainConfig(o pipeline.TrainOptions, variant string, resume bool) (trai
 	if o.LR > 0 {
 		cfg.LR = o.LR
 	}
+	cfg.Average = o.Average
 	if o.Schedule != "" {
 		s, err := train.ParseSchedule(o.Schedule)
 		if err != nil {

@@ -32,6 +32,7 @@ func (p *pipelineFlags) bind(f *pflag.FlagSet) {
 	f.IntVar(&p.stepBudget, "step-budget", train.DefaultStepBudget, stepBudgetUsage)
 	f.Float64Var(&t.LR, "lr", t.LR, "Adam learning rate")
 	f.StringVar(&t.Schedule, "schedule", t.Schedule, scheduleUsage)
+	f.IntVar(&t.Average, "average", t.Average, averageUsage)
 	f.IntVar(&t.BatchSize, "batch", t.BatchSize, "frames per training step")
 	f.Float64Var(&t.Scale, "scale", t.Scale, "input scale of the U-Net (0 = auto: 0.5 on CPU, 1 on CUDA)")
 	f.Int64Var(&t.Seed, "seed", t.Seed, "random seed (weights, data order, flips)")

@@ -48,6 +48,15 @@ func (f variantsFlag) Set(s string) error {
 
 func (f variantsFlag) Type() string { return "variants" }
 
+// bindScheduleFlags binds the learning-rate schedule and the weight
+// averaging of train to c.
+func bindScheduleFlags(fl *pflag.FlagSet, c *train.Config) {
+	fl.Var(scheduleFlag{&c.Schedule}, "schedule", scheduleUsage)
+	fl.IntVar(&c.Average, "average", c.Average, averageUsage)
+}
+
+const averageUsage = "model.ckpt = the mean of the weights of the last K epochs (SWA, Izmailov et al., UAI 2018; 0 or 1 = the last weights); with --resume on a finished training it only rewrites model.ckpt"
+
 const scheduleUsage = "learning rate over the steps: constant, or cosine (annealed from --lr to 0 over the budget; Loshchilov & Hutter, ICLR 2017)"
 
 // scheduleFlag binds a train.Schedule (pflag.Value).

@@ -70,7 +70,7 @@ the dataset's sequences is prepared and trained, one model per sequence in <out>
 	fl.IntVar(&c.Epochs, "epochs", c.Epochs, epochsUsage)
 	fl.IntVar(&c.StepBudget, "step-budget", c.StepBudget, stepBudgetUsage)
 	fl.Float64Var(&c.LR, "lr", c.LR, "Adam learning rate")
-	fl.Var(scheduleFlag{&c.Schedule}, "schedule", scheduleUsage)
+	bindScheduleFlags(fl, c)
 	fl.IntVar(&c.Batch, "batch", c.Batch, "frames per optimisation step")
 	fl.Float64Var(&c.Scale, "scale", c.Scale, "input scale (0 = auto: 0.5 on CPU, 1 on CUDA); sparse labels are mapped, not resampled")
 	fl.Var(variantFlag{&c.Variant}, "variant", "loss weighting: hard (hard examples × the set's factor), uniform (class balance only), confidence (class balance × (1 − 2u_T)), prune (most uncertain labels dropped) or hard-right (probably right hard examples × the factor)")
