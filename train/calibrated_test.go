@@ -2,7 +2,6 @@ package train
 
 import (
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -166,16 +165,7 @@ func TestHardRightKeepsProbablyRightHardExamples(t *testing.T) {
 // confidence at T = 1 from its u but is refused for T ≠ 1 and for pruning.
 func TestCalibratedVariantsNeedFormat4(t *testing.T) {
 	set, _ := synthSet(t, t.TempDir(), 48, 32, 2, testOptions())
-	p := filepath.Join(set, "manifest.json")
-	b, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	old := strings.Replace(string(b), `"version": 4`, `"version": 3`, 1)
-	if old == string(b) {
-		t.Fatal("manifest has no version 4")
-	}
-	os.WriteFile(p, []byte(old), 0o644)
+	setVersion(t, set, 3)
 	if _, err := loadSets([]string{set}, 1, weighting{Variant: VariantConfidence, Phi: -1, Temperature: 1}); err != nil {
 		t.Fatalf("format-3 set, confidence at T = 1: %v", err)
 	}

@@ -7,6 +7,7 @@ import (
 	"image/png"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/densify/densify/dataset"
@@ -108,4 +109,23 @@ func synthFrameOfSize(t testing.TB, w, h int) image.Image {
 		img.Pix[i] = byte(i * 7)
 	}
 	return img
+}
+
+// setVersion rewrites the format version of the prepared set's manifest
+// from the current one to v, as a set of an earlier densify has it.
+func setVersion(t testing.TB, set string, v int) {
+	t.Helper()
+	p := filepath.Join(set, "manifest.json")
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cur := fmt.Sprintf(`"version": %d`, trainset.FormatVersion)
+	old := strings.Replace(string(b), cur, fmt.Sprintf(`"version": %d`, v), 1)
+	if old == string(b) {
+		t.Fatalf("manifest has no %s", cur)
+	}
+	if err := os.WriteFile(p, []byte(old), 0o644); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -55,16 +55,7 @@ func TestVariantWeight(t *testing.T) {
 // weighted twice.
 func TestOldPreparedSetRefused(t *testing.T) {
 	set, _ := synthSet(t, t.TempDir(), 48, 32, 2, testOptions())
-	p := filepath.Join(set, "manifest.json")
-	b, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	old := strings.Replace(string(b), `"version": 4`, `"version": 1`, 1)
-	if old == string(b) {
-		t.Fatal("manifest has no version 4")
-	}
-	os.WriteFile(p, []byte(old), 0o644)
+	setVersion(t, set, 1)
 	if _, err := loadSets([]string{set}, 1, weighting{Variant: VariantHard, Phi: -1}); err == nil || !strings.Contains(err.Error(), "run densify prepare again") {
 		t.Fatalf("old set: err = %v", err)
 	}
@@ -77,16 +68,7 @@ func TestConfidenceNeedsFormat3(t *testing.T) {
 	if _, err := loadSets([]string{set}, 1, weighting{Variant: VariantConfidence, Phi: -1, Temperature: 1}); err != nil {
 		t.Fatalf("format-4 set: %v", err)
 	}
-	p := filepath.Join(set, "manifest.json")
-	b, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	old := strings.Replace(string(b), `"version": 4`, `"version": 2`, 1)
-	if old == string(b) {
-		t.Fatal("manifest has no version 4")
-	}
-	os.WriteFile(p, []byte(old), 0o644)
+	setVersion(t, set, 2)
 	if _, err := loadSets([]string{set}, 1, weighting{Variant: VariantConfidence, Phi: -1, Temperature: 1}); err == nil || !strings.Contains(err.Error(), "run densify prepare again") {
 		t.Fatalf("version-2 set, confidence: err = %v", err)
 	}

@@ -62,7 +62,27 @@ func (m *Model) Save(path string, extra any) error {
 		names = append(names, n)
 	}
 	sort.Strings(names)
-	h := CheckpointHeader{Config: m.Config}
+	entries := make([]CheckpointEntry, len(names))
+	values := make([][]float32, len(names))
+	for i, n := range names {
+		t := vars[n]
+		shape, err := t.Size()
+		if err != nil {
+			return fmt.Errorf("checkpoint %s: %s: %w", path, n, err)
+		}
+		if values[i], err = Float32s(&t); err != nil {
+			return fmt.Errorf("checkpoint %s: %s: %w", path, n, err)
+		}
+		entries[i] = CheckpointEntry{Name: n, Shape: shape}
+	}
+	return writeCheckpoint(path, m.Config, extra, entries, values)
+}
+
+// writeCheckpoint writes the tensors named and shaped by entries (their
+// CRC32s are computed here) with their values, cfg and extra to path
+// atomically.
+func writeCheckpoint(path string, cfg Config, extra any, entries []CheckpointEntry, values [][]float32) error {
+	h := CheckpointHeader{Config: cfg}
 	if extra != nil {
 		b, err := json.Marshal(extra)
 		if err != nil {
@@ -70,20 +90,10 @@ func (m *Model) Save(path string, extra any) error {
 		}
 		h.Extra = b
 	}
-	data := make([][]byte, len(names))
-	for i, n := range names {
-		t := vars[n]
-		shape, err := t.Size()
-		if err != nil {
-			return fmt.Errorf("checkpoint %s: %s: %w", path, n, err)
-		}
-		v, err := Float32s(&t)
-		if err != nil {
-			return fmt.Errorf("checkpoint %s: %s: %w", path, n, err)
-		}
-		b := Float32Bytes(v)
-		data[i] = b
-		h.Tensors = append(h.Tensors, CheckpointEntry{Name: n, Shape: shape, CRC32: crc32.ChecksumIEEE(b)})
+	data := make([][]byte, len(values))
+	for i, v := range values {
+		data[i] = Float32Bytes(v)
+		h.Tensors = append(h.Tensors, CheckpointEntry{Name: entries[i].Name, Shape: entries[i].Shape, CRC32: crc32.ChecksumIEEE(data[i])})
 	}
 	hb, err := json.Marshal(h)
 	if err != nil {
@@ -265,29 +275,15 @@ func AverageCheckpoints(paths []string, out string, extra any) error {
 			}
 		}
 	}
-	h := CheckpointHeader{Config: h0.Config}
-	if extra != nil {
-		b, err := json.Marshal(extra)
-		if err != nil {
-			return fmt.Errorf("checkpoint %s: extra data: %w", out, err)
-		}
-		h.Extra = b
-	}
-	data := make([][]byte, len(sum))
 	n := float64(len(paths))
+	values := make([][]float32, len(sum))
 	for i, s := range sum {
-		v := make([]float32, len(s))
+		values[i] = make([]float32, len(s))
 		for j, x := range s {
-			v[j] = float32(x / n)
+			values[i][j] = float32(x / n)
 		}
-		data[i] = Float32Bytes(v)
-		h.Tensors = append(h.Tensors, CheckpointEntry{Name: h0.Tensors[i].Name, Shape: h0.Tensors[i].Shape, CRC32: crc32.ChecksumIEEE(data[i])})
 	}
-	hb, err := json.Marshal(h)
-	if err != nil {
-		return fmt.Errorf("checkpoint %s: %w", out, err)
-	}
-	return WriteTensorFile(out, checkpointMagic, hb, data)
+	return writeCheckpoint(out, h0.Config, extra, h0.Tensors, values)
 }
 
 // Open builds a model from the configuration stored in the checkpoint at path and
