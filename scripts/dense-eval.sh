@@ -24,6 +24,8 @@
 #   SEEDS      seeds per variant (default 1)
 #   ORACLE     1 also trains uniform on oracle labels (default 1)
 #   SCALE EPOCHS STEP_BUDGET PRESET BATCH THREADS   training budget (defaults: densify train's)
+#   SCHEDULE AVERAGE   learning-rate schedule and averaged epochs (densify train --schedule,
+#              --average)
 #   PREPARE    extra densify prepare flags (e.g. "--far-background 0.1")
 #   PREDICT    extra densify predict flags (e.g. "--temporal 0" for a cheaper ablation)
 #   SEQUENCES  space-separated subset (default: all)
@@ -64,6 +66,8 @@ train_args=()
 [[ -n "${PRESET:-}" ]] && train_args+=(--preset "$PRESET")
 [[ -n "${BATCH:-}" ]] && train_args+=(--batch "$BATCH")
 [[ -n "${THREADS:-}" ]] && train_args+=(--threads "$THREADS")
+[[ -n "${SCHEDULE:-}" ]] && train_args+=(--schedule "$SCHEDULE")
+[[ -n "${AVERAGE:-}" ]] && train_args+=(--average "$AVERAGE")
 # shellcheck disable=SC2206
 prep_args=($PREPARE)
 # shellcheck disable=SC2206
