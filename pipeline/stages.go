@@ -285,6 +285,7 @@ func (p *seqRun) uncertainty() error {
 		defer os.RemoveAll(tmp) // after a failure (once in place, it is gone)
 		res, err := uncertainty.ComputeFiles(uncertainty.FilesOptions{Graph: p.lay.Graph(), Labels: p.lay.Labels(), Beta: pr.Beta,
 			CSV: p.lay.UncertaintyCSV(), Clusters: p.lay.ClustersCSV(), Tracks: tracks, FramesDir: p.seq.FramesDir, Heatmaps: tmp,
+			Temperature: uncertainty.DefaultTemperature,
 			HeatmapFrames: func(n int) []int {
 				// the labelled frames (FBMS: every 10th or 20th), unless they are
 				// denser than every HeatmapEvery-th frame (DAVIS labels every frame)

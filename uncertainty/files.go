@@ -109,11 +109,11 @@ func checkHeatmapGeometry(paths []string, framesDir string, ts *trajectory.Track
 	return nil
 }
 
-// WriteHeatmaps draws Heatmap for each frame in frames (images from
-// framesDir, see dataset.ListFrames) into outDir/heat_NNNNN.png and
-// returns the written paths. progress (may be nil) gets the frames done and
-// their total.
-func WriteHeatmaps(framesDir, outDir string, ts *trajectory.TrackSet, u []float64, frames []int, progress func(done, total int)) ([]string, error) {
+// WriteHeatmaps draws HeatmapLabelled (values u, colour bar label) for each
+// frame in frames (images from framesDir, see dataset.ListFrames) into
+// outDir/heat_NNNNN.png and returns the written paths. progress (may be
+// nil) gets the frames done and their total.
+func WriteHeatmaps(framesDir, outDir string, ts *trajectory.TrackSet, u []float64, label string, frames []int, progress func(done, total int)) ([]string, error) {
 	paths, err := dataset.ListFrames(framesDir)
 	if err != nil {
 		return nil, err
@@ -130,7 +130,7 @@ func WriteHeatmaps(framesDir, outDir string, ts *trajectory.TrackSet, u []float6
 		if err != nil {
 			return out, err
 		}
-		hm, err := Heatmap(img, ts, u, f)
+		hm, err := HeatmapLabelled(img, ts, u, f, label)
 		if err != nil {
 			return out, err
 		}

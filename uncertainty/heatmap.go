@@ -57,8 +57,14 @@ const barWidth = 70 // colour bar strip on the right of every heat map
 // Heatmap draws frame f of the sequence: the image as dimmed grey, every
 // trajectory alive in f as a 3×3 dot coloured by its uncertainty
 // u[i] (most uncertain drawn last, on top), and a colour bar with ticks
-// 0, 0.25, ≥0.5 on the right.
+// 0, 0.25, ≥0.5 on the right, labelled "u(v)".
 func Heatmap(img image.Image, ts *trajectory.TrackSet, u []float64, f int) (*image.RGBA, error) {
+	return HeatmapLabelled(img, ts, u, f, "u(v)")
+}
+
+// HeatmapLabelled is Heatmap with the colour bar labelled label (e.g. the
+// calibrated u_T of HeatmapValues).
+func HeatmapLabelled(img image.Image, ts *trajectory.TrackSet, u []float64, f int, label string) (*image.RGBA, error) {
 	if len(u) != len(ts.Tracks) {
 		return nil, fmt.Errorf("heatmap: %d uncertainties for %d trajectories", len(u), len(ts.Tracks))
 	}
@@ -122,7 +128,24 @@ func Heatmap(img image.Image, ts *trajectory.TrackSet, u []float64, f int) (*ima
 	}
 	d.Dot = fixed.P(w+4, h-2)
 	if h > 30 {
-		d.DrawString("u(v)")
+		d.DrawString(label)
 	}
 	return out, nil
+}
+
+// HeatmapValues are the values a heat map colours and its colour bar's
+// label: the calibrated uncertainty u_T = σ(−γ/T) (TemperedU) for T > 0 and
+// T ≠ 1, else u = σ(−γ) itself. At T = 1 almost every trajectory has u below
+// 10⁻³⁰ and the map is uniformly blue; u_T at the fitted temperature is the
+// probability that the trajectory's label is wrong, and the wrong ones stand
+// out.
+func HeatmapValues(r *Result, T float64) ([]float64, string) {
+	if !(T > 0) || T == 1 {
+		return r.U, "u(v)"
+	}
+	ut := make([]float64, len(r.Gamma))
+	for i, g := range r.Gamma {
+		ut[i] = TemperedU(g, T)
+	}
+	return ut, fmt.Sprintf("u_T, T=%g", T)
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"image"
 	"image/color"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -72,5 +73,20 @@ func TestHeatmap(t *testing.T) {
 	}
 	if _, err := Heatmap(img, ts, []float64{1}, 0); err == nil {
 		t.Error("uncertainty count mismatch accepted")
+	}
+}
+
+// HeatmapValues by hand: γ = 45 ln 3 gives u_T = σ(−ln 3) = 1/4 at T = 45,
+// γ = 0 gives ½, γ = +∞ gives 0; at T = 1 (or 0) the map is of u itself.
+func TestHeatmapValuesCalibrated(t *testing.T) {
+	r := &Result{Gamma: []float64{45 * math.Log(3), 0, math.Inf(1)}, U: []float64{1e-30, 0.5, 0}}
+	v, label := HeatmapValues(r, 45)
+	if math.Abs(v[0]-0.25) > 1e-12 || v[1] != 0.5 || v[2] != 0 || label != "u_T, T=45" {
+		t.Errorf("T = 45: %v %q, want [0.25 0.5 0] and the label u_T, T=45", v, label)
+	}
+	for _, T := range []float64{1, 0} {
+		if v, label := HeatmapValues(r, T); &v[0] != &r.U[0] || label != "u(v)" {
+			t.Errorf("T = %v: %v %q, want u itself", T, v, label)
+		}
 	}
 }

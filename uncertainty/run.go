@@ -71,6 +71,9 @@ type FilesOptions struct {
 	FramesDir     string
 	Heatmaps      string
 	HeatmapFrames func(trackFrames int) []int
+	// Temperature T colours the heat maps by u_T = σ(−γ/T) (HeatmapValues;
+	// 0 or 1: by u).
+	Temperature float64
 	// GT, when not nil, is the ground truth whose labelled frames are drawn:
 	// its label images must have the frames' size (CheckHeatmapGeometry).
 	GT       *dataset.GroundTruth
@@ -126,7 +129,8 @@ func ComputeFiles(opt FilesOptions) (_ *FilesResult, err error) {
 		}
 		defer os.RemoveAll(tmp)
 		var drawn []string
-		if drawn, err = WriteHeatmaps(opt.FramesDir, tmp, res.Tracks, r.U, opt.HeatmapFrames(res.Tracks.Frames), opt.Progress); err != nil {
+		values, label := HeatmapValues(r, opt.Temperature)
+		if drawn, err = WriteHeatmaps(opt.FramesDir, tmp, res.Tracks, values, label, opt.HeatmapFrames(res.Tracks.Frames), opt.Progress); err != nil {
 			return nil, err
 		}
 		for _, p := range drawn {

@@ -47,6 +47,7 @@ points coloured by uncertainty into --heatmaps.`,
 	fl.StringVar(&u.Tracks, "tracks", "", "Tracks*.dat of the graph's nodes (heat maps)")
 	fl.StringVar(&u.FramesDir, "frames", "", "frames folder of the sequence (heat maps)")
 	fl.StringVar(&u.Heatmaps, "heatmaps", "", "output folder for heat-map PNGs (replaced as a whole: new, empty, or earlier heat maps)")
+	fl.Float64Var(&u.Temperature, "temperature", uncertainty.DefaultTemperature, "heat maps colour u_T = σ(−γ/T), the calibrated probability that a trajectory's label is wrong (densify sparsify fits T; 1 = UAI'21's u)")
 	fl.StringVar(&o.GT, "gt", "", "ground truth (Def.dat or DAVIS annotation folder): draw its labelled frames")
 	fl.IntVar(&o.Every, "every", 10, "without --gt: draw every N-th frame")
 	fl.BoolVar(&o.All, "all-frames", false, "draw every frame")
