@@ -32,6 +32,8 @@
 #   REUSE      1 keeps models whose training finished under this TAG (train.json
 #              written; predicts and scores again); a model a kill interrupted
 #              is trained again from the start
+#   MODELS_FROM another TAG whose trained models this TAG predicts with (no training):
+#              prediction settings (PREDICT) compared on the same models
 #   REUSE_MASKS 1 (with REUSE=1) also keeps the prepared set and the scores of masks
 #              predicted after the model was written (eval.json), e.g. to add
 #              CHECKPOINTS to a finished run
@@ -96,7 +98,13 @@ checkpoints() { # seq labels variant seed out: J of the epoch checkpoints neares
 
 one() { # labels variant seed set out
   local seq=$1 labels=$2 variant=$3 seed=$4 set=$5 out=$6 d=$DAVIS/JPEGImages/480p/$1 t0 secs
-  if [[ ${REUSE:-0} == 1 && -f $out/model/train.json ]]; then
+  local from=${out/dense-$TAG\//dense-${MODELS_FROM:-}/}
+  if [[ -n "${MODELS_FROM:-}" ]]; then
+    [[ -f $from/model/train.json ]] || { echo "dense-eval: $from/model holds no finished training (MODELS_FROM=$MODELS_FROM)" >&2; exit 1; }
+    mkdir -p "$out"
+    ln -sfn "$from/model" "$out/model"
+    secs=$(cat "$from.secs" 2> /dev/null || echo nan)
+  elif [[ ${REUSE:-0} == 1 && -f $out/model/train.json ]]; then
     secs=$(cat "$out.secs" 2> /dev/null || echo nan)
   else
     rm -rf "$out/model"
