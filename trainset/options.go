@@ -142,10 +142,9 @@ const DefaultFarGap = 10.0
 
 // DefaultPrimaryMargin is the default of Options.PrimaryMargin: a quarter of
 // the primary object's box diagonal on every side. On the twenty DAVIS 2016
-// development sequences it keeps every foreground cluster that lies on the
-// annotated object and drops five small ones beside it (docs/results.md);
-// a tenth of the diagonal also dropped parts of the object (a tennis
-// player's racket arm, a running dog's legs).
+// development sequences it drops four small segments beside the object and
+// keeps the others; a tenth of the diagonal also dropped parts of the
+// object (docs/results.md).
 const DefaultPrimaryMargin = 0.25
 
 // DefaultSupportRadius is the default of Options.SupportRadius: the
