@@ -276,8 +276,8 @@ func TestAblateSharesUpstream(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(fd.trains) != 5 {
-		t.Fatalf("%d train requests, want uniform, weighted, confidence, prune and hard-right", len(fd.trains))
+	if len(fd.trains) != 4 {
+		t.Fatalf("%d train requests, want uniform, weighted, confidence and prune", len(fd.trains))
 	}
 	got := map[string]bool{}
 	for _, tr := range fd.trains {
@@ -286,7 +286,7 @@ func TestAblateSharesUpstream(t *testing.T) {
 			t.Errorf("train requests differ beyond the variant: %+v", fd.trains)
 		}
 	}
-	if len(got) != 5 || !got["uniform"] || !got["hard"] || !got["confidence"] || !got["prune"] || !got["hard-right"] {
+	if len(got) != 4 || !got["uniform"] || !got["hard"] || !got["confidence"] || !got["prune"] {
 		t.Errorf("trained variants %v", got)
 	}
 	n := 0

@@ -68,7 +68,7 @@ func TestSweepVariants(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []pipeline.Variant{"uniform", "weighted", "confidence", "prune", "hard-right", "weighted-f10-phi0.01", "weighted-f100-phi0.01"}
+	want := []pipeline.Variant{"uniform", "weighted", "confidence", "prune", "weighted-f10-phi0.01", "weighted-f100-phi0.01"}
 	if !slices.Equal(got, want) {
 		t.Errorf("variants %v, want %v", got, want)
 	}
