@@ -235,7 +235,9 @@ func loadFrame(dir string, m *trainset.Manifest, mf trainset.ManifestFrame, scal
 	if ha.U8 == nil {
 		return nil, fmt.Errorf("%s: hard mask must be uint8", hp)
 	}
-	readU := func(rel, what string) ([]float32, error) {
+	// readF32 reads a per-pixel float32 array that the manifest names rel,
+	// every value of which must pass ok (want says what passes).
+	readF32 := func(rel, what, want string, ok func(float32) bool) ([]float32, error) {
 		if rel == "" {
 			return nil, fmt.Errorf("%s: manifest.json lists no %s file for frame %d", dir, what, mf.Frame)
 		}
@@ -247,11 +249,14 @@ func loadFrame(dir string, m *trainset.Manifest, mf trainset.ManifestFrame, scal
 			return nil, fmt.Errorf("%s: %s must be float32", up, what)
 		}
 		for i, x := range ua.F32 {
-			if !(x >= 0 && x <= 1) {
-				return nil, fmt.Errorf("%s: pixel (%d,%d) has %s %v, want a value in [0,1]", up, i%W, i/W, what, x)
+			if !ok(x) {
+				return nil, fmt.Errorf("%s: pixel (%d,%d) has %s %v, want %s", up, i%W, i/W, what, x, want)
 			}
 		}
 		return ua.F32, nil
+	}
+	readU := func(rel, what string) ([]float32, error) {
+		return readF32(rel, what, "a value in [0,1]", func(x float32) bool { return x >= 0 && x <= 1 })
 	}
 	var u, mu, gamma []float32
 	if v.NeedsUncertainty() || wt.redraw() {
@@ -260,22 +265,9 @@ func loadFrame(dir string, m *trainset.Manifest, mf trainset.ManifestFrame, scal
 		}
 	}
 	if wt.needsGamma() {
-		if mf.Gamma == "" {
-			return nil, fmt.Errorf("%s: manifest.json lists no γ file for frame %d", dir, mf.Frame)
-		}
-		ga, gp, err := read(mf.Gamma)
-		if err != nil {
+		if gamma, err = readF32(mf.Gamma, "γ", "a number or ±inf", func(x float32) bool { return x == x }); err != nil {
 			return nil, err
 		}
-		if ga.F32 == nil {
-			return nil, fmt.Errorf("%s: γ must be float32", gp)
-		}
-		for i, x := range ga.F32 {
-			if math.IsNaN(float64(x)) {
-				return nil, fmt.Errorf("%s: pixel (%d,%d) has γ NaN, want a number or ±inf", gp, i%W, i/W)
-			}
-		}
-		gamma = ga.F32
 	}
 	if wt.redraw() {
 		if mu, err = readU(mf.Mu, "segment uncertainty"); err != nil {

@@ -39,11 +39,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/densify/densify/uncertainty"
-
 	"github.com/densify/densify/internal/atomicfile"
 	"github.com/densify/densify/internal/progress"
 	"github.com/densify/densify/models"
+	"github.com/densify/densify/uncertainty"
 	"github.com/densify/densify/unet"
 	"github.com/sugarme/gotch"
 	"github.com/sugarme/gotch/ts"
