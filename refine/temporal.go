@@ -232,37 +232,41 @@ func (t *Temporal) computeFlows(pairs [][2]int) error {
 func (t *Temporal) composeFlows(pairs [][2]int) error {
 	var near, far [][2]int
 	for _, p := range pairs {
-		if abs(p[1]-p[0]) <= 1 {
-			near = append(near, p)
+		if _, ok := t.flows[p]; ok && abs(p[1]-p[0]) > 1 {
 			continue
 		}
-		if _, ok := t.flows[p]; ok {
-			continue
+		steps := neighbourSteps(p)
+		if len(steps) > 1 {
+			far = append(far, p)
 		}
-		far = append(far, p)
-		step := 1
-		if p[1] < p[0] {
-			step = -1
-		}
-		for a := p[0]; a != p[1]; a += step {
-			near = append(near, [2]int{a, a + step})
-		}
+		near = append(near, steps...)
 	}
 	if err := t.computeFlows(near); err != nil {
 		return err
 	}
 	for _, p := range far {
-		step := 1
-		if p[1] < p[0] {
-			step = -1
-		}
-		f := t.flows[[2]int{p[0], p[0] + step}]
-		for a := p[0] + step; a != p[1]; a += step {
-			f = ComposeFlows(f, t.flows[[2]int{a, a + step}])
+		steps := neighbourSteps(p)
+		f := t.flows[steps[0]]
+		for _, q := range steps[1:] {
+			f = ComposeFlows(f, t.flows[q])
 		}
 		t.flows[p] = f
 	}
 	return nil
+}
+
+// neighbourSteps are the pairs of neighbouring frames from p[0] to p[1], in
+// order: (a, a±1), (a±1, a±2), …
+func neighbourSteps(p [2]int) [][2]int {
+	step := 1
+	if p[1] < p[0] {
+		step = -1
+	}
+	var out [][2]int
+	for a := p[0]; a != p[1]; a += step {
+		out = append(out, [2]int{a, a + step})
+	}
+	return out
 }
 
 // ComposeFlows chains F_{a→b} and F_{b→c} into F_{a→c}:
