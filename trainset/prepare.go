@@ -222,11 +222,12 @@ type preparation struct {
 	class  map[int]int  // cluster → class, −1 for a dropped segment
 	segIdx map[int]int  // cluster → index in set.Segments
 
-	hard         []bool // hard examples
-	unexplained  []bool // left unlabelled (unexplainedBackground)
-	long         []bool // long in their segment (SupportRadius; nil when off)
-	colourLong   []bool // long in the foreground (ColourWindow; nil when off)
-	colourReject []bool // rejected by the colour check (nil when off)
+	hard         []bool    // hard examples
+	gamma        []float32 // γ of every trajectory (GammaOf its u), float32 as written
+	unexplained  []bool    // left unlabelled (unexplainedBackground)
+	long         []bool    // long in their segment (SupportRadius; nil when off)
+	colourLong   []bool    // long in the foreground (ColourWindow; nil when off)
+	colourReject []bool    // rejected by the colour check (nil when off)
 
 	points [][]framePoint // the labelled points of every frame
 	// avoid holds the points of every frame that far-background (and, for
@@ -245,8 +246,15 @@ type framePoint struct {
 }
 
 func newPreparation(in Input, opt Options) *preparation {
-	return &preparation{in: in, opt: opt, ts: in.Tracks, W: in.Width, H: in.Height,
+	p := &preparation{in: in, opt: opt, ts: in.Tracks, W: in.Width, H: in.Height,
 		set: &Set{Width: in.Width, Height: in.Height, Options: opt}}
+	if in.Tracks != nil {
+		p.gamma = make([]float32, len(in.Tracks.Tracks))
+		for i := range p.gamma {
+			p.gamma[i] = float32(GammaOf(p.u(i)))
+		}
+	}
+	return p
 }
 
 // u is the uncertainty u_v of trajectory i (0 without uncertainties).
@@ -257,16 +265,10 @@ func (p *preparation) u(i int) float64 {
 	return p.in.Uncertainty[i]
 }
 
-// gamma is γ_v of trajectory i, the inverse of u_v = σ(−γ_v):
-// γ = ln((1 − u)/u), +Inf for u = 0 (and without uncertainties), −Inf for
-// u = 1. In float64 it is exact to rounding for every γ whose u does not
-// underflow (γ < 745).
-func (p *preparation) gamma(i int) float64 {
-	return GammaOf(p.u(i))
-}
-
 // GammaOf is γ = ln((1 − u)/u), the inverse of u = σ(−γ) (Kardoost &
-// Keuper, UAI 2021, Eq. 13): +Inf at u = 0, −Inf at u = 1.
+// Keuper, UAI 2021, Eq. 13): +Inf at u = 0 (and for a trajectory without
+// uncertainties), −Inf at u = 1. In float64 it is exact to rounding for
+// every γ whose u does not underflow (γ < 745).
 func GammaOf(u float64) float64 {
 	return math.Log1p(-u) - math.Log(u)
 }
@@ -393,7 +395,7 @@ func (p *preparation) markHardExamples() {
 	for i, t := range p.ts.Tracks {
 		s := &segs[p.segIdx[t.Label]]
 		if s.Class >= 0 {
-			p.set.TrajectoryGamma = append(p.set.TrajectoryGamma, float32(p.gamma(i)))
+			p.set.TrajectoryGamma = append(p.set.TrajectoryGamma, p.gamma[i])
 		}
 		if s.Class >= 0 && s.Uncertain && p.u(i) > s.MeanUncertainty {
 			p.hard[i] = true
@@ -636,7 +638,7 @@ func (p *preparation) labelPoints(fr *Frame, pts []framePoint) {
 		t := &p.ts.Tracks[q.track]
 		fr.Labels[q.pix] = q.class
 		fr.U[q.pix] = float32(p.u(q.track))
-		fr.Gamma[q.pix] = float32(p.gamma(q.track))
+		fr.Gamma[q.pix] = p.gamma[q.track]
 		fr.Length[q.pix] = uint16(min(len(t.Points), math.MaxUint16))
 		fr.Mu[q.pix] = float32(p.set.Segments[p.segIdx[t.Label]].MeanUncertainty)
 		if p.hard[q.track] {
