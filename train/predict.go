@@ -107,10 +107,12 @@ func (o PredictOptions) Validate() error {
 
 // SetTemporal sets Temporal and TemporalOptions for a fusion radius: 0
 // clears them; K > 0 fuses K frames on each side along f with
-// refine.DefaultTemporalOptions' consistency test (an error when f is nil).
-func (o *PredictOptions) SetTemporal(radius int, f refine.Flow) error {
+// refine.DefaultTemporalOptions' consistency test (an error when f is nil),
+// chaining the flows between frames more than one apart from those between
+// neighbours when compose is set (refine.TemporalOptions.Compose).
+func (o *PredictOptions) SetTemporal(radius int, f refine.Flow, compose bool) error {
 	to := refine.DefaultTemporalOptions()
-	to.Radius = radius
+	to.Radius, to.Compose = radius, compose
 	if err := to.Validate(); err != nil {
 		return fmt.Errorf("predict: %w", err)
 	}

@@ -217,7 +217,7 @@ func TestPredictFusesTemporally(t *testing.T) {
 	}
 	flow := &stillFlow{}
 	var po PredictOptions
-	if err := po.SetTemporal(1, flow); err != nil {
+	if err := po.SetTemporal(1, flow, false); err != nil {
 		t.Fatal(err)
 	}
 	po.Prob, po.Threads = true, 2
@@ -262,10 +262,10 @@ func TestPredictFusesTemporally(t *testing.T) {
 	if changed == 0 {
 		t.Error("fusion changed no probability (the frames' maps are all equal?)")
 	}
-	if err := po.SetTemporal(2, nil); err == nil || !strings.Contains(err.Error(), "optical flow") {
+	if err := po.SetTemporal(2, nil, false); err == nil || !strings.Contains(err.Error(), "optical flow") {
 		t.Errorf("fusion without a flow: %v", err)
 	}
-	if err := po.SetTemporal(-1, flow); err == nil {
+	if err := po.SetTemporal(-1, flow, false); err == nil {
 		t.Error("negative radius accepted")
 	}
 }

@@ -100,10 +100,9 @@ func (d unetDensifier) Predict(ctx context.Context, req pipeline.PredictRequest)
 	if o.Temporal > 0 {
 		flow, _ = storedFlow(flow, req.Flows, req.Frames) // without the store, the flows are computed
 	}
-	if err := po.SetTemporal(o.Temporal, flow); err != nil {
+	if err := po.SetTemporal(o.Temporal, flow, o.ComposeFlows); err != nil {
 		return err
 	}
-	po.TemporalOptions.Compose = o.ComposeFlows && o.Temporal > 0
 	return train.Predict(req.Checkpoint, req.Frames, req.Out, po)
 }
 

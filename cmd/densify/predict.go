@@ -86,10 +86,9 @@ func runPredict(o *predictOptions) error {
 			fmt.Fprintf(o.IO.ErrOut, "predict: the flows are computed, not read from --flows: %v\n", err)
 		}
 	}
-	if err := o.Predict.SetTemporal(o.Temporal, flow); err != nil {
+	if err := o.Predict.SetTemporal(o.Temporal, flow, o.ComposeFlows); err != nil {
 		return err
 	}
-	o.Predict.TemporalOptions.Compose = o.ComposeFlows && o.Temporal > 0
 	o.Predict.Progress = o.IO.ErrOut
 	if err := train.Predict(o.Model, frames, o.Out, o.Predict); err != nil {
 		return err
