@@ -24,9 +24,9 @@ const BackgroundSplitMin = 20
 // BackgroundPart is one part of a background cluster that SplitBackground
 // made a cluster of its own.
 type BackgroundPart struct {
-	Cluster      int     `json:"cluster"`      // its id in the final labels
+	Cluster      int     `json:"cluster"`      // its id in the final labels (of most of its trajectories)
 	Parent       int     `json:"parent"`       // the background cluster it came from (id before the split)
-	Trajectories int     `json:"trajectories"` // its size
+	Trajectories int     `json:"trajectories"` // its size when split
 	Residual     float64 `json:"camera_residual_median"`
 	Explained    float64 `json:"camera_explained"`
 }
@@ -131,4 +131,30 @@ func SplitBackground(g *multicut.Graph, ts *trajectory.TrackSet, bcam *camera.Mo
 		promoted[i].Cluster = out[node[i]]
 	}
 	return out, promoted, nil
+}
+
+// SplitGraph is the graph whose energy the labels of SplitBackground are
+// judged by: g with the cost of every edge inside a re-segmented background
+// cluster that gave parts (both ends labelled with a Parent of parts in
+// before, the labels SplitBackground was given) lowered by δ, the prior that
+// re-segmentation used (Kardoost & Keuper, UAI 2021, Eq. 9, with β raised to
+// σ(logit β + δ) there). On g itself the promoted parts cost the joins they
+// cut at the full cost, so their trajectories' uncertainty would measure the
+// split, not the motion evidence; on SplitGraph the labelling and its
+// uncertainty come from one energy. It returns g itself when parts is empty.
+func SplitGraph(g *multicut.Graph, before []int, parts []BackgroundPart, delta float64) *multicut.Graph {
+	if len(parts) == 0 || delta == 0 {
+		return g
+	}
+	split := map[int]bool{}
+	for _, p := range parts {
+		split[p.Parent] = true
+	}
+	out := &multicut.Graph{N: g.N, Edges: slices.Clone(g.Edges)}
+	for i, e := range out.Edges {
+		if l := before[e.U]; l == before[e.V] && split[l] {
+			out.Edges[i].Cost = e.Cost - delta
+		}
+	}
+	return out
 }

@@ -124,3 +124,39 @@ func TestSplitBackgroundLabelsCanonical(t *testing.T) {
 		t.Fatalf("parts %+v, want the object as cluster 0 from background 0", parts)
 	}
 }
+
+// SplitGraph lowers by δ exactly the costs inside the cluster that gave
+// the promoted part, and the split labels cost −25 on it (the 50 joins of
+// +0.5 between object and background cut at 0.5 − 1) against +25 on the
+// motion graph.
+func TestSplitGraph(t *testing.T) {
+	ts, cam, g, labels := splitScene(10)
+	out, parts, err := SplitBackground(g, ts, cam, labels, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sg := SplitGraph(g, labels, parts, 1)
+	for i, e := range sg.Edges {
+		if want := g.Edges[i].Cost - 1; e.Cost != want || e.U != g.Edges[i].U || e.V != g.Edges[i].V {
+			t.Fatalf("edge %d: %+v, want cost %v", i, e, want)
+		}
+	}
+	if e, es := multicut.Energy(g, out), multicut.Energy(sg, out); e != 25 || es != -25 {
+		t.Fatalf("energies %v on the motion graph and %v on the split graph, want 25 and −25", e, es)
+	}
+	// the split labels are a local optimum of the split graph: no moves
+	if d, moves := multicut.Descend(sg, out); !slices.Equal(d, out) || moves != 0 {
+		t.Fatalf("Descend moved %d nodes: %v", moves, d)
+	}
+	// a second background cluster that gave no part keeps its costs, and
+	// without parts the graph is g itself
+	labels2 := slices.Clone(labels)
+	labels2[0] = 1 // node 0 alone: its edge 0–1 crosses clusters
+	sg = SplitGraph(g, labels2, parts, 1)
+	if sg.Edges[0].Cost != 3 || sg.Edges[1].Cost != 2 {
+		t.Fatalf("costs %v and %v, want 3 (across clusters) and 2 (inside the split one)", sg.Edges[0].Cost, sg.Edges[1].Cost)
+	}
+	if SplitGraph(g, labels, nil, 1) != g {
+		t.Fatal("SplitGraph without parts is not g")
+	}
+}

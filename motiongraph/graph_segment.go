@@ -11,6 +11,12 @@ import (
 	"github.com/densify/densify/trajectory"
 )
 
+// SegmentVersion numbers what Segment does after the solver, so that stored
+// results (a pipeline's segment stage) are recomputed when it changes. 1:
+// the returned graph is SplitGraph and the labels are a local optimum of it
+// (multicut.Descend); before, the motion graph with the split labels.
+const SegmentVersion = 1
+
 // SegmentOptions control Segment.
 type SegmentOptions struct {
 	Graph  GraphParams
@@ -36,13 +42,22 @@ func DefaultSegmentOptions() SegmentOptions {
 
 // SegmentResult is the outcome of Segment.
 type SegmentResult struct {
+	// Graph is the graph whose energy Labels is a local optimum of: the
+	// motion graph, or, when SplitBackground promoted parts, the motion
+	// graph with the costs inside the split clusters lowered by δ
+	// (SplitGraph). Its costs are the ones the uncertainty reads.
 	Graph  *multicut.Graph
 	Labels []int // cluster id per node (= per track), 0..Clusters−1
 	Stats  *GraphStats
-	// Energy is the multicut objective of Labels; SolverEnergy the one of
-	// the solver output before small clusters were merged.
-	Energy        float64
-	SolverEnergy  float64
+	// Energy is the multicut objective of Labels on Graph; SolverEnergy the
+	// one of the solver output (before small clusters were merged) on the
+	// motion graph, and MotionEnergy the one of Labels on the motion graph.
+	Energy       float64
+	SolverEnergy float64
+	MotionEnergy float64
+	// DescentMoves counts the single-node moves with which Labels was made
+	// a local optimum of Graph (multicut.Descend).
+	DescentMoves  int
 	Clusters      int
 	MergedSmall   int // clusters merged away by MinClusterSize
 	SolveSeconds  float64
@@ -71,8 +86,11 @@ type SegmentResult struct {
 // Segment builds the motion graph of ts (see BuildGraph), solves the
 // (lifted) multicut with GAEC or KLj (Keuper, Andres, Brox ICCV'15),
 // optionally merges small clusters, re-segments the background clusters
-// (SplitBackground, opt.BackgroundSplit) and decides which clusters are
-// background (CameraEvidence). Labels follow the track order.
+// (SplitBackground, opt.BackgroundSplit), moves single nodes until no move
+// lowers the energy of the result's graph (multicut.Descend on SplitGraph),
+// so that the labelling whose uncertainty is computed is a local optimum of
+// the graph it is computed on, and decides which clusters are background
+// (CameraEvidence). Labels follow the track order.
 func Segment(ts *trajectory.TrackSet, frames []image.Image, opt SegmentOptions) (*SegmentResult, error) {
 	if opt.Solver == "" {
 		opt.Solver = "klj"
@@ -119,15 +137,43 @@ func Segment(ts *trajectory.TrackSet, frames []image.Image, opt SegmentOptions) 
 		return nil, err
 	}
 	// canonical labels in, canonical labels out
-	if res.Labels, res.BackgroundParts, err = SplitBackground(g, ts, bcam, labels, opt.BackgroundSplit); err != nil {
+	split, parts, err := SplitBackground(g, ts, bcam, labels, opt.BackgroundSplit)
+	if err != nil {
 		return nil, err
 	}
-	res.Energy = multicut.Energy(g, res.Labels)
+	res.Graph = SplitGraph(g, labels, parts, opt.BackgroundSplit)
+	res.Labels, res.DescentMoves = multicut.Descend(res.Graph, split)
+	res.BackgroundParts = relabelParts(parts, split, res.Labels)
+	res.Energy = multicut.Energy(res.Graph, res.Labels)
+	res.MotionEnergy = multicut.Energy(g, res.Labels)
 	res.Clusters = multicut.NumClusters(res.Labels)
 	res.Camera, res.Background = CameraEvidence(bcam, res.Labels, res.Clusters, BorderShares(ts, res.Labels, res.Clusters))
 	q := bcam.TrackQuantiles(0.5, camera.UpperQuartile)
 	res.CameraResidual = CameraResiduals{Median: q[0], Upper: q[1]}
 	return res, nil
+}
+
+// relabelParts gives every promoted part the cluster that most of its
+// trajectories have in the final labels (the descent may renumber clusters
+// and move a part's boundary trajectories).
+func relabelParts(parts []BackgroundPart, split, final []int) []BackgroundPart {
+	out := slices.Clone(parts)
+	for i, p := range out {
+		votes := map[int]int{}
+		for v, l := range split {
+			if l == p.Cluster {
+				votes[final[v]]++
+			}
+		}
+		best := -1
+		for c, n := range votes {
+			if best < 0 || n > votes[best] || (n == votes[best] && c < best) {
+				best = c
+			}
+		}
+		out[i].Cluster = best
+	}
+	return out
 }
 
 // ClusterSizes returns the number of nodes (tracks) of each cluster

@@ -37,6 +37,14 @@ func TestSegmentSyntheticGroundTruthTracks(t *testing.T) {
 		if err := multicut.Feasible(res.Graph, res.Labels); err != nil {
 			t.Fatal(err)
 		}
+		// one energy: the labels are a local optimum of the graph they come
+		// with under the moves whose margins are the uncertainty
+		if m := minMoveMargin(res.Graph, res.Labels); m < -multicut.DescendTolerance {
+			t.Fatalf("%s: moving one trajectory lowers the energy by %g", solver, -m)
+		}
+		if e := multicut.Energy(res.Graph, res.Labels); e != res.Energy {
+			t.Fatalf("%s: energy %v recorded, %v on the graph", solver, res.Energy, e)
+		}
 		r, err := eval.Sequence(seq.GroundTruth("s"), motiongraph.Labelled(ts, res.Labels), eval.Options{})
 		if err != nil {
 			t.Fatal(err)
@@ -51,6 +59,33 @@ func TestSegmentSyntheticGroundTruthTracks(t *testing.T) {
 			t.Fatalf("%s: F = %.3f on exact synthetic trajectories, want ≥ 0.8", solver, r.F)
 		}
 	}
+}
+
+// minMoveMargin is the smallest energy change of moving one node of g to a
+// cluster it reaches through a regular edge: Σ of its costs into its own
+// cluster minus Σ into the other (lifted edges count in both sums).
+func minMoveMargin(g *multicut.Graph, labels []int) float64 {
+	sums := make([]map[int]float64, g.N)
+	reach := make([]map[int]bool, g.N)
+	for v := range sums {
+		sums[v], reach[v] = map[int]float64{}, map[int]bool{}
+	}
+	for _, e := range g.Edges {
+		sums[e.U][labels[e.V]] += e.Cost
+		sums[e.V][labels[e.U]] += e.Cost
+		if !e.Lifted {
+			reach[e.U][labels[e.V]], reach[e.V][labels[e.U]] = true, true
+		}
+	}
+	best := 0.0
+	for v := range sums {
+		for l := range reach[v] {
+			if l != labels[v] {
+				best = min(best, sums[v][labels[v]]-sums[v][l])
+			}
+		}
+	}
+	return best
 }
 
 func TestMergeSmallClusters(t *testing.T) {

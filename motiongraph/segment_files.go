@@ -44,16 +44,23 @@ type FilesOptions struct {
 
 // SegmentReport is the outcome of SegmentFiles, written as <out>/segment.json.
 type SegmentReport struct {
-	Tracks       string      `json:"tracks"`
-	Model        string      `json:"model"`
-	Solver       string      `json:"solver"`
-	Beta         float64     `json:"beta"`
-	Graph        GraphParams `json:"graph_params"`
-	Nodes        int         `json:"nodes"`
-	Edges        int         `json:"edges"`
-	LiftedEdges  int         `json:"lifted_edges"`
+	Tracks      string      `json:"tracks"`
+	Model       string      `json:"model"`
+	Solver      string      `json:"solver"`
+	Beta        float64     `json:"beta"`
+	Graph       GraphParams `json:"graph_params"`
+	Nodes       int         `json:"nodes"`
+	Edges       int         `json:"edges"`
+	LiftedEdges int         `json:"lifted_edges"`
+	// Energy is the energy of the returned labels on graph.txt (the
+	// graph they are a local optimum of, SegmentResult.Graph), MotionEnergy
+	// theirs on the motion graph and SolverEnergy the solver's labelling's
+	// on the motion graph; DescentMoves the single-node moves that made
+	// the labels a local optimum of graph.txt.
 	Energy       float64     `json:"energy"`
+	MotionEnergy float64     `json:"motion_graph_energy"`
 	SolverEnergy float64     `json:"solver_energy"`
+	DescentMoves int         `json:"descent_moves"`
 	Clusters     int         `json:"clusters"`
 	SolverClust  int         `json:"solver_clusters"`
 	MergedSmall  int         `json:"merged_small_clusters"`
@@ -169,7 +176,7 @@ func SegmentFiles(opt FilesOptions) (*SegmentReport, error) {
 	rep := &SegmentReport{
 		Tracks: opt.Tracks, Model: model, Solver: res.SolverName, Beta: opt.Segment.Graph.Beta, Graph: opt.Segment.Graph,
 		Nodes: res.Graph.N, Edges: res.Stats.Edges, LiftedEdges: res.Stats.LiftedEdges,
-		Energy: res.Energy, SolverEnergy: res.SolverEnergy, Clusters: res.Clusters, SolverClust: res.SolverCluster,
+		Energy: res.Energy, MotionEnergy: res.MotionEnergy, SolverEnergy: res.SolverEnergy, DescentMoves: res.DescentMoves, Clusters: res.Clusters, SolverClust: res.SolverCluster,
 		MergedSmall: res.MergedSmall, ClusterSizes: res.ClusterSizes(), Stats: res.Stats,
 		GraphSeconds: res.GraphSeconds, SolveSeconds: res.SolveSeconds, TrackSeconds: trackSecs,
 		OutputTracks: outTracks, Name: name, TrackFrames: ts.Frames,

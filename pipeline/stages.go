@@ -225,8 +225,9 @@ func (p *seqRun) segment() error {
 		Options         motiongraph.SegmentOptions `json:"options"`
 		CameraResiduals int                        `json:"camera_residuals"`
 		Solver          int                        `json:"solver"`
+		Segment         int                        `json:"segment"`
 	}
-	st := stage{name: "segment", params: params{p.opt.Segment, motiongraph.CameraResidualsVersion, multicut.SolverVersion},
+	st := stage{name: "segment", params: params{p.opt.Segment, motiongraph.CameraResidualsVersion, multicut.SolverVersion, motiongraph.SegmentVersion},
 		inputs:  append([]string{p.lay.Tracks()}, p.frames...),
 		outputs: []string{p.lay.Graph(), p.lay.Labels(), out, p.lay.CameraResiduals(), p.lay.SegmentJSON()}}
 	var info motiongraph.SegmentReport
