@@ -224,7 +224,7 @@ type TrainOptions struct {
 	// Average epochs (train.Config.Average).
 	Average   int     `json:"average,omitempty"`
 	BatchSize int     `json:"batch_size"` // frames per step
-	Scale     float64 `json:"scale"`      // input scale (0 = auto: 0.5 on CPU, 1 on CUDA)
+	Scale     float64 `json:"scale"`      // input scale (0 = auto: train.AutoScale)
 	Seed      int64   `json:"seed"`       // random seed (same seed, same masks on CPU)
 	Threads   int     `json:"threads"`    // intra-op threads (0 = all cores)
 	Device    string  `json:"device"`     // "cpu", "cuda" or "auto"
@@ -281,7 +281,7 @@ func DefaultOptions() Options {
 		HeatmapEvery: 10,
 		Sparsify:     uncertainty.SparsifyOptions{Beta: 0.5, Step: 0.05, Max: 0.9, Seeds: 10},
 		Prepare:      trainset.DefaultOptions(),
-		Train:        TrainOptions{Preset: "unet-cpu", Epochs: 30, LR: 1e-3, BatchSize: 2, Seed: 1, Device: "cpu", Overlays: true, Refine: "graphcut", Temporal: refine.DefaultTemporalRadius, Mirror: true},
+		Train:        TrainOptions{Preset: "unet-cpu", Epochs: 30, LR: 1e-3, BatchSize: 2, Seed: 1, Device: "cpu", Overlays: true, Refine: "graphcut", Temporal: refine.DefaultTemporalRadius, ComposeFlows: true, Mirror: true},
 	}
 }
 

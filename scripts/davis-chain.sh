@@ -9,7 +9,7 @@
 #   DAVIS_ROOT  default ../shared/data/davis2016-dev (the ten development sequences)
 #   OUT         default davis-out
 # Training uses densify's own defaults, the budget of the dense numbers in docs/results.md (unless
-# a table says otherwise): scale 0.5 on CPU, 2 frames per step, at most 30 epochs within 600 steps (about 4 minutes per
+# a table says otherwise): scale ¼ on CPU, 2 frames per step, at most 30 epochs within 600 steps (about 1.5 minutes per
 # model on 2 cores, whatever the sequence's length). run trains one model per sequence; ablate
 # trains every variant with 3 seeds (EXTRA="--seeds 1" for one). QUICK=1 is the earlier
 # CPU-friendly budget (scale 0.25, 1 frame per step, 6 epochs), a first look at a fifth of the

@@ -51,3 +51,44 @@ func TestStepBudgetStopsAtWholeEpochs(t *testing.T) {
 		t.Fatalf("no budget: %d epochs, %d steps; want 5, 15", s.Epochs, s.Steps)
 	}
 }
+
+// The automatic scale by hand: DAVIS's 854×480 to ¼, FBMS59's 640×480 to
+// 213.5/640, small frames ½, CUDA 1.
+func TestAutoScaleHandComputed(t *testing.T) {
+	for _, c := range []struct {
+		cuda bool
+		w, h int
+		want float64
+	}{
+		{false, 854, 480, 0.25},
+		{false, 480, 854, 0.25},
+		{false, 640, 480, 213.5 / 640},
+		{false, 320, 240, 0.5},
+		{false, 0, 0, 0.5},
+		{true, 854, 480, 1},
+	} {
+		if got := AutoScale(c.cuda, c.w, c.h); got != c.want {
+			t.Errorf("AutoScale(%v, %d, %d) = %v, want %v", c.cuda, c.w, c.h, got, c.want)
+		}
+	}
+}
+
+// Scale 0 resolves from the largest frames of the sets (largestFrame: the
+// 640×96 set beside a 48×32 one); a set of 48×32 frames trains at ½,
+// recorded in train.json's options; a missing set is named.
+func TestAutoScaleFromSets(t *testing.T) {
+	dir := t.TempDir()
+	small, _ := synthSet(t, filepath.Join(dir, "small"), 48, 32, 2, testOptions())
+	wide, _ := synthSet(t, filepath.Join(dir, "wide"), 640, 96, 2, testOptions())
+	if w, h, err := largestFrame([]string{small, wide}); err != nil || w != 640 || h != 96 {
+		t.Fatalf("largestFrame = %d×%d, %v; want 640×96", w, h, err)
+	}
+	cfg := tinyConfig(1)
+	cfg.Scale = 0
+	if s := mustRun(t, cfg, []string{small}, filepath.Join(dir, "m")); s.Options.Scale != 0.5 || s.Width != 24 {
+		t.Fatalf("48×32 frames: scale %v, width %d; want 0.5 and 24", s.Options.Scale, s.Width)
+	}
+	if _, _, err := largestFrame([]string{filepath.Join(dir, "none")}); err == nil || !strings.Contains(err.Error(), "none") {
+		t.Fatalf("a missing set: %v, want an error naming it", err)
+	}
+}

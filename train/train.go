@@ -42,6 +42,7 @@ import (
 	"github.com/densify/densify/internal/atomicfile"
 	"github.com/densify/densify/internal/progress"
 	"github.com/densify/densify/models"
+	"github.com/densify/densify/trainset"
 	"github.com/densify/densify/uncertainty"
 	"github.com/densify/densify/unet"
 	"github.com/sugarme/gotch"
@@ -73,7 +74,7 @@ type Config struct {
 	// Batch is the number of frames per step (frames of different sizes never
 	// share a batch).
 	Batch int
-	// Scale resizes frames before training (0 = auto: 0.5 on CPU, 1 on CUDA).
+	// Scale resizes frames before training (0 = auto: AutoScale).
 	Scale float64
 	// Variant composes the loss weights from the prepared base weights and
 	// hard-example mask ("" = VariantHard).
@@ -127,10 +128,30 @@ func DefaultConfig() Config {
 }
 
 // DefaultStepBudget is 600 steps per training set: 15 epochs of an 80-frame
-// sequence at batch 2. A step of two 427×240 frames (DAVIS at scale 0.5) takes
-// about 0.45 s on 2 cores, so a sequence trains in about 5 minutes however
-// long it is; longer ones get fewer epochs (cows, 104 frames: 11).
+// sequence at batch 2. A step of two 214×120 frames (DAVIS at the automatic
+// scale ¼) takes about 0.13 s on 2 cores, so a sequence trains in about a
+// minute and a half however long it is; longer ones get fewer epochs (cows,
+// 104 frames: 11).
 const DefaultStepBudget = 600
+
+// CPUWorkingSide is the longer side, in pixels, to which the automatic scale
+// brings frames on CPU: DAVIS's 854 px at ¼.
+const CPUWorkingSide = 854.0 / 4
+
+// AutoScale is the input scale of Scale 0 for frames of w×h: 1 on CUDA; on
+// CPU CPUWorkingSide / max(w, h), at most ½ (DAVIS: ¼; FBMS59's 640×480:
+// 1/3; smaller frames ½). On the twenty DAVIS development sequences ¼
+// kept the mean dense J of ½ at a quarter of the training time
+// (docs/results.md).
+func AutoScale(cuda bool, w, h int) float64 {
+	if cuda {
+		return 1
+	}
+	if long := max(w, h); long > 0 {
+		return min(0.5, CPUWorkingSide/float64(long))
+	}
+	return 0.5
+}
 
 // DefaultEpochs is the most epochs a default training runs: 30, so every
 // sequence of at least 40 frames uses the whole step budget (a 50-frame
@@ -431,10 +452,11 @@ func trainOne(ctx context.Context, cfg Config, sets []string, out string, progre
 	}
 	scale := cfg.Scale
 	if scale == 0 {
-		scale = 0.5
-		if dev.IsCuda() {
-			scale = 1
+		w, h, err := largestFrame(sets)
+		if err != nil {
+			return nil, err
 		}
+		scale = AutoScale(dev.IsCuda(), w, h)
 	}
 	data, err := loadSets(sets, scale, cfg.weighting())
 	if err != nil {
@@ -550,6 +572,20 @@ func trainOne(ctx context.Context, cfg Config, sets []string, out string, progre
 		return nil, err
 	}
 	return sum, nil
+}
+
+// largestFrame is the frame size of the set with the longest side.
+func largestFrame(sets []string) (w, h int, err error) {
+	for _, dir := range sets {
+		m, err := trainset.ReadManifest(dir)
+		if err != nil {
+			return 0, 0, fmt.Errorf("%s: %w", dir, err)
+		}
+		if max(m.Width, m.Height) > max(w, h) {
+			w, h = m.Width, m.Height
+		}
+	}
+	return w, h, nil
 }
 
 // finalWeights writes model.ckpt from the checkpoints of epochs: the mean of

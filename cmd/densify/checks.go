@@ -113,10 +113,10 @@ var flagRanges = map[string]flagcheck.Range{
 
 var commandRanges = map[string]flagcheck.Range{
 	"uncertainty/temperature": {Lo: 0, Hi: uncertainty.MaxTemperature, Note: "0 or 1 = u itself"},
-	"synth/frames":    flagcheck.Closed(2, 2000),
-	"synth/spacing":   flagcheck.Closed(1, 1024),
-	"track/threshold": flagcheck.Closed(0, 1000),
-	"predict/scale":   {Lo: 0, Hi: 4, Note: "0 = the training scale"},
+	"synth/frames":            flagcheck.Closed(2, 2000),
+	"synth/spacing":           flagcheck.Closed(1, 1024),
+	"track/threshold":         flagcheck.Closed(0, 1000),
+	"predict/scale":           {Lo: 0, Hi: 4, Note: "0 = the training scale"},
 }
 
 // ioFlags names, per command, the flags holding output and input paths.

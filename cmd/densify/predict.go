@@ -62,7 +62,7 @@ trained at) and the logits are resized back to the frame's size.`,
 	fl.StringVar(&o.Refine, "refine", pipeline.DefaultOptions().Train.Refine, refineUsage)
 	fl.IntVar(&o.Temporal, "temporal", pipeline.DefaultOptions().Train.Temporal, temporalUsage)
 	fl.StringVar(&o.Flows, "flows", "", "the tracker's flows of these frames (track --flows), which the temporal fusion reads instead of computing them")
-	fl.BoolVar(&o.ComposeFlows, "compose-flows", false, composeFlowsUsage)
+	fl.BoolVar(&o.ComposeFlows, "compose-flows", true, composeFlowsUsage)
 	fl.BoolVar(&p.Mirror, "mirror", pipeline.DefaultOptions().Train.Mirror, mirrorUsage)
 	fl.StringVar(&p.Device, "device", "cpu", "cpu, cuda or auto")
 	fl.IntVar(&p.Threads, "threads", 0, "libtorch CPU threads (0 = all cores)")
