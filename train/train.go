@@ -129,7 +129,7 @@ func DefaultConfig() Config {
 
 // DefaultStepBudget is 600 steps per training set: 15 epochs of an 80-frame
 // sequence at batch 2. A step of two 214×120 frames (DAVIS at the automatic
-// scale ¼) takes about 0.13 s on 2 cores, so a sequence trains in about a
+// scale ¼) takes about 0.15 s on 2 cores, so a sequence trains in about a
 // minute and a half however long it is; longer ones get fewer epochs (cows,
 // 104 frames: 11).
 const DefaultStepBudget = 600
