@@ -1,7 +1,5 @@
 package multicut
 
-import "math"
-
 // DescendTolerance is the least energy decrease for which Descend moves a
 // node: moves that change the energy by less (ties, rounding) are not made,
 // so the descent cannot cycle.
@@ -29,6 +27,12 @@ const DescendTolerance = 1e-9
 // through E is not made: the result is then a local optimum under the moves
 // that keep the decomposition feasible, and a node whose only lowering move
 // is such a move keeps γ < 0.
+//
+// KLj's own local search ((*kl).localMoves) is a different neighbourhood:
+// it also moves nodes to new singletons and never disconnects a cluster,
+// so a labelling it returns can keep γ < 0 at a node whose only lowering
+// move would split its cluster; Descend makes that move when the split
+// costs nothing.
 //
 // It returns canonical, feasible labels and the number of moves made; the
 // energy never rises (every move lowers it by more than DescendTolerance, so
@@ -99,7 +103,7 @@ func descendRound(a adjacency, labels []int, keepConnected bool) int {
 				best, to = d, l
 			}
 		}
-		if to < 0 || math.IsNaN(best) {
+		if to < 0 {
 			continue
 		}
 		if keepConnected && size[own] > 1 {
