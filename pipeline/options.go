@@ -177,6 +177,15 @@ type Options struct {
 
 	// Segment: graph (K, radius, lifted edges, β), cost model, solver.
 	Segment motiongraph.SegmentOptions
+	// CostModels, when not nil, gives every sequence its own cost model in
+	// place of Segment.Model, by sequence name: leave-one-sequence-out
+	// evaluation, where a sequence is segmented with the model fitted on
+	// the others. Every selected sequence must have one.
+	CostModels map[string]*motiongraph.CostModel
+	// CostModelSource names where Segment.Model came from (a file, or the
+	// folder of CostModels, whose <sequence>.json it records), for
+	// segment.json; empty: the embedded default.
+	CostModelSource string
 
 	// Uncertainty: heat maps of every HeatmapEvery-th frame (labelled frames
 	// when there is ground truth); sparsification curves when there is.

@@ -904,3 +904,66 @@ func TestFlowsNotKeptDoNotStopTheRun(t *testing.T) {
 		t.Errorf("%d trajectories, want %d", s.Trajectories, len(ft.ts.Tracks))
 	}
 }
+
+// Per-sequence cost models (leave-one-sequence-out): the sequence is
+// segmented with its own model, exactly as with that model for the whole
+// run, segment.json names it, a changed model redoes the segmentation,
+// and a sequence without a model stops the run before any work.
+func TestCostModelsPerSequence(t *testing.T) {
+	root, tracks := tinySequence(t)
+	seq := filepath.Join(root, "tiny")
+	var log bytes.Buffer
+	synthetic, _ := motiongraph.NamedCostModel("synthetic")
+	davis, _ := motiongraph.NamedCostModel("davis")
+	graph := func(work string) []byte {
+		b, err := os.ReadFile(Layout{Dir: filepath.Join(work, "tiny"), Name: "tiny"}.Graph())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+
+	whole := t.TempDir()
+	opt := testOptions(tracks, &fakeDensifier{}, &log)
+	opt.Segment.Model = synthetic
+	if _, err := Run(context.Background(), seq, whole, opt); err != nil {
+		t.Fatalf("%v\n%s", err, log.String())
+	}
+
+	work := t.TempDir()
+	opt = testOptions(tracks, &fakeDensifier{}, &log)
+	opt.Segment.Model = nil
+	opt.CostModels, opt.CostModelSource = map[string]*motiongraph.CostModel{"tiny": synthetic, "other": davis}, "folds"
+	if _, err := Run(context.Background(), seq, work, opt); err != nil {
+		t.Fatalf("%v\n%s", err, log.String())
+	}
+	if !bytes.Equal(graph(work), graph(whole)) {
+		t.Error("the sequence's own model gives another graph than the same model for the whole run")
+	}
+	var info struct{ Model string }
+	if b, err := os.ReadFile(Layout{Dir: filepath.Join(work, "tiny"), Name: "tiny"}.SegmentJSON()); err != nil || json.Unmarshal(b, &info) != nil {
+		t.Fatalf("segment.json: %v", err)
+	}
+	if want := filepath.Join("folds", "tiny.json"); info.Model != want {
+		t.Errorf("segment.json model = %q, want %q", info.Model, want)
+	}
+
+	opt.CostModels["tiny"] = davis
+	rep, err := Run(context.Background(), seq, work, opt)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, log.String())
+	}
+	ran(t, rep, map[string]bool{"track": false, "segment": true})
+	if bytes.Equal(graph(work), graph(whole)) {
+		t.Error("another model for the sequence left its graph as it was")
+	}
+
+	opt.CostModels = map[string]*motiongraph.CostModel{"other": davis}
+	fresh := filepath.Join(t.TempDir(), "work")
+	if _, err := Run(context.Background(), seq, fresh, opt); err == nil || !strings.Contains(err.Error(), "tiny: no cost model") {
+		t.Errorf("a sequence without a model: err = %v", err)
+	}
+	if _, err := os.Stat(fresh); err == nil {
+		t.Error("a sequence without a model created the work folder")
+	}
+}

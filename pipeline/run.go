@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -70,10 +71,14 @@ func checkWork(work string) error {
 }
 
 // preflight checks, before any work, what can be checked cheaply for every
-// selected sequence: at least two frames, and ground truth of the frames'
-// size (headers only; dataset.CheckGroundTruthFiles).
-func preflight(seqs []dataset.SequenceInfo) error {
+// selected sequence: its cost model when opt.CostModels gives them per
+// sequence, at least two frames, and ground truth of the frames' size
+// (headers only; dataset.CheckGroundTruthFiles).
+func preflight(seqs []dataset.SequenceInfo, opt Options) error {
 	for _, s := range seqs {
+		if _, ok := opt.CostModels[s.Name]; opt.CostModels != nil && !ok {
+			return fmt.Errorf("%s: no cost model among the %d per-sequence models (%s)", s.Name, len(opt.CostModels), strings.Join(slices.Sorted(maps.Keys(opt.CostModels)), ", "))
+		}
 		frames, err := dataset.ListFrames(s.FramesDir)
 		if err != nil {
 			return err
@@ -129,7 +134,7 @@ func prepareDataset(ctx context.Context, root, work string, opt *Options) (_ []s
 	if opt.Shard.Active() {
 		fmt.Fprintln(opt.log(), describeShard(opt.Shard, seqs, all))
 	}
-	if err := preflight(seqs); err != nil {
+	if err := preflight(seqs, *opt); err != nil {
 		return nil, nil, nil, err
 	}
 	if err := checkWork(work); err != nil {
@@ -196,7 +201,7 @@ func run(ctx context.Context, root, work string, opt Options, command string, va
 	if opt.Shard.Active() {
 		fmt.Fprintln(opt.log(), describeShard(opt.Shard, seqs, all))
 	}
-	if err := preflight(seqs); err != nil {
+	if err := preflight(seqs, opt); err != nil {
 		return nil, err
 	}
 	if err := checkWork(work); err != nil {

@@ -212,6 +212,17 @@ func (p *seqRun) dropFlows() {
 
 // progressFunc reports the progress of a long stage (internal/progress: a
 // bar on a terminal, plain lines elsewhere).
+// segmentOptions are the segmentation options of the sequence, the run's
+// with the sequence's own cost model where Options.CostModels gives one,
+// and the name of its cost model.
+func (p *seqRun) segmentOptions() (motiongraph.SegmentOptions, string) {
+	so, name := p.opt.Segment, p.opt.CostModelSource
+	if m, ok := p.opt.CostModels[p.name]; ok {
+		so.Model, name = m, filepath.Join(name, p.name+".json")
+	}
+	return so, name
+}
+
 func (p *seqRun) progressFunc(what string) func(done, total int) {
 	return progress.Func(p.opt.progress(), p.name+": "+what)
 }
@@ -227,13 +238,14 @@ func (p *seqRun) segment() error {
 		Solver          int                        `json:"solver"`
 		Segment         int                        `json:"segment"`
 	}
-	st := stage{name: "segment", params: params{p.opt.Segment, motiongraph.CameraResidualsVersion, multicut.SolverVersion, motiongraph.SegmentVersion},
+	so, model := p.segmentOptions()
+	st := stage{name: "segment", params: params{so, motiongraph.CameraResidualsVersion, multicut.SolverVersion, motiongraph.SegmentVersion},
 		inputs:  append([]string{p.lay.Tracks()}, p.frames...),
 		outputs: []string{p.lay.Graph(), p.lay.Labels(), out, p.lay.CameraResiduals(), p.lay.SegmentJSON()}}
 	var info motiongraph.SegmentReport
 	_, err := p.runStage(st, &info, func(string) (any, error) {
 		return motiongraph.SegmentFiles(motiongraph.FilesOptions{Tracks: p.lay.Tracks(), Frames: p.frames,
-			FramesDir: p.seq.FramesDir, Name: p.name, Out: p.lay.SegmentDir(), Segment: p.opt.Segment})
+			FramesDir: p.seq.FramesDir, Name: p.name, Out: p.lay.SegmentDir(), Segment: so, ModelName: model})
 	})
 	p.res.Clusters = info.Clusters
 	p.background = info.Background

@@ -67,7 +67,7 @@ func (p *pipelineFlags) bindUpstream(f *pflag.FlagSet) {
 	f.Float64Var(&p.beta, "beta", 0.5, "prior cut probability β of the edge costs (Kardoost & Keuper, UAI 2021, Eq. 9)")
 	f.IntVar(&p.minCluster, "min-cluster", o.Segment.MinClusterSize, "merge clusters of fewer trajectories into their best neighbour (0 = off)")
 	f.Float64Var(&p.backgroundSplit, "background-split", o.Segment.BackgroundSplit, "re-segment background clusters with costs lowered by this logit shift; parts the camera does not explain become clusters (0 = off)")
-	f.StringVar(&p.model, "cost-model", "", "cost model JSON (default: the embedded model)")
+	f.StringVar(&p.model, "cost-model", "", "cost model JSON, or a folder of <sequence>.json, one per sequence (leave-one-sequence-out: each sequence segmented with the model fitted on the others, as scripts/sparse-eval.sh writes to WORK/folds) (default: the embedded model)")
 	p.graph.bind(f)
 	f.IntVar(&o.HeatmapEvery, "heatmap-every", o.HeatmapEvery, "heat map of every N-th frame (labelled frames when there is ground truth)")
 	f.IntVar(&o.Sparsify.Seeds, "sparsify-seeds", o.Sparsify.Seeds, "random orderings averaged in the sparsification baseline")

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/densify/densify/internal/logit"
 	"github.com/densify/densify/motiongraph"
@@ -43,9 +45,10 @@ func (p *pipelineFlags) upstreamOptions(f *Factory, root string) (pipeline.Optio
 	o.Segment.Graph, o.Segment.MinClusterSize = p.graph.params(p.beta), p.minCluster
 	o.Segment.BackgroundSplit = p.backgroundSplit
 	if p.model != "" {
-		if o.Segment.Model, err = motiongraph.LoadCostModel(p.model); err != nil {
+		if o.Segment.Model, o.CostModels, err = loadCostModels(p.model); err != nil {
 			return o, err
 		}
+		o.CostModelSource = p.model
 	}
 	o.Sparsify.Beta = p.beta
 	if !(p.threshold > 0 && p.threshold < 1) {
@@ -79,4 +82,30 @@ func (p *pipelineFlags) upstreamOptions(f *Factory, root string) (pipeline.Optio
 		o.TracksFor = func(string) string { return tr }
 	}
 	return o, nil
+}
+
+// loadCostModels loads --cost-model: one model (a JSON file or a named
+// model), or a folder of <sequence>.json, one per sequence (the folds of
+// a leave-one-sequence-out fit), returned by sequence name.
+func loadCostModels(path string) (*motiongraph.CostModel, map[string]*motiongraph.CostModel, error) {
+	if st, err := os.Stat(path); err != nil || !st.IsDir() {
+		m, err := motiongraph.LoadCostModel(path)
+		return m, nil, err
+	}
+	files, err := filepath.Glob(filepath.Join(path, "*.json"))
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(files) == 0 {
+		return nil, nil, fmt.Errorf("--cost-model %s: a folder without <sequence>.json cost models", path)
+	}
+	models := make(map[string]*motiongraph.CostModel, len(files))
+	for _, f := range files {
+		m, err := motiongraph.LoadCostModel(f)
+		if err != nil {
+			return nil, nil, err
+		}
+		models[strings.TrimSuffix(filepath.Base(f), ".json")] = m
+	}
+	return nil, models, nil
 }

@@ -1,0 +1,47 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/densify/densify/motiongraph"
+)
+
+// --cost-model: a file or a named model gives one model; a folder gives
+// one per sequence, by file name; a folder without models or with a broken
+// one is an error that names it.
+func TestLoadCostModels(t *testing.T) {
+	davis, _ := motiongraph.NamedCostModel("davis")
+	synthetic, _ := motiongraph.NamedCostModel("synthetic")
+	dir := t.TempDir()
+	for name, m := range map[string]*motiongraph.CostModel{"bear": davis, "cows": synthetic} {
+		if err := motiongraph.WriteCostModel(filepath.Join(dir, name+".json"), m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("not a model"), 0o644)
+
+	one, per, err := loadCostModels(filepath.Join(dir, "bear.json"))
+	if err != nil || per != nil || !reflect.DeepEqual(one, davis) {
+		t.Errorf("a file: %v, %v, %v", one, per, err)
+	}
+	if one, per, err = loadCostModels("synthetic"); err != nil || per != nil || !reflect.DeepEqual(one, synthetic) {
+		t.Errorf("a named model: %v, %v, %v", one, per, err)
+	}
+	one, per, err = loadCostModels(dir)
+	if err != nil || one != nil || len(per) != 2 || !reflect.DeepEqual(per["bear"], davis) || !reflect.DeepEqual(per["cows"], synthetic) {
+		t.Errorf("a folder: %v, %v, %v", one, per, err)
+	}
+
+	if _, _, err := loadCostModels(t.TempDir()); err == nil || !strings.Contains(err.Error(), "without <sequence>.json") {
+		t.Errorf("an empty folder: err = %v", err)
+	}
+	bad := filepath.Join(dir, "dog.json")
+	os.WriteFile(bad, []byte("{\n  \"features\": [\n  oops\n"), 0o644)
+	if _, _, err := loadCostModels(dir); err == nil || !strings.Contains(err.Error(), bad+":3") {
+		t.Errorf("a broken model: err = %v, want it to name %s:3", err, bad)
+	}
+}
