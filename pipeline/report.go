@@ -384,6 +384,9 @@ func writePrepared(b *strings.Builder, pr *PrepareInfo) {
 	if pr.ColourRejected > 0 {
 		fmt.Fprintf(b, "The colour check dropped %d more, of %d trajectories whose colours are, on the whole, the background's.\n", pr.ColourRejected, pr.ColourRejectedTracks)
 	}
+	if pr.HardDropped > 0 {
+		fmt.Fprintf(b, "Of the dropped points, %d were points of hard examples (uncertain trajectories, which the clean-ups remove as likely wrong).\n", pr.HardDropped)
+	}
 	if pr.CutPoints > 0 {
 		fmt.Fprintf(b, "The background cut (a graph cut with the labels as hard constraints) added %d background points near the object, where no trajectory is.\n", pr.CutPoints)
 	}

@@ -128,13 +128,16 @@ type Summary struct {
 	// points of ColourRejectedTracks trajectories (Options.ColourWindow).
 	ColourRejected       int `json:"dropped_colour_points,omitempty"`
 	ColourRejectedTracks int `json:"dropped_colour_trajectories,omitempty"`
+	// HardDropped: points of hard examples among the dropped points
+	// (Set.DroppedHard).
+	HardDropped int `json:"dropped_hard_points,omitempty"`
 }
 
 // Summary counts the labelled, hard-example and border pixels of s and its
 // hard trajectories.
 func (s *Set) Summary() Summary {
 	sum := Summary{Frames: len(s.Frames), Width: s.Width, Height: s.Height, Classes: s.Classes, ClassCounts: make([]int, s.Classes),
-		Unsupported: s.DroppedUnsupported, ColourRejected: s.DroppedColour, ColourRejectedTracks: s.DroppedColourTracks}
+		Unsupported: s.DroppedUnsupported, ColourRejected: s.DroppedColour, ColourRejectedTracks: s.DroppedColourTracks, HardDropped: s.DroppedHard}
 	for _, fr := range s.Frames {
 		sum.HardPixels += fr.NHard
 		sum.BorderPoints += fr.NBorder

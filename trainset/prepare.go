@@ -126,6 +126,11 @@ type Set struct {
 	// trajectories the colour check rejected.
 	DroppedColour       int
 	DroppedColourTracks int
+	// DroppedHard counts the points of hard examples among the points
+	// the label clean-ups above dropped: hard examples are uncertain
+	// trajectories, often short or off the object's colours, which the
+	// clean-ups remove as likely wrong.
+	DroppedHard int
 	// TrajectoryGamma is γ of every trajectory of a kept segment (class ≥ 0),
 	// ascending: the most uncertain first. A trainer that drops the labels
 	// of the q most uncertain trajectories (train.VariantPrune) reads its
@@ -405,6 +410,10 @@ func (p *preparation) markHardExamples() {
 	slices.Sort(p.set.TrajectoryGamma)
 }
 
+// isHard reports whether trajectory i is a hard example (false before
+// markHardExamples).
+func (p *preparation) isHard(i int) bool { return i < len(p.hard) && p.hard[i] }
+
 // markUnexplained marks the background trajectories that the camera
 // motion does not explain (unexplainedBackground) and counts them per
 // segment.
@@ -589,6 +598,9 @@ func (p *preparation) drop(f int, pts []framePoint, reject func(k int, q framePo
 			continue
 		}
 		*count++
+		if p.isHard(q.track) {
+			p.set.DroppedHard++
+		}
 		if p.opt.FarGap > 0 {
 			p.avoid[f] = append(p.avoid[f], [2]int{q.pix % p.W, q.pix / p.W})
 		}
@@ -633,6 +645,9 @@ func (p *preparation) labelPoints(fr *Frame, pts []framePoint) {
 	for k, q := range pts {
 		if q.class != 0 && isolated[k] {
 			p.set.DroppedIsolated++
+			if p.isHard(q.track) {
+				p.set.DroppedHard++
+			}
 			continue
 		}
 		t := &p.ts.Tracks[q.track]

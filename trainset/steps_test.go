@@ -225,6 +225,17 @@ func TestDropColourRejectedByHand(t *testing.T) {
 	if want := []framePoint{{1, 0, 1}, {2, 1, 0}}; !reflect.DeepEqual(got, want) || p.set.DroppedColour != 2 {
 		t.Errorf("kept %v, dropped %d; want %v, 2", got, p.set.DroppedColour, want)
 	}
+	if p.set.DroppedHard != 0 {
+		t.Errorf("%d hard-example points dropped before any trajectory is hard", p.set.DroppedHard)
+	}
+	// Trajectories 1 and 2 hard: of the dropped points, those of 2 (pixel
+	// 3) and of 1 (pixel 4) are hard examples; 1's kept background point
+	// (pixel 1) is not counted.
+	p.hard = []bool{false, true, true}
+	p.dropColourRejected(0, pts)
+	if p.set.DroppedHard != 2 || p.set.Summary().HardDropped != 2 {
+		t.Errorf("%d hard-example points dropped (summary %d), want 2", p.set.DroppedHard, p.set.Summary().HardDropped)
+	}
 }
 
 // A 20×1 frame, isolated radius 5: the class-1 points at x = 0 and 3 are

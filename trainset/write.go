@@ -45,6 +45,7 @@ type Manifest struct {
 	CutPoints          int               `json:"cut_background_points,omitempty"`
 	DroppedIsolated    int               `json:"dropped_isolated_points"`
 	DroppedUnsupported int               `json:"dropped_unsupported_points"`
+	DroppedHard        int               `json:"dropped_hard_points,omitempty"`
 	Unexplained        int               `json:"unexplained_background_trajectories"`
 	Segments           []Segment         `json:"segments"`
 	// TrajectoryGamma names the file of Set.TrajectoryGamma (version ≥ 4).
@@ -122,7 +123,7 @@ func (s *Set) manifest(source map[string]string) Manifest {
 	return Manifest{Version: FormatVersion, Mode: mode, Width: s.Width, Height: s.Height, Classes: s.Classes,
 		Background: s.Background, Options: s.Options, Source: source, ClassCounts: sum.ClassCounts,
 		HardPixels: sum.HardPixels, HardTracks: sum.HardTracks, BorderPoints: sum.BorderPoints, FarPoints: sum.FarPoints, CutPoints: sum.CutPoints,
-		DroppedIsolated: s.DroppedIsolated, DroppedUnsupported: sum.Unsupported, Unexplained: sum.Unexplained, Segments: s.Segments,
+		DroppedIsolated: s.DroppedIsolated, DroppedUnsupported: sum.Unsupported, DroppedHard: sum.HardDropped, Unexplained: sum.Unexplained, Segments: s.Segments,
 		TrajectoryGamma: "gamma.npy"}
 }
 

@@ -49,6 +49,9 @@ func printPrepared(o *prepareOptions, set *trainset.Set, gt *dataset.GroundTruth
 	if o.Prepare.ColourWindow > 0 {
 		fmt.Fprintf(o.IO.Out, "colour check: %d foreground points of %d trajectories dropped (their colours are, on the whole, the background's; frames within %d)\n", s.ColourRejected, s.ColourRejectedTracks, o.Prepare.ColourWindow)
 	}
+	if s.HardDropped > 0 {
+		fmt.Fprintf(o.IO.Out, "hard examples: %d of the dropped points were theirs (%d hard trajectories; %d hard-example pixels kept)\n", s.HardDropped, s.HardTracks, s.HardPixels)
+	}
 	if o.Prepare.CutsBackground() {
 		fmt.Fprintf(o.IO.Out, "background cut: %d background points within %.0f px of the object (a graph cut with the labels as hard constraints gives them to the background, more than %g px from the object)\n", s.CutPoints, o.Prepare.FarRadius(s.Width, s.Height), o.Prepare.CutMargin)
 	}
