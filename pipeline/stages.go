@@ -210,8 +210,6 @@ func (p *seqRun) dropFlows() {
 	}
 }
 
-// progressFunc reports the progress of a long stage (internal/progress: a
-// bar on a terminal, plain lines elsewhere).
 // segmentOptions are the segmentation options of the sequence, the run's
 // with the sequence's own cost model where Options.CostModels gives one,
 // and the name of its cost model.
@@ -223,6 +221,8 @@ func (p *seqRun) segmentOptions() (motiongraph.SegmentOptions, string) {
 	return so, name
 }
 
+// progressFunc reports the progress of a long stage (internal/progress: a
+// bar on a terminal, plain lines elsewhere).
 func (p *seqRun) progressFunc(what string) func(done, total int) {
 	return progress.Func(p.opt.progress(), p.name+": "+what)
 }
