@@ -271,6 +271,17 @@ func TestLabelPointsByHand(t *testing.T) {
 			t.Errorf("x %d: label %d u %v μ %v length %d hard %d; want %+v", c.x, fr.Labels[c.x], fr.U[c.x], fr.Mu[c.x], fr.Length[c.x], fr.Hard[c.x], c)
 		}
 	}
+	// The hard trajectory 1 keeps its point: no hard-example point dropped.
+	// With trajectory 2 hard too, its isolated point is one.
+	if p.set.DroppedHard != 0 {
+		t.Errorf("%d hard-example points dropped, want 0", p.set.DroppedHard)
+	}
+	p.hard[2] = true
+	fr = newFrame(0, 20, 1, 2)
+	p.labelPoints(&fr, []framePoint{{0, 0, 1}, {3, 1, 1}, {15, 2, 1}, {19, 3, 0}})
+	if p.set.DroppedHard != 1 || fr.Labels[15] != Unlabelled {
+		t.Errorf("%d hard-example points dropped (label at 15: %d), want 1 (unlabelled)", p.set.DroppedHard, fr.Labels[15])
+	}
 }
 
 // 25 background and 2 foreground labels: w_1 = ⌊25/2/10⌋ + 1 = 2 with the
