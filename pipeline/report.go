@@ -387,6 +387,9 @@ func writePrepared(b *strings.Builder, pr *PrepareInfo) {
 	if pr.HardDropped > 0 {
 		fmt.Fprintf(b, "Of the dropped points, %d were points of hard examples (uncertain trajectories, which the clean-ups remove as likely wrong).\n", pr.HardDropped)
 	}
+	if pr.BeyondPrimary > 0 {
+		fmt.Fprintf(b, "Beyond the primary object's box, %d points of trajectories that move on their own but are not part of it are background points.\n", pr.BeyondPrimary)
+	}
 	if pr.CutPoints > 0 {
 		fmt.Fprintf(b, "The background cut (a graph cut with the labels as hard constraints) added %d background points near the object, where no trajectory is.\n", pr.CutPoints)
 	}

@@ -65,7 +65,7 @@ func colourRejected(n int, samples [][]colourSample, models []colourModel) []boo
 	sum := make([]float64, n)
 	for f, pts := range samples {
 		for _, s := range pts {
-			if s.class == 0 {
+			if s.class <= 0 {
 				continue
 			}
 			if r, ok := models[f].logRatio(s.class, s.col); ok {
@@ -82,8 +82,8 @@ func colourRejected(n int, samples [][]colourSample, models []colourModel) []boo
 
 // colourSample is what the colour models need of one labelled point.
 type colourSample struct {
-	track int // index in the track set
-	class int16
+	track int   // index in the track set
+	class int16 // colourClass; −1: in no model (a point beyond the primary object)
 	long  bool
 	col   [3]uint8
 }

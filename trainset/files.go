@@ -131,13 +131,16 @@ type Summary struct {
 	// HardDropped: points of hard examples among the dropped points
 	// (Set.DroppedHard).
 	HardDropped int `json:"dropped_hard_points,omitempty"`
+	// BeyondPrimary: background points beyond the primary object
+	// (Set.BeyondPrimary).
+	BeyondPrimary int `json:"primary_background_points,omitempty"`
 }
 
 // Summary counts the labelled, hard-example and border pixels of s and its
 // hard trajectories.
 func (s *Set) Summary() Summary {
 	sum := Summary{Frames: len(s.Frames), Width: s.Width, Height: s.Height, Classes: s.Classes, ClassCounts: make([]int, s.Classes),
-		Unsupported: s.DroppedUnsupported, ColourRejected: s.DroppedColour, ColourRejectedTracks: s.DroppedColourTracks, HardDropped: s.DroppedHard}
+		Unsupported: s.DroppedUnsupported, ColourRejected: s.DroppedColour, ColourRejectedTracks: s.DroppedColourTracks, HardDropped: s.DroppedHard, BeyondPrimary: s.BeyondPrimary}
 	for _, fr := range s.Frames {
 		sum.HardPixels += fr.NHard
 		sum.BorderPoints += fr.NBorder

@@ -131,6 +131,10 @@ type Set struct {
 	// trajectories, often short or off the object's colours, which the
 	// clean-ups remove as likely wrong.
 	DroppedHard int
+	// BeyondPrimary counts the points given to the background because they
+	// lie beyond the primary object (Options.PrimaryObject,
+	// primaryBackground).
+	BeyondPrimary int
 	// TrajectoryGamma is γ of every trajectory of a kept segment (class ≥ 0),
 	// ascending: the most uncertain first. A trainer that drops the labels
 	// of the q most uncertain trajectories (train.VariantPrune) reads its
@@ -233,6 +237,12 @@ type preparation struct {
 	long         []bool    // long in their segment (SupportRadius; nil when off)
 	colourLong   []bool    // long in the foreground (ColourWindow; nil when off)
 	colourReject []bool    // rejected by the colour check (nil when off)
+	// primaryBoxes is, per frame, the primary object's grown box
+	// (PrimaryObject; nil when off or when there is no foreground).
+	primaryBoxes map[int][4]float64
+	// primaryNear finds, per frame, the primary object's points within
+	// PrimaryGap (nil when PrimaryGap is 0).
+	primaryNear map[int]*pointBuckets
 
 	points [][]framePoint // the labelled points of every frame
 	// avoid holds the points of every frame that far-background (and, for
@@ -248,6 +258,9 @@ type preparation struct {
 type framePoint struct {
 	pix, track int
 	class      int16
+	// beyond marks a background point beyond the primary object
+	// (primaryBackground): it takes no part in the colour models.
+	beyond bool
 }
 
 func newPreparation(in Input, opt Options) *preparation {
@@ -356,7 +369,7 @@ func (p *preparation) assignClasses() {
 	next := 1
 	var primary map[int]bool
 	if p.opt.PrimaryObject {
-		primary = p.primaryObject()
+		primary, p.primaryBoxes, p.primaryNear = p.primaryObject()
 	}
 	for _, id := range p.ids {
 		s := Segment{Cluster: id, Trajectories: p.size[id], Class: -1}
@@ -366,7 +379,7 @@ func (p *preparation) assignClasses() {
 		case p.opt.MinSegment > 0 && p.size[id] < p.opt.MinSegment:
 			s.Dropped = fmt.Sprintf("fewer than %d trajectories", p.opt.MinSegment)
 		case primary != nil && !primary[id]:
-			s.Dropped = "not part of the primary object"
+			s.Dropped = notPrimary
 		case p.opt.Multi:
 			s.Class = next
 			next++
@@ -446,26 +459,42 @@ func (p *preparation) markLongTrajectories() {
 // collectPoints lists, per frame, the points inside the image of every
 // trajectory of a kept segment that is not unexplained, in trajectory
 // order, and (with FarGap > 0) the points of the unexplained trajectories
-// in avoid.
+// in avoid. With PrimaryObject, the points beyond the primary object of the
+// unexplained trajectories and of the segments dropped as not part of it
+// are background points (primaryBackground) and not in avoid.
 func (p *preparation) collectPoints() {
 	frames := p.ts.Frames
 	p.points = make([][]framePoint, frames)
 	p.avoid = make([][][2]int, frames)
+	inImage := func(q trajectory.Point) (x, y int, ok bool) {
+		x, y = q.Pixel()
+		return x, y, x >= 0 && y >= 0 && x < p.W && y < p.H && q.Frame >= 0 && q.Frame < frames
+	}
 	for i, t := range p.ts.Tracks {
 		c := p.class[t.Label]
+		beyond := p.primaryBackground(i)
 		if p.unexplained[i] && p.opt.FarGap > 0 {
 			for _, q := range t.Points {
-				if x, y := q.Pixel(); q.Frame >= 0 && q.Frame < frames {
+				if x, y := q.Pixel(); q.Frame >= 0 && q.Frame < frames && !(beyond && p.beyondPrimary(q)) {
 					p.avoid[q.Frame] = append(p.avoid[q.Frame], [2]int{x, y})
 				}
 			}
+		}
+		if beyond {
+			for _, q := range t.Points {
+				if x, y, ok := inImage(q); ok && p.beyondPrimary(q) {
+					p.points[q.Frame] = append(p.points[q.Frame], framePoint{pix: y*p.W + x, track: i, class: 0, beyond: true})
+					p.set.BeyondPrimary++
+				}
+			}
+			continue
 		}
 		if c < 0 || p.unexplained[i] {
 			continue
 		}
 		for _, q := range t.Points {
-			x, y := q.Pixel()
-			if x < 0 || y < 0 || x >= p.W || y >= p.H || q.Frame < 0 || q.Frame >= frames {
+			x, y, ok := inImage(q)
+			if !ok {
 				continue
 			}
 			p.points[q.Frame] = append(p.points[q.Frame], framePoint{pix: y*p.W + x, track: i, class: int16(c)})
@@ -520,7 +549,11 @@ func (p *preparation) colourSamples() ([][]colourSample, error) {
 		}
 		samples[f] = make([]colourSample, len(pts))
 		for k, q := range pts {
-			samples[f][k] = colourSample{q.track, colourClass(q.class), p.colourLong[q.track], rgbAt(img, q.pix%p.W, q.pix/p.W)}
+			cl := colourClass(q.class)
+			if q.beyond {
+				cl = -1 // neither side's model: they may share the object's colours
+			}
+			samples[f][k] = colourSample{q.track, cl, p.colourLong[q.track], rgbAt(img, q.pix%p.W, q.pix/p.W)}
 		}
 		return nil
 	})

@@ -72,3 +72,53 @@ func TestPrimaryObjectKeepsItsPartsAndDropsWhatMovesElsewhere(t *testing.T) {
 		}
 	}
 }
+
+// The points beyond the primary object of what moves on its own but is not
+// part of it become background points: of the fixture's cluster 3 (dropped,
+// x = 300: 4 points) and of an unexplained background trajectory at
+// (250, 250) (2 points). An unexplained background trajectory at (120, 150),
+// 10 px below the object's lowest row, inside its grown box, stays
+// unlabelled; with PrimaryGap 5 it lies beyond (10 > 5), with 15 it does
+// not. Without PrimaryObject nothing is added.
+func TestPrimaryObjectLabelsWhatMovesBeyondItBackground(t *testing.T) {
+	in := primaryFixture()
+	in.Tracks.Tracks = append(in.Tracks.Tracks, track(0, 250, 250, 0, 1), track(0, 120, 150, 0, 1))
+	n := len(in.Tracks.Tracks)
+	in.CameraResidual = make([]float64, n)
+	in.CameraResidual[n-2], in.CameraResidual[n-1] = 10, 10 // unexplained: 10 > 3·max(1, median 0)
+	at := func(set *Set, f, x, y int) int16 {
+		for _, fr := range set.Frames {
+			if fr.Frame == f {
+				return fr.Labels[y*set.Width+x]
+			}
+		}
+		t.Fatalf("no frame %d", f)
+		return 0
+	}
+	for _, c := range []struct {
+		primary   bool
+		gap       float64
+		beyond    int
+		near, far int16 // labels at (120, 150) and (250, 250), frame 1
+		dropped   int16 // label at (300, 110), frame 0
+	}{
+		{false, 0, 0, Unlabelled, Unlabelled, 1},
+		{true, 0, 6, Unlabelled, 0, 0},
+		{true, 5, 8, 0, 0, 0},
+		{true, 15, 6, Unlabelled, 0, 0},
+	} {
+		o := bare()
+		o.Background, o.CameraBackground, o.BackgroundResidual = 0, []int{0}, DefaultBackgroundResidual
+		o.PrimaryObject, o.PrimaryMargin, o.PrimaryGap = c.primary, DefaultPrimaryMargin, c.gap
+		set, err := Prepare(in, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sum := set.Summary(); sum.Unexplained != 2 || set.BeyondPrimary != c.beyond {
+			t.Errorf("primary %v gap %v: %d unexplained, %d beyond, want 2 and %d", c.primary, c.gap, sum.Unexplained, set.BeyondPrimary, c.beyond)
+		}
+		if near, far, dropped := at(set, 1, 120, 150), at(set, 1, 250, 250), at(set, 0, 300, 110); near != c.near || far != c.far || dropped != c.dropped {
+			t.Errorf("primary %v gap %v: labels near %d far %d dropped %d, want %d %d %d", c.primary, c.gap, near, far, dropped, c.near, c.far, c.dropped)
+		}
+	}
+}

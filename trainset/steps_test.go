@@ -179,10 +179,10 @@ func TestCollectPointsByHand(t *testing.T) {
 // matter.
 func TestOwnedPointsByHand(t *testing.T) {
 	u := []float64{0.4, 0.5, 0.5, 0.2, 0.9}
-	pts := []framePoint{{5, 2, 1}, {7, 3, 1}, {5, 1, 0}, {7, 0, 1}, {9, 4, 0}}
+	pts := []framePoint{{5, 2, 1, false}, {7, 3, 1, false}, {5, 1, 0, false}, {7, 0, 1, false}, {9, 4, 0, true}}
 	owner := []int32{3, 3, 3, 3, 3, 3, 3, 3, 3, 3}
 	got := ownedPoints(pts, owner, func(i int) float64 { return u[i] })
-	if want := []framePoint{{7, 3, 1}, {5, 1, 0}, {9, 4, 0}}; !reflect.DeepEqual(got, want) {
+	if want := []framePoint{{7, 3, 1, false}, {5, 1, 0, false}, {9, 4, 0, true}}; !reflect.DeepEqual(got, want) {
 		t.Errorf("owned %v, want %v", got, want)
 	}
 }
@@ -195,10 +195,10 @@ func TestDropCountsAndAvoidsByHand(t *testing.T) {
 		opt.FarGap = gap
 		p := newPreparation(Input{Width: 10, Height: 10}, opt)
 		p.avoid = [][][2]int{nil, {{0, 0}}}
-		pts := []framePoint{{12, 0, 1}, {34, 1, 1}, {56, 2, 0}, {78, 3, 1}}
+		pts := []framePoint{{pix: 12, track: 0, class: 1}, {pix: 34, track: 1, class: 1}, {pix: 56, track: 2, class: 0}, {pix: 78, track: 3, class: 1}}
 		n := 2
 		kept := p.drop(1, pts, func(k int, q framePoint) bool { return k == 1 || q.track == 3 }, &n)
-		if want := []framePoint{{12, 0, 1}, {56, 2, 0}}; !reflect.DeepEqual(kept, want) || n != 4 {
+		if want := []framePoint{{pix: 12, track: 0, class: 1}, {pix: 56, track: 2, class: 0}}; !reflect.DeepEqual(kept, want) || n != 4 {
 			t.Errorf("gap %v: kept %v, count %d; want %v, 4", gap, kept, n, want)
 		}
 		wantAvoid := [][2]int{{0, 0}}
@@ -216,13 +216,13 @@ func TestDropCountsAndAvoidsByHand(t *testing.T) {
 func TestDropColourRejectedByHand(t *testing.T) {
 	p := newPreparation(Input{Width: 10, Height: 10}, bare())
 	p.avoid = make([][][2]int, 1)
-	pts := []framePoint{{1, 0, 1}, {2, 1, 0}, {3, 1, 2}, {4, 2, 1}}
+	pts := []framePoint{{pix: 1, track: 0, class: 1}, {pix: 2, track: 1, class: 0}, {pix: 3, track: 1, class: 2}, {pix: 4, track: 2, class: 1}}
 	if got := p.dropColourRejected(0, pts); len(got) != 4 {
 		t.Errorf("without the check: %v", got)
 	}
 	p.colourReject = []bool{false, true, true}
 	got := p.dropColourRejected(0, pts)
-	if want := []framePoint{{1, 0, 1}, {2, 1, 0}}; !reflect.DeepEqual(got, want) || p.set.DroppedColour != 2 {
+	if want := []framePoint{{pix: 1, track: 0, class: 1}, {pix: 2, track: 1, class: 0}}; !reflect.DeepEqual(got, want) || p.set.DroppedColour != 2 {
 		t.Errorf("kept %v, dropped %d; want %v, 2", got, p.set.DroppedColour, want)
 	}
 	if p.set.DroppedHard != 0 {
@@ -256,7 +256,7 @@ func TestLabelPointsByHand(t *testing.T) {
 	p.segIdx = map[int]int{0: 0, 4: 1}
 	p.hard = []bool{false, true, false, false}
 	fr := newFrame(0, 20, 1, 2)
-	p.labelPoints(&fr, []framePoint{{0, 0, 1}, {3, 1, 1}, {15, 2, 1}, {19, 3, 0}})
+	p.labelPoints(&fr, []framePoint{{pix: 0, track: 0, class: 1}, {pix: 3, track: 1, class: 1}, {pix: 15, track: 2, class: 1}, {pix: 19, track: 3, class: 0}})
 	if p.set.DroppedIsolated != 1 {
 		t.Errorf("dropped %d isolated points, want 1", p.set.DroppedIsolated)
 	}
@@ -278,7 +278,7 @@ func TestLabelPointsByHand(t *testing.T) {
 	}
 	p.hard[2] = true
 	fr = newFrame(0, 20, 1, 2)
-	p.labelPoints(&fr, []framePoint{{0, 0, 1}, {3, 1, 1}, {15, 2, 1}, {19, 3, 0}})
+	p.labelPoints(&fr, []framePoint{{pix: 0, track: 0, class: 1}, {pix: 3, track: 1, class: 1}, {pix: 15, track: 2, class: 1}, {pix: 19, track: 3, class: 0}})
 	if p.set.DroppedHard != 1 || fr.Labels[15] != Unlabelled {
 		t.Errorf("%d hard-example points dropped (label at 15: %d), want 1 (unlabelled)", p.set.DroppedHard, fr.Labels[15])
 	}
@@ -329,7 +329,7 @@ func TestColourSamplesByHand(t *testing.T) {
 		return img, nil
 	}
 	p := newPreparation(Input{Width: 4, Height: 2, Frame: frame}, bare())
-	p.points = [][]framePoint{nil, {{1, 5, 2}, {6, 3, 0}}, nil}
+	p.points = [][]framePoint{nil, {{pix: 1, track: 5, class: 2}, {pix: 6, track: 3, class: 0}}, nil}
 	p.colourLong = []bool{false, false, false, true, false, true}
 	got, err := p.colourSamples()
 	if err != nil {

@@ -47,6 +47,7 @@ type Manifest struct {
 	DroppedUnsupported int               `json:"dropped_unsupported_points"`
 	DroppedHard        int               `json:"dropped_hard_points,omitempty"`
 	Unexplained        int               `json:"unexplained_background_trajectories"`
+	BeyondPrimary      int               `json:"primary_background_points,omitempty"`
 	Segments           []Segment         `json:"segments"`
 	// TrajectoryGamma names the file of Set.TrajectoryGamma (version ≥ 4).
 	TrajectoryGamma string          `json:"trajectory_gamma,omitempty"`
@@ -123,7 +124,7 @@ func (s *Set) manifest(source map[string]string) Manifest {
 	return Manifest{Version: FormatVersion, Mode: mode, Width: s.Width, Height: s.Height, Classes: s.Classes,
 		Background: s.Background, Options: s.Options, Source: source, ClassCounts: sum.ClassCounts,
 		HardPixels: sum.HardPixels, HardTracks: sum.HardTracks, BorderPoints: sum.BorderPoints, FarPoints: sum.FarPoints, CutPoints: sum.CutPoints,
-		DroppedIsolated: s.DroppedIsolated, DroppedUnsupported: sum.Unsupported, DroppedHard: sum.HardDropped, Unexplained: sum.Unexplained, Segments: s.Segments,
+		DroppedIsolated: s.DroppedIsolated, DroppedUnsupported: sum.Unsupported, DroppedHard: sum.HardDropped, Unexplained: sum.Unexplained, BeyondPrimary: sum.BeyondPrimary, Segments: s.Segments,
 		TrajectoryGamma: "gamma.npy"}
 }
 
