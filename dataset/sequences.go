@@ -16,6 +16,10 @@ type SequenceInfo struct {
 	Split     string // "Trainingset"/"Testset" (FBMS59), "train"/"val" (DAVIS ImageSets), or ""
 	FramesDir string // folder of the frame images (see ListFrames)
 	GTPath    string // *Def.dat or DAVIS annotation folder; "" when there is none (see LoadGroundTruth)
+	// SingleObject is set for the sequences of a DAVIS 2016 root, whose
+	// annotation is one (primary) object per sequence; FBMS59 annotates
+	// every moving object.
+	SingleObject bool
 }
 
 func isDir(p string) bool {
@@ -157,7 +161,7 @@ func FindSequences(root string) ([]SequenceInfo, error) {
 		for _, sd := range dirs {
 			name := filepath.Base(sd)
 			frames, ann := DAVISPaths(root, name)
-			s := SequenceInfo{Name: name, Split: splits[name], FramesDir: frames}
+			s := SequenceInfo{Name: name, Split: splits[name], FramesDir: frames, SingleObject: true}
 			if isDir(ann) {
 				s.GTPath = ann
 			}

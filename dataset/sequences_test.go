@@ -43,8 +43,8 @@ func TestFindSequencesLayouts(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []SequenceInfo{
-		{"cars1", "Trainingset", filepath.Join(root, "Trainingset", "cars1"), filepath.Join(root, "Trainingset", "cars1", "GroundTruth", "cars1Def.dat")},
-		{"bear01", "Testset", filepath.Join(root, "Testset", "bear01"), filepath.Join(root, "Testset", "bear01", "GroundTruth", "bear01Def.dat")},
+		{"cars1", "Trainingset", filepath.Join(root, "Trainingset", "cars1"), filepath.Join(root, "Trainingset", "cars1", "GroundTruth", "cars1Def.dat"), false},
+		{"bear01", "Testset", filepath.Join(root, "Testset", "bear01"), filepath.Join(root, "Testset", "bear01", "GroundTruth", "bear01Def.dat"), false},
 	}
 	if !reflect.DeepEqual(seqs, want) {
 		t.Fatalf("got %+v", seqs)
@@ -83,7 +83,7 @@ func TestFindSequencesLayouts(t *testing.T) {
 	}
 	f1, a1 := DAVISPaths(root, "cows")
 	f0, _ := DAVISPaths(root, "bear")
-	want = []SequenceInfo{{"bear", "train", f0, ""}, {"cows", "val", f1, a1}}
+	want = []SequenceInfo{{"bear", "train", f0, "", true}, {"cows", "val", f1, a1, true}} // DAVIS: one object each
 	if !reflect.DeepEqual(seqs, want) {
 		t.Fatalf("got %+v", seqs)
 	}

@@ -192,8 +192,13 @@ type Options struct {
 	HeatmapEvery int
 	Sparsify     uncertainty.SparsifyOptions
 
-	// Prepare.
-	Prepare trainset.Options
+	// Prepare. With PrimaryObjectAuto, Prepare.PrimaryObject is decided
+	// per sequence: on for the sequences of single-object datasets
+	// (dataset.SequenceInfo.SingleObject: DAVIS 2016, which annotates the
+	// primary object only), off for the others (FBMS59, which annotates
+	// every moving object).
+	Prepare           trainset.Options
+	PrimaryObjectAuto bool
 
 	// Train / predict: the densifier (nil: the dense stages fail with "no
 	// densifier") and its settings.
@@ -284,13 +289,14 @@ const DefaultFlow = "dis"
 // stage's own command.
 func DefaultOptions() Options {
 	return Options{
-		Tracker:      trajectory.DefaultTrackerOptions(),
-		Flow:         DefaultFlow,
-		Segment:      motiongraph.DefaultSegmentOptions(),
-		HeatmapEvery: 10,
-		Sparsify:     uncertainty.SparsifyOptions{Beta: 0.5, Step: 0.05, Max: 0.9, Seeds: 10},
-		Prepare:      trainset.DefaultOptions(),
-		Train:        TrainOptions{Preset: "unet-cpu", Epochs: 30, LR: 1e-3, BatchSize: 2, Seed: 1, Device: "cpu", Overlays: true, Refine: "graphcut", Temporal: refine.DefaultTemporalRadius, ComposeFlows: true, Mirror: true},
+		Tracker:           trajectory.DefaultTrackerOptions(),
+		Flow:              DefaultFlow,
+		Segment:           motiongraph.DefaultSegmentOptions(),
+		HeatmapEvery:      10,
+		Sparsify:          uncertainty.SparsifyOptions{Beta: 0.5, Step: 0.05, Max: 0.9, Seeds: 10},
+		Prepare:           trainset.DefaultOptions(),
+		PrimaryObjectAuto: true,
+		Train:             TrainOptions{Preset: "unet-cpu", Epochs: 30, LR: 1e-3, BatchSize: 2, Seed: 1, Device: "cpu", Overlays: true, Refine: "graphcut", Temporal: refine.DefaultTemporalRadius, ComposeFlows: true, Mirror: true},
 	}
 }
 

@@ -967,3 +967,43 @@ func TestCostModelsPerSequence(t *testing.T) {
 		t.Error("a sequence without a model created the work folder")
 	}
 }
+
+// --primary-object auto: on for the sequences of a DAVIS 2016 root (one
+// annotated object each), off for an FBMS-layout folder; false turns it off
+// on DAVIS too. The prepare stage records the decision, and a change of it
+// prepares again.
+func TestPrimaryObjectAutoFollowsTheDataset(t *testing.T) {
+	root, tracks := tinySequence(t)
+	davis := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(davis, "JPEGImages", "480p"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(root, "tiny"), filepath.Join(davis, "JPEGImages", "480p", "tiny")); err != nil {
+		t.Fatal(err)
+	}
+	var log bytes.Buffer
+	work := t.TempDir()
+	for _, c := range []struct {
+		root     string
+		auto, on bool
+		want     bool
+		prepares bool
+	}{
+		{root, true, false, false, true},
+		{davis, true, false, true, true},
+		{davis, true, false, true, false},
+		{davis, false, false, false, true},
+		{davis, false, true, true, true},
+	} {
+		opt := testOptions(tracks, &fakeDensifier{}, &log)
+		opt.PrimaryObjectAuto, opt.Prepare.PrimaryObject = c.auto, c.on
+		rep, err := Run(context.Background(), c.root, work, opt)
+		if err != nil {
+			t.Fatalf("%v\n%s", err, log.String())
+		}
+		if got := rep.Sequences[0].Prepared; got == nil || got.PrimaryObject != c.want {
+			t.Errorf("%s, auto %v, on %v: prepared %+v, want primary object %v", c.root, c.auto, c.on, got, c.want)
+		}
+		ran(t, rep, map[string]bool{"prepare": c.prepares})
+	}
+}

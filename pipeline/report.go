@@ -148,7 +148,7 @@ type Report struct {
 func reportOptions(o Options) map[string]any {
 	return map[string]any{
 		"tracker": o.Tracker, "flow": o.Flow, "segment": o.Segment, "heatmap_every": o.HeatmapEvery,
-		"sparsify": o.Sparsify, "prepare": o.Prepare, "train": o.Train, "eval": o.Eval,
+		"sparsify": o.Sparsify, "prepare": o.Prepare, "primary_object_auto": o.PrimaryObjectAuto, "train": o.Train, "eval": o.Eval,
 	}
 }
 
@@ -250,6 +250,9 @@ func foregroundMode(opts map[string]any) string {
 	prep, ok := opts["prepare"].(map[string]any)
 	if !ok {
 		return ""
+	}
+	if auto, _ := opts["primary_object_auto"].(bool); auto {
+		return fmt.Sprintf("Foreground: on DAVIS 2016 sequences, which annotate one object, **the primary moving object only** (margin %v of its box diagonal); elsewhere (FBMS59) every independently moving segment (`--primary-object auto`).", prep["PrimaryMargin"])
 	}
 	if on, _ := prep["PrimaryObject"].(bool); on {
 		return fmt.Sprintf("Foreground: **the primary moving object only** (`--primary-object`, margin %v of its box diagonal), as single-object benchmarks (DAVIS 2016) annotate.", prep["PrimaryMargin"])
@@ -388,7 +391,7 @@ func writePrepared(b *strings.Builder, pr *PrepareInfo) {
 		fmt.Fprintf(b, "Of the dropped points, %d were points of hard examples (uncertain trajectories, which the clean-ups remove as likely wrong).\n", pr.HardDropped)
 	}
 	if pr.BeyondPrimary > 0 {
-		fmt.Fprintf(b, "Beyond the primary object's box, %d points of trajectories that move on their own but are not part of it are background points.\n", pr.BeyondPrimary)
+		fmt.Fprintf(b, "Beyond the primary object's box, %d points of the segments that are not part of it are background points.\n", pr.BeyondPrimary)
 	}
 	if pr.CutPoints > 0 {
 		fmt.Fprintf(b, "The background cut (a graph cut with the labels as hard constraints) added %d background points near the object, where no trajectory is.\n", pr.CutPoints)

@@ -74,11 +74,15 @@ func TestReportSequenceSections(t *testing.T) {
 // options as plan.json stores them.
 func TestReportStatesTheForegroundMode(t *testing.T) {
 	for _, c := range []struct {
-		primary bool
-		want    string
-	}{{false, "every independently moving segment"}, {true, "the primary moving object only** (`--primary-object`, margin 0.25"}} {
+		auto, primary bool
+		want          string
+	}{
+		{false, false, "every independently moving segment"},
+		{false, true, "the primary moving object only** (`--primary-object`, margin 0.25"},
+		{true, false, "on DAVIS 2016 sequences, which annotate one object, **the primary moving object only** (margin 0.25"},
+	} {
 		o := DefaultOptions()
-		o.Prepare.PrimaryObject = c.primary
+		o.PrimaryObjectAuto, o.Prepare.PrimaryObject = c.auto, c.primary
 		p, err := newPlan("run", "root", nil, []Variant{VariantUniform}, o)
 		if err != nil {
 			t.Fatal(err)
@@ -88,7 +92,7 @@ func TestReportStatesTheForegroundMode(t *testing.T) {
 			t.Fatal(err)
 		}
 		if !strings.Contains(b.String(), c.want) {
-			t.Errorf("primary object %v: report lacks %q:\n%s", c.primary, c.want, b.String())
+			t.Errorf("auto %v, primary object %v: report lacks %q:\n%s", c.auto, c.primary, c.want, b.String())
 		}
 	}
 	if got := foregroundMode(map[string]any{}); got != "" {

@@ -393,11 +393,17 @@ type PrepareInfo struct {
 	// LabelQuality scores the training labels against the ground truth
 	// (when the sequence has one).
 	LabelQuality *trainset.LabelQuality `json:"label_quality,omitempty"`
+	// PrimaryObject records whether the labels keep the primary object
+	// only (trainset.Options.PrimaryObject, as decided for the sequence).
+	PrimaryObject bool `json:"primary_object,omitempty"`
 }
 
 func (p *seqRun) prepare() error {
 	po := p.opt.Prepare
 	po.BackgroundClusters, po.CameraBackground = p.background, p.cameraBackground
+	if p.opt.PrimaryObjectAuto {
+		po.PrimaryObject = p.seq.SingleObject
+	}
 	tracks := p.lay.LabelledTracks(p.res.TrackFrames)
 	// the format version is a parameter: a set of an older layout is redone
 	type params struct {
@@ -423,7 +429,7 @@ func (p *seqRun) prepare() error {
 		if err != nil {
 			return nil, err
 		}
-		info := PrepareInfo{Summary: set.Summary()}
+		info := PrepareInfo{Summary: set.Summary(), PrimaryObject: po.PrimaryObject}
 		if p.gt != nil {
 			q := trainset.ScoreLabels(set, p.gt)
 			info.LabelQuality = &q

@@ -105,10 +105,6 @@ type Options struct {
 	// data that annotate every moving object (FBMS59).
 	PrimaryObject bool    `json:",omitempty"`
 	PrimaryMargin float64 `json:",omitempty"`
-	// PrimaryGap, when > 0, is how far (pixels, same frame) from every
-	// point of the primary object a point must lie to be beyond it
-	// (primaryBackground); 0: outside the object's grown box.
-	PrimaryGap float64 `json:",omitempty"`
 	// Balance enables the ACCV'20 class balance weights.
 	Balance bool
 	// Oracle records that the labels come from the ground truth
@@ -207,8 +203,6 @@ func (o Options) Validate() error {
 		return fmt.Errorf("prepare: hard-example factor must be in (0, 1e6], got %v", o.Factor)
 	case !(o.PrimaryMargin >= 0 && o.PrimaryMargin <= 10):
 		return fmt.Errorf("prepare: primary-object margin must be in [0, 10] box diagonals, got %v", o.PrimaryMargin)
-	case !(o.PrimaryGap >= 0 && o.PrimaryGap <= 10000):
-		return fmt.Errorf("prepare: primary-object gap must be in [0, 10000] pixels, got %v", o.PrimaryGap)
 	}
 	return nil
 }

@@ -240,9 +240,6 @@ type preparation struct {
 	// primaryBoxes is, per frame, the primary object's grown box
 	// (PrimaryObject; nil when off or when there is no foreground).
 	primaryBoxes map[int][4]float64
-	// primaryNear finds, per frame, the primary object's points within
-	// PrimaryGap (nil when PrimaryGap is 0).
-	primaryNear map[int]*pointBuckets
 
 	points [][]framePoint // the labelled points of every frame
 	// avoid holds the points of every frame that far-background (and, for
@@ -369,7 +366,7 @@ func (p *preparation) assignClasses() {
 	next := 1
 	var primary map[int]bool
 	if p.opt.PrimaryObject {
-		primary, p.primaryBoxes, p.primaryNear = p.primaryObject()
+		primary, p.primaryBoxes = p.primaryObject()
 	}
 	for _, id := range p.ids {
 		s := Segment{Cluster: id, Trajectories: p.size[id], Class: -1}
@@ -460,8 +457,8 @@ func (p *preparation) markLongTrajectories() {
 // trajectory of a kept segment that is not unexplained, in trajectory
 // order, and (with FarGap > 0) the points of the unexplained trajectories
 // in avoid. With PrimaryObject, the points beyond the primary object of the
-// unexplained trajectories and of the segments dropped as not part of it
-// are background points (primaryBackground) and not in avoid.
+// segments dropped as not part of it are background points
+// (primaryBackground).
 func (p *preparation) collectPoints() {
 	frames := p.ts.Frames
 	p.points = make([][]framePoint, frames)
@@ -472,15 +469,14 @@ func (p *preparation) collectPoints() {
 	}
 	for i, t := range p.ts.Tracks {
 		c := p.class[t.Label]
-		beyond := p.primaryBackground(i)
 		if p.unexplained[i] && p.opt.FarGap > 0 {
 			for _, q := range t.Points {
-				if x, y := q.Pixel(); q.Frame >= 0 && q.Frame < frames && !(beyond && p.beyondPrimary(q)) {
+				if x, y := q.Pixel(); q.Frame >= 0 && q.Frame < frames {
 					p.avoid[q.Frame] = append(p.avoid[q.Frame], [2]int{x, y})
 				}
 			}
 		}
-		if beyond {
+		if p.primaryBackground(i) {
 			for _, q := range t.Points {
 				if x, y, ok := inImage(q); ok && p.beyondPrimary(q) {
 					p.points[q.Frame] = append(p.points[q.Frame], framePoint{pix: y*p.W + x, track: i, class: 0, beyond: true})

@@ -73,13 +73,12 @@ func TestPrimaryObjectKeepsItsPartsAndDropsWhatMovesElsewhere(t *testing.T) {
 	}
 }
 
-// The points beyond the primary object of what moves on its own but is not
-// part of it become background points: of the fixture's cluster 3 (dropped,
-// x = 300: 4 points) and of an unexplained background trajectory at
-// (250, 250) (2 points). An unexplained background trajectory at (120, 150),
-// 10 px below the object's lowest row, inside its grown box, stays
-// unlabelled; with PrimaryGap 5 it lies beyond (10 > 5), with 15 it does
-// not. Without PrimaryObject nothing is added.
+// The points beyond the primary object of the segments dropped as not part
+// of it become background points: the fixture's cluster 3 (x = 300, 4
+// points). Unexplained background trajectories stay unlabelled wherever
+// they are: one at (250, 250), beyond the box, and one at (120, 150), 10 px
+// below the object's lowest row. Without PrimaryObject nothing is added and
+// cluster 3 is foreground.
 func TestPrimaryObjectLabelsWhatMovesBeyondItBackground(t *testing.T) {
 	in := primaryFixture()
 	in.Tracks.Tracks = append(in.Tracks.Tracks, track(0, 250, 250, 0, 1), track(0, 120, 150, 0, 1))
@@ -97,28 +96,25 @@ func TestPrimaryObjectLabelsWhatMovesBeyondItBackground(t *testing.T) {
 	}
 	for _, c := range []struct {
 		primary   bool
-		gap       float64
 		beyond    int
 		near, far int16 // labels at (120, 150) and (250, 250), frame 1
 		dropped   int16 // label at (300, 110), frame 0
 	}{
-		{false, 0, 0, Unlabelled, Unlabelled, 1},
-		{true, 0, 6, Unlabelled, 0, 0},
-		{true, 5, 8, 0, 0, 0},
-		{true, 15, 6, Unlabelled, 0, 0},
+		{false, 0, Unlabelled, Unlabelled, 1},
+		{true, 4, Unlabelled, Unlabelled, 0},
 	} {
 		o := bare()
 		o.Background, o.CameraBackground, o.BackgroundResidual = 0, []int{0}, DefaultBackgroundResidual
-		o.PrimaryObject, o.PrimaryMargin, o.PrimaryGap = c.primary, DefaultPrimaryMargin, c.gap
+		o.PrimaryObject, o.PrimaryMargin = c.primary, DefaultPrimaryMargin
 		set, err := Prepare(in, o)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if sum := set.Summary(); sum.Unexplained != 2 || set.BeyondPrimary != c.beyond {
-			t.Errorf("primary %v gap %v: %d unexplained, %d beyond, want 2 and %d", c.primary, c.gap, sum.Unexplained, set.BeyondPrimary, c.beyond)
+		if sum := set.Summary(); sum.Unexplained != 2 || set.BeyondPrimary != c.beyond || sum.BeyondPrimary != c.beyond {
+			t.Errorf("primary %v: %d unexplained, %d beyond, want 2 and %d", c.primary, sum.Unexplained, set.BeyondPrimary, c.beyond)
 		}
 		if near, far, dropped := at(set, 1, 120, 150), at(set, 1, 250, 250), at(set, 0, 300, 110); near != c.near || far != c.far || dropped != c.dropped {
-			t.Errorf("primary %v gap %v: labels near %d far %d dropped %d, want %d %d %d", c.primary, c.gap, near, far, dropped, c.near, c.far, c.dropped)
+			t.Errorf("primary %v: labels near %d far %d dropped %d, want %d %d %d", c.primary, near, far, dropped, c.near, c.far, c.dropped)
 		}
 	}
 }

@@ -107,7 +107,6 @@ var flagRanges = map[string]flagcheck.Range{
 	"temperature":         {Lo: 0, Hi: uncertainty.MaxTemperature, Note: fmt.Sprintf("0 = %g", uncertainty.DefaultTemperature)},
 	"prune":               {Lo: 0, Hi: 1, HiOpen: true, Note: fmt.Sprintf("0 = %g", train.DefaultPrune)},
 	"primary-margin":      flagcheck.Closed(0, 10),
-	"primary-gap":         {Lo: 0, Hi: 10000, Note: "0 = outside the grown box"},
 	"average":             {Lo: 0, Hi: 100000, Note: "0 or 1 = the last weights"},
 	"min-right":           {Lo: 0, Hi: 1, Note: fmt.Sprintf("0 = %g", train.DefaultMinRight)},
 }

@@ -1,6 +1,9 @@
 package main
 
 import (
+	"fmt"
+	"strconv"
+
 	"github.com/densify/densify/motiongraph"
 	"github.com/densify/densify/train"
 	"github.com/densify/densify/trainset"
@@ -36,8 +39,10 @@ func (v *graphFlags) params(beta float64) motiongraph.GraphParams {
 	return p
 }
 
-// bindPrepareFlags binds the training-data options (prepare, train, run, ablate).
-func bindPrepareFlags(f *pflag.FlagSet, o *trainset.Options) {
+// bindPrepareFlags binds the training-data options (prepare, train, run,
+// ablate). With auto (the dataset commands), --primary-object also takes
+// "auto", its default there: on for single-object datasets (DAVIS 2016).
+func bindPrepareFlags(f *pflag.FlagSet, o *trainset.Options, auto *bool) {
 	f.BoolVar(&o.Multi, "multi", o.Multi, "multi-label mode (one class per segment) instead of background vs moving objects")
 	f.IntVar(&o.Background, "background", o.Background, "cluster id of the background (-1: the cluster with most points on the image border)")
 	f.IntVar(&o.MinSegment, "min-segment", o.MinSegment, "drop segments with fewer trajectories (0 keeps all)")
@@ -52,13 +57,50 @@ func bindPrepareFlags(f *pflag.FlagSet, o *trainset.Options) {
 	f.Float64Var(&o.CutMargin, "cut-margin", o.CutMargin, "--cut-background: keep its points this many pixels away from every pixel the cut gives to the object")
 	f.Float64Var(&o.FarGap, "far-gap", o.FarGap, "far-background points keep this many pixels away from the points of trajectories left unlabelled by --background-residual (0 = off)")
 	f.Float64Var(&o.BackgroundResidual, "background-residual", o.BackgroundResidual, "R: leave unlabelled the trajectories of a camera-explained background cluster whose upper-quartile normalised camera residual (segment's camera.csv) exceeds R·max(1, Q), Q the cluster's median of them, when the cluster's median of the trajectories' median residuals is ≤ R")
-	f.BoolVar(&o.PrimaryObject, "primary-object", o.PrimaryObject, "keep only the primary moving object (single-object benchmarks such as DAVIS 2016; off for FBMS59, which annotates every moving object): the foreground segment with most trajectory points and the segments mostly within its box grown by --primary-margin, frame by frame")
+	primaryUsage := "keep only the primary moving object (single-object benchmarks such as DAVIS 2016; off for FBMS59, which annotates every moving object): the foreground segment with most trajectory points and the segments mostly within its box grown by --primary-margin, frame by frame; what moves beyond it becomes background"
+	if auto == nil {
+		f.BoolVar(&o.PrimaryObject, "primary-object", o.PrimaryObject, primaryUsage)
+	} else {
+		f.Var(primaryFlag{o, auto}, "primary-object", primaryUsage+" (auto: on for the sequences of a DAVIS 2016 root, off for FBMS59 and folders of sequences)")
+		f.Lookup("primary-object").NoOptDefVal = "true"
+	}
 	f.Float64Var(&o.PrimaryMargin, "primary-margin", o.PrimaryMargin, "--primary-object: grow the object's box by this fraction of its diagonal on every side")
-	f.Float64Var(&o.PrimaryGap, "primary-gap", o.PrimaryGap, "--primary-object: the points of unexplained background trajectories and of segments that are not part of the object become background points where they lie farther than this many pixels from every point of the object in their frame (0: outside its grown box)")
 	f.BoolVar(&o.Balance, "balance", o.Balance, "class balance weights ⌊n_major/n_minor/10⌋+1 (ACCV'20)")
 	f.Float64Var(&o.Phi, "phi", o.Phi, "segment-uncertainty threshold φ: hard examples only in segments with mean uncertainty > φ")
 	f.Float64Var(&o.Factor, "factor", o.Factor, "loss weight of hard examples (oversampling factor; 1 disables)")
 }
+
+// primaryFlag binds --primary-object of the dataset commands: true, false
+// or auto (pflag.Value; a bare --primary-object is true).
+type primaryFlag struct {
+	o    *trainset.Options
+	auto *bool
+}
+
+func (f primaryFlag) String() string {
+	if f.o == nil {
+		return ""
+	}
+	if *f.auto {
+		return "auto"
+	}
+	return strconv.FormatBool(f.o.PrimaryObject)
+}
+
+func (f primaryFlag) Set(s string) error {
+	if s == "auto" {
+		*f.auto, f.o.PrimaryObject = true, false
+		return nil
+	}
+	on, err := strconv.ParseBool(s)
+	if err != nil {
+		return fmt.Errorf("want true, false or auto, got %q", s)
+	}
+	*f.auto, f.o.PrimaryObject = false, on
+	return nil
+}
+
+func (f primaryFlag) Type() string { return "true|false|auto" }
 
 // variantFlag binds a train.Variant (pflag.Value).
 type variantFlag struct{ v *train.Variant }

@@ -71,7 +71,7 @@ func (p *pipelineFlags) bindUpstream(f *pflag.FlagSet) {
 	p.graph.bind(f)
 	f.IntVar(&o.HeatmapEvery, "heatmap-every", o.HeatmapEvery, "heat map of every N-th frame (labelled frames when there is ground truth)")
 	f.IntVar(&o.Sparsify.Seeds, "sparsify-seeds", o.Sparsify.Seeds, "random orderings averaged in the sparsification baseline")
-	bindPrepareFlags(f, &o.Prepare)
+	bindPrepareFlags(f, &o.Prepare, &o.PrimaryObjectAuto)
 	f.Float64Var(&p.threshold, "threshold", 0.75, "F above which an assigned region counts as an extracted object")
 	f.IntVar(&p.evalFrames, "eval-frames", 0, "evaluated length E (0 = frames of the tracks; masks: all)")
 	f.BoolVar(&p.quiet, "quiet", false, "no per-stage lines on stderr")

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -8,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/densify/densify/motiongraph"
+	"github.com/densify/densify/trainset"
+	"github.com/spf13/pflag"
 )
 
 // --cost-model: a file or a named model gives one model; a folder gives
@@ -43,5 +46,38 @@ func TestLoadCostModels(t *testing.T) {
 	os.WriteFile(bad, []byte("{\n  \"features\": [\n  oops\n"), 0o644)
 	if _, _, err := loadCostModels(dir); err == nil || !strings.Contains(err.Error(), bad+":3") {
 		t.Errorf("a broken model: err = %v, want it to name %s:3", err, bad)
+	}
+}
+
+// --primary-object of the dataset commands: auto by default, a bare flag
+// is true, =false and =auto as written, anything else an error; prepare's
+// stays a plain boolean, off by default.
+func TestPrimaryObjectFlag(t *testing.T) {
+	for _, c := range []struct {
+		args     []string
+		auto, on bool
+		err      bool
+	}{
+		{nil, true, false, false},
+		{[]string{"--primary-object"}, false, true, false},
+		{[]string{"--primary-object=false"}, false, false, false},
+		{[]string{"--primary-object=true", "--primary-object=auto"}, true, false, false},
+		{[]string{"--primary-object=maybe"}, true, false, true},
+	} {
+		var p pipelineFlags
+		fs := pflag.NewFlagSet("run", pflag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		p.bindUpstream(fs)
+		err := fs.Parse(c.args)
+		if (err != nil) != c.err || (err == nil && (p.opt.PrimaryObjectAuto != c.auto || p.opt.Prepare.PrimaryObject != c.on)) {
+			t.Errorf("%v: auto %v, on %v, err %v; want %v, %v, error %v", c.args, p.opt.PrimaryObjectAuto, p.opt.Prepare.PrimaryObject, err, c.auto, c.on, c.err)
+		}
+	}
+	var o prepareOptions
+	fs := pflag.NewFlagSet("prepare", pflag.ContinueOnError)
+	o.Prepare = trainset.DefaultOptions()
+	bindPrepareFlags(fs, &o.Prepare, nil)
+	if err := fs.Parse(nil); err != nil || o.Prepare.PrimaryObject || fs.Lookup("primary-object").Value.Type() != "bool" {
+		t.Errorf("prepare: on %v, type %s, err %v", o.Prepare.PrimaryObject, fs.Lookup("primary-object").Value.Type(), err)
 	}
 }

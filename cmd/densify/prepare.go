@@ -46,7 +46,7 @@ segmentation or the densifier limits a sequence's dense masks.`,
 	fl.StringVar(&o.Segment, "segment", "", "segment.json of densify segment: its background clusters (camera-explained or on the border) are the background, and its camera residuals feed --background-residual (instead of --background)")
 	fl.StringVar(&o.GT, "gt", "", "ground truth (Def.dat or DAVIS annotation folder): score the training labels against it")
 	fl.BoolVar(&o.Oracle, "oracle", false, "label the trajectories from the ground truth (--gt) instead of the segmentation")
-	bindPrepareFlags(fl, &o.Prepare)
+	bindPrepareFlags(fl, &o.Prepare, nil)
 	return cmd
 }
 

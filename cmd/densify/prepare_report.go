@@ -53,7 +53,7 @@ func printPrepared(o *prepareOptions, set *trainset.Set, gt *dataset.GroundTruth
 		fmt.Fprintf(o.IO.Out, "hard examples: %d of the dropped points were theirs (%d hard trajectories; %d hard-example pixels kept)\n", s.HardDropped, s.HardTracks, s.HardPixels)
 	}
 	if o.Prepare.PrimaryObject {
-		fmt.Fprintf(o.IO.Out, "primary object: %d background points beyond it (points outside its box grown by %g of its diagonal, of unexplained background trajectories and of segments that are not part of it)\n", s.BeyondPrimary, o.Prepare.PrimaryMargin)
+		fmt.Fprintf(o.IO.Out, "primary object: %d background points beyond it (points of the segments that are not part of it, outside its box grown by %g of its diagonal)\n", s.BeyondPrimary, o.Prepare.PrimaryMargin)
 	}
 	if o.Prepare.CutsBackground() {
 		fmt.Fprintf(o.IO.Out, "background cut: %d background points within %.0f px of the object (a graph cut with the labels as hard constraints gives them to the background, more than %g px from the object)\n", s.CutPoints, o.Prepare.FarRadius(s.Width, s.Height), o.Prepare.CutMargin)
