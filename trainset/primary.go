@@ -93,8 +93,7 @@ func (p *preparation) primaryObject() (map[int]bool, map[int][4]float64) {
 // box, or in frames without one, stay unlabelled. The unexplained
 // background trajectories (unexplainedBackground) are left alone: beyond
 // the box they are also parts of the object that its segment misses (the
-// legs of a walker whose segment is her head and arm lost 1.6 % of label
-// recall on lucia).
+// legs of a walker whose segment is her head and arm; docs/results.md).
 func (p *preparation) primaryBackground(i int) bool {
 	return p.primaryBoxes != nil && p.set.Segments[p.segIdx[p.ts.Tracks[i].Label]].Dropped == notPrimary
 }
