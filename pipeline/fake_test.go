@@ -32,6 +32,9 @@ func (f *fakeDensifier) Name() string { return "fake" }
 type fakeModel struct {
 	Sets    []string `json:"sets"`
 	Variant string   `json:"variant"`
+	// Manifests holds the size of every set's manifest.json, so that, as
+	// a trained model does, the model changes with the set's contents.
+	Manifests []int `json:"manifests"`
 }
 
 func (f *fakeDensifier) Train(ctx context.Context, req TrainRequest) (*TrainResult, error) {
@@ -49,7 +52,15 @@ func (f *fakeDensifier) Train(ctx context.Context, req TrainRequest) (*TrainResu
 		return nil, err
 	}
 	ck := filepath.Join(req.Out, "model.json")
-	b, _ := json.Marshal(fakeModel{Sets: req.Sets, Variant: req.Variant})
+	m := fakeModel{Sets: req.Sets, Variant: req.Variant}
+	for _, set := range req.Sets {
+		b, err := os.ReadFile(filepath.Join(set, "manifest.json"))
+		if err != nil {
+			return nil, err
+		}
+		m.Manifests = append(m.Manifests, len(b))
+	}
+	b, _ := json.Marshal(m)
 	if err := os.WriteFile(ck, b, 0o644); err != nil {
 		return nil, err
 	}

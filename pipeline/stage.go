@@ -2,9 +2,13 @@ package pipeline
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/crc32"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -23,6 +27,11 @@ type Stamp struct {
 	Finished time.Time       `json:"finished"`
 	Outputs  []string        `json:"outputs"`
 	Info     json.RawMessage `json:"info,omitempty"` // stage summary (counts, scores)
+	// Inputs is the digest of the inputs' contents when the stage started
+	// (inputDigest; empty in stamps written before it existed): a stage
+	// whose inputs carry newer times but the same contents (a dataset
+	// copied again) is still up to date.
+	Inputs string `json:"inputs_digest,omitempty"`
 }
 
 // stage describes one run of a stage: its parameters, the paths it reads and
@@ -121,10 +130,56 @@ func freshness(seqDir string, st stage, force bool) (bool, string, *Stamp) {
 			return false, "input " + in + ": " + err.Error(), nil
 		}
 		if t.After(when) {
+			if s.Inputs != "" {
+				if d, err := inputDigest(st.inputs); err == nil && d == s.Inputs {
+					// the same contents: later checks need not read them again
+					now := time.Now()
+					os.Chtimes(stampPath(seqDir, st.name), now, now)
+					return true, "up to date (newer input times, same contents)", s
+				}
+			}
 			return false, "newer input " + in, nil
 		}
 	}
 	return true, "up to date", s
+}
+
+// inputDigest is a digest of the contents of paths (files, or folders with
+// every file below them): SHA-256 over, per path in order and per file in
+// lexical order, the file's name relative to the path, its size and the
+// CRC-32C of its bytes. Names outside the paths and modification times do
+// not enter it, so a copy of the same inputs elsewhere has the same digest.
+func inputDigest(paths []string) (string, error) {
+	h := sha256.New()
+	table := crc32.MakeTable(crc32.Castagnoli)
+	buf := make([]byte, 1<<20)
+	for i, root := range paths {
+		err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			rel, err := filepath.Rel(root, p)
+			if err != nil {
+				return err
+			}
+			f, err := os.Open(p)
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			c := crc32.New(table)
+			n, err := io.CopyBuffer(c, f, buf)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(h, "%d\x00%s\x00%d\x00%08x\n", i, filepath.ToSlash(rel), n, c.Sum32())
+			return nil
+		})
+		if err != nil {
+			return "", err
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 func compactJSON(b []byte) []byte {
@@ -135,13 +190,14 @@ func compactJSON(b []byte) []byte {
 	return buf.Bytes()
 }
 
-// writeStamp records st as finished (after its outputs).
-func writeStamp(seqDir string, st stage, secs float64, info any) error {
+// writeStamp records st as finished (after its outputs), with the digest
+// of its inputs as they were when it started.
+func writeStamp(seqDir string, st stage, secs float64, info any, inputs string) error {
 	params, err := json.Marshal(st.params)
 	if err != nil {
 		return err
 	}
-	s := Stamp{Stage: st.name, Params: params, Seconds: secs, Finished: time.Now().UTC(), Outputs: st.outputs}
+	s := Stamp{Stage: st.name, Params: params, Seconds: secs, Finished: time.Now().UTC(), Outputs: st.outputs, Inputs: inputs}
 	if info != nil {
 		if s.Info, err = json.Marshal(info); err != nil {
 			return err
@@ -178,13 +234,16 @@ func (p *seqRun) runStage(st stage, info any, do func(why string) (any, error)) 
 	if err := os.Remove(stampPath(p.dir, st.name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return StageStatus{}, err
 	}
+	// the digest of the inputs this run reads (empty when one is missing:
+	// do then fails, or the stamp just lacks it)
+	digest, _ := inputDigest(st.inputs)
 	t0 := time.Now()
 	res, err := do(why)
 	if err != nil {
 		return StageStatus{}, fmt.Errorf("%s: %s: %w", p.name, st.name, err)
 	}
 	secs := time.Since(t0).Seconds()
-	if err := writeStamp(p.dir, st, secs, res); err != nil {
+	if err := writeStamp(p.dir, st, secs, res, digest); err != nil {
 		return StageStatus{}, err
 	}
 	if info != nil && res != nil {
