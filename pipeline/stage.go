@@ -103,7 +103,9 @@ func readStamp(seqDir, name string) (*Stamp, time.Time) {
 
 // freshness decides whether st must run: it is up to date when its stamp
 // exists, records the same parameters, every output exists, and no input
-// (file, or any file in an input folder) was modified after the stamp.
+// (file, or any file in an input folder) was modified after the stamp, or
+// the inputs still have the digest the stamp records (inputDigest: newer
+// times, same contents); then the stamp's time moves to now.
 func freshness(seqDir string, st stage, force bool) (bool, string, *Stamp) {
 	if force {
 		return false, "forced", nil
