@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/crc32"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -39,11 +41,39 @@ type FlowManifest struct {
 	Frames []FrameStamp `json:"frames"`
 }
 
-// FrameStamp identifies a frame file by name, size and modification time.
+// FrameStamp identifies a frame file by name, size and modification time,
+// and by the CRC-32C of its bytes (hex; empty in stores written before it
+// was recorded), so that a frame copied again with the same contents still
+// matches (sameFrame).
 type FrameStamp struct {
 	Name    string `json:"name"`
 	Size    int64  `json:"size"`
 	ModTime int64  `json:"mod_time_ns"`
+	CRC     string `json:"crc32c,omitempty"`
+}
+
+// sameFrame reports whether a store's frame stamp a describes the frame
+// stamped now as b: same name and size, and the same modification time or,
+// where both record one, the same CRC.
+func sameFrame(a, b FrameStamp) bool {
+	if a.Name != b.Name || a.Size != b.Size {
+		return false
+	}
+	return a.ModTime == b.ModTime || (a.CRC != "" && a.CRC == b.CRC)
+}
+
+// fileCRC is the CRC-32C of the file at path, in hex.
+func fileCRC(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := crc32.New(crc32.MakeTable(crc32.Castagnoli))
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("%08x", h.Sum32()), nil
 }
 
 // FlowManifestFile is the manifest's name inside a FlowStore's folder.
@@ -58,7 +88,11 @@ func NewFlowManifest(frames []string, flow string, w, h int) (FlowManifest, erro
 		if err != nil {
 			return FlowManifest{}, fmt.Errorf("flow store: %w", err)
 		}
-		m.Frames[i] = FrameStamp{Name: filepath.Base(p), Size: st.Size(), ModTime: st.ModTime().UnixNano()}
+		crc, err := fileCRC(p)
+		if err != nil {
+			return FlowManifest{}, fmt.Errorf("flow store: %w", err)
+		}
+		m.Frames[i] = FrameStamp{Name: filepath.Base(p), Size: st.Size(), ModTime: st.ModTime().UnixNano(), CRC: crc}
 	}
 	return m, nil
 }
@@ -108,7 +142,7 @@ func OpenFlowStore(dir string, want FlowManifest) (*FlowStore, error) {
 		return nil, fmt.Errorf("%s: flows of %d frames, not %d", path, len(m.Frames), len(want.Frames))
 	}
 	for i := range m.Frames {
-		if m.Frames[i] != want.Frames[i] {
+		if !sameFrame(m.Frames[i], want.Frames[i]) {
 			return nil, fmt.Errorf("%s: made for frame %d %+v, which is now %+v", path, i, m.Frames[i], want.Frames[i])
 		}
 	}

@@ -99,7 +99,8 @@ func TestOpenFlowStoreRefusesOtherFramesOrFlow(t *testing.T) {
 		"size":   other(func(o *FlowManifest) { o.Width = 5 }),
 		"frames": other(func(o *FlowManifest) { o.Frames = o.Frames[:2] }),
 	}
-	// A frame rewritten after tracking (another modification time).
+	// A frame copied again (another modification time, the same bytes)
+	// still matches; a store written before frames had a CRC does not.
 	later := time.Now().Add(time.Hour)
 	if err := os.Chtimes(frames[1], later, later); err != nil {
 		t.Fatal(err)
@@ -108,7 +109,30 @@ func TestOpenFlowStoreRefusesOtherFramesOrFlow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cases["modified frame"] = touched
+	if _, err := OpenFlowStore(dir, touched); err != nil {
+		t.Errorf("a frame with a newer time and the same bytes: %v", err)
+	}
+	old := m
+	old.Frames = append([]FrameStamp(nil), m.Frames...)
+	for i := range old.Frames {
+		old.Frames[i].CRC = ""
+	}
+	oldDir := t.TempDir()
+	if _, err := CreateFlowStore(oldDir, old); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := OpenFlowStore(oldDir, touched); err == nil || !strings.Contains(err.Error(), FlowManifestFile) {
+		t.Errorf("a store without CRCs, a touched frame: %v, want a refusal", err)
+	}
+	// A frame rewritten after tracking with other bytes of the same size.
+	if err := os.WriteFile(frames[1], []byte(strings.Repeat("y", 11)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rewritten, err := NewFlowManifest(frames, "dis a", 4, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases["modified frame"] = rewritten
 	for name, want := range cases {
 		if _, err := OpenFlowStore(dir, want); err == nil || !strings.Contains(err.Error(), FlowManifestFile) {
 			t.Errorf("%s: %v, want a refusal naming %s", name, err, FlowManifestFile)

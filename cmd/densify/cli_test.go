@@ -428,10 +428,26 @@ func TestTrackFlowsFeedPredict(t *testing.T) {
 			t.Errorf("%s differs with --flows (%d and %d bytes)", sub, len(a), len(b))
 		}
 	}
-	// Frames rewritten since the tracking: the store is refused.
+	// A frame with a newer time and the same bytes (copied again): the
+	// store is still read.
 	later := time.Now().Add(time.Hour)
 	first := filepath.Join(frames, "synth01_0001.png")
 	if err := os.Chtimes(first, later, later); err != nil {
+		t.Fatal(err)
+	}
+	if _, o := predict("touched", "--flows", flows); strings.Contains(o, "not read") {
+		t.Errorf("a store of frames copied again was not read:\n%s", o)
+	}
+	// Frames rewritten since the tracking (a byte more after the image's
+	// end): the store is refused.
+	f, err := os.OpenFile(first, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Write([]byte{0}); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
 		t.Fatal(err)
 	}
 	if _, o := predict("stale", "--flows", flows); !strings.Contains(o, "the flows are computed, not read from --flows") {
