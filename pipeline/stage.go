@@ -7,14 +7,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"hash/crc32"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/densify/densify/internal/atomicfile"
+	"github.com/densify/densify/internal/checksum"
 )
 
 // Stamp records a finished stage in <sequence>/.stamps/<stage>.json. It is
@@ -105,45 +104,49 @@ func readStamp(seqDir, name string) (*Stamp, time.Time) {
 // exists, records the same parameters, every output exists, and no input
 // (file, or any file in an input folder) was modified after the stamp, or
 // the inputs still have the digest the stamp records (inputDigest: newer
-// times, same contents); then the stamp's time moves to now.
-func freshness(seqDir string, st stage, force bool) (bool, string, *Stamp) {
+// times, same contents); then the stamp's time moves to now. digest is the
+// inputs' digest where it had to compute it ("" otherwise), so that a
+// stage that runs need not read its inputs again for its stamp.
+func freshness(seqDir string, st stage, force bool) (ok bool, why string, old *Stamp, digest string) {
 	if force {
-		return false, "forced", nil
+		return false, "forced", nil, ""
 	}
 	s, when := readStamp(seqDir, st.name)
 	if s == nil {
-		return false, "no stamp", nil
+		return false, "no stamp", nil, ""
 	}
 	want, err := json.Marshal(st.params)
 	if err != nil {
-		return false, "parameters: " + err.Error(), nil
+		return false, "parameters: " + err.Error(), nil, ""
 	}
 	if !bytes.Equal(compactJSON(s.Params), compactJSON(want)) {
-		return false, "parameters changed", nil
+		return false, "parameters changed", nil, ""
 	}
 	for _, o := range st.outputs {
 		if _, err := os.Stat(o); err != nil {
-			return false, "missing " + o, nil
+			return false, "missing " + o, nil, ""
 		}
 	}
 	for _, in := range st.inputs {
 		t, err := latest(in)
 		if err != nil {
-			return false, "input " + in + ": " + err.Error(), nil
+			return false, "input " + in + ": " + err.Error(), nil, ""
 		}
 		if t.After(when) {
-			if s.Inputs != "" {
-				if d, err := inputDigest(st.inputs); err == nil && d == s.Inputs {
-					// the same contents: later checks need not read them again
-					now := time.Now()
-					os.Chtimes(stampPath(seqDir, st.name), now, now)
-					return true, "up to date (newer input times, same contents)", s
-				}
+			if s.Inputs == "" {
+				return false, "newer input " + in, nil, ""
 			}
-			return false, "newer input " + in, nil
+			d, err := inputDigest(st.inputs)
+			if err != nil || d != s.Inputs {
+				return false, "newer input " + in, nil, d
+			}
+			// the same contents: later checks need not read them again
+			now := time.Now()
+			os.Chtimes(stampPath(seqDir, st.name), now, now)
+			return true, "up to date (newer input times, same contents)", s, d
 		}
 	}
-	return true, "up to date", s
+	return true, "up to date", s, ""
 }
 
 // inputDigest is a digest of the contents of paths (files, or folders with
@@ -153,8 +156,6 @@ func freshness(seqDir string, st stage, force bool) (bool, string, *Stamp) {
 // not enter it, so a copy of the same inputs elsewhere has the same digest.
 func inputDigest(paths []string) (string, error) {
 	h := sha256.New()
-	table := crc32.MakeTable(crc32.Castagnoli)
-	buf := make([]byte, 1<<20)
 	for i, root := range paths {
 		err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 			if err != nil || d.IsDir() {
@@ -164,17 +165,11 @@ func inputDigest(paths []string) (string, error) {
 			if err != nil {
 				return err
 			}
-			f, err := os.Open(p)
+			crc, n, err := checksum.File(p)
 			if err != nil {
 				return err
 			}
-			defer f.Close()
-			c := crc32.New(table)
-			n, err := io.CopyBuffer(c, f, buf)
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(h, "%d\x00%s\x00%d\x00%08x\n", i, filepath.ToSlash(rel), n, c.Sum32())
+			fmt.Fprintf(h, "%d\x00%s\x00%d\x00%08x\n", i, filepath.ToSlash(rel), n, crc)
 			return nil
 		})
 		if err != nil {
@@ -219,7 +214,7 @@ func writeStamp(seqDir string, st stage, secs float64, info any, inputs string) 
 // summary (stored in the stamp). A skipped stage returns the stamped summary
 // decoded into info (when info is non-nil).
 func (p *seqRun) runStage(st stage, info any, do func(why string) (any, error)) (StageStatus, error) {
-	ok, why, old := freshness(p.dir, st, p.opt.Force)
+	ok, why, old, digest := freshness(p.dir, st, p.opt.Force)
 	if ok {
 		if info != nil && len(old.Info) > 0 {
 			if err := json.Unmarshal(old.Info, info); err != nil {
@@ -236,9 +231,11 @@ func (p *seqRun) runStage(st stage, info any, do func(why string) (any, error)) 
 	if err := os.Remove(stampPath(p.dir, st.name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return StageStatus{}, err
 	}
-	// the digest of the inputs this run reads (empty when one is missing:
-	// do then fails, or the stamp just lacks it)
-	digest, _ := inputDigest(st.inputs)
+	// the digest of the inputs this run reads, unless freshness computed
+	// it (empty when one is missing: do then fails, or the stamp lacks it)
+	if digest == "" {
+		digest, _ = inputDigest(st.inputs)
+	}
 	t0 := time.Now()
 	res, err := do(why)
 	if err != nil {

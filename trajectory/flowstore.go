@@ -4,14 +4,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"hash/crc32"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
 
 	"github.com/densify/densify/internal/atomicfile"
+	"github.com/densify/densify/internal/checksum"
 	"github.com/densify/densify/internal/fileerr"
 	"github.com/densify/densify/internal/npy"
 )
@@ -62,20 +61,6 @@ func sameFrame(a, b FrameStamp) bool {
 	return a.ModTime == b.ModTime || (a.CRC != "" && a.CRC == b.CRC)
 }
 
-// fileCRC is the CRC-32C of the file at path, in hex.
-func fileCRC(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := crc32.New(crc32.MakeTable(crc32.Castagnoli))
-	if _, err := io.Copy(h, f); err != nil {
-		return "", err
-	}
-	return fmt.Sprintf("%08x", h.Sum32()), nil
-}
-
 // FlowManifestFile is the manifest's name inside a FlowStore's folder.
 const FlowManifestFile = "flows.json"
 
@@ -88,11 +73,11 @@ func NewFlowManifest(frames []string, flow string, w, h int) (FlowManifest, erro
 		if err != nil {
 			return FlowManifest{}, fmt.Errorf("flow store: %w", err)
 		}
-		crc, err := fileCRC(p)
+		crc, _, err := checksum.File(p)
 		if err != nil {
 			return FlowManifest{}, fmt.Errorf("flow store: %w", err)
 		}
-		m.Frames[i] = FrameStamp{Name: filepath.Base(p), Size: st.Size(), ModTime: st.ModTime().UnixNano(), CRC: crc}
+		m.Frames[i] = FrameStamp{Name: filepath.Base(p), Size: st.Size(), ModTime: st.ModTime().UnixNano(), CRC: fmt.Sprintf("%08x", crc)}
 	}
 	return m, nil
 }
