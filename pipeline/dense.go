@@ -34,12 +34,17 @@ type Densifier interface {
 
 // TrainRequest asks for one trained model.
 type TrainRequest struct {
-	Sets     []string // prepared training-set folders
-	Out      string   // model folder
-	Variant  string   // loss weighting (Variant.TrainVariant): hard, uniform, confidence, prune or hard-right
-	Factor   float64  // hard-example factor replacing the set's (> 0), or 0
-	Phi      *float64 // φ for redrawn hard examples, or nil: the set's mask
-	Resume   bool     // continue from the checkpoints in Out
+	Sets    []string // prepared training-set folders
+	Out     string   // model folder
+	Variant string   // loss weighting (Variant.TrainVariant): hard, uniform, confidence, prune or hard-right
+	Factor  float64  // hard-example factor replacing the set's (> 0), or 0
+	Phi     *float64 // φ for redrawn hard examples, or nil: the set's mask
+	Resume  bool     // continue from the checkpoints in Out
+	// Pseudo and Init are a self-training round's (TrainOptions.Rounds):
+	// the previous round's masks folder (with prob/), one per set, and the
+	// checkpoint to start from; empty for the first training.
+	Pseudo   []string
+	Init     string
 	Options  TrainOptions
 	Progress io.Writer
 }
@@ -73,15 +78,28 @@ func (o *Options) densifier() (Densifier, error) {
 }
 
 // DenseResult is the outcome of one variant and seed on one sequence.
+// With self-training rounds, Masks, Preview, Scores and Train are the last
+// round's, the seconds are summed over the rounds, and Rounds has each.
 type DenseResult struct {
-	Variant    Variant      `json:"variant"`
-	Seed       int64        `json:"seed"`
-	Train      *TrainResult `json:"train,omitempty"`
-	Masks      string       `json:"masks"`             // relative to the sequence folder
-	Preview    string       `json:"preview,omitempty"` // overlay preview PNG, relative
-	Scores     *Scores      `json:"scores,omitempty"`  // nil without ground truth
-	TrainSecs  float64      `json:"train_seconds"`
-	PredictSec float64      `json:"predict_seconds"`
+	Variant    Variant       `json:"variant"`
+	Seed       int64         `json:"seed"`
+	Train      *TrainResult  `json:"train,omitempty"`
+	Masks      string        `json:"masks"`             // relative to the sequence folder
+	Preview    string        `json:"preview,omitempty"` // overlay preview PNG, relative
+	Scores     *Scores       `json:"scores,omitempty"`  // nil without ground truth
+	TrainSecs  float64       `json:"train_seconds"`
+	PredictSec float64       `json:"predict_seconds"`
+	Rounds     []RoundResult `json:"rounds,omitempty"`
+}
+
+// RoundResult is one training round of a DenseResult: round 0 is the
+// training on the prepared set, round r ≥ 1 the r-th self-training round.
+type RoundResult struct {
+	Round      int     `json:"round"`
+	Masks      string  `json:"masks"`
+	Scores     *Scores `json:"scores,omitempty"`
+	TrainSecs  float64 `json:"train_seconds"`
+	PredictSec float64 `json:"predict_seconds"`
 }
 
 type trainParams struct {
@@ -90,6 +108,10 @@ type trainParams struct {
 	Factor    float64      `json:"factor,omitempty"`
 	Phi       *float64     `json:"phi,omitempty"`
 	Options   TrainOptions `json:"options"`
+	// a self-training round's (zero for the first training)
+	Round        int                     `json:"round,omitempty"`
+	Pseudo       *trainset.PseudoOptions `json:"pseudo,omitempty"`
+	PseudoWeight float64                 `json:"pseudo_weight,omitempty"`
 }
 
 // prepareOracle prepares the oracle training set (VariantOracle): the
@@ -138,14 +160,70 @@ func (p *seqRun) dense(v Variant, k int) error {
 		return err
 	}
 	pp := tp
-	pp.Options = topt
+	pp.Options = predictOptions(topt, 0)
 	if err := p.predictStage(d, dr, run, ckpt, pp); err != nil {
 		return err
 	}
-	if p.gt == nil {
+	if p.gt != nil {
+		if err := p.denseEvalStage(dr, run); err != nil {
+			return err
+		}
+	}
+	if topt.Rounds == 0 {
 		return nil
 	}
-	return p.denseEvalStage(dr, run)
+	return p.selfTrain(d, dr, run, set, ckpt, tp, topt)
+}
+
+// selfTrain runs the self-training rounds 1…Rounds after the first training
+// of run (its model ckpt, its masks in dr): round r trains run-roundR from
+// round r−1's checkpoint on set plus round r−1's confident mask pixels,
+// predicts and scores. dr ends with the last round's masks and scores.
+func (p *seqRun) selfTrain(d Densifier, dr *DenseResult, run, set, ckpt string, tp trainParams, topt TrainOptions) error {
+	dr.Rounds = []RoundResult{{Masks: dr.Masks, Scores: dr.Scores, TrainSecs: dr.TrainSecs, PredictSec: dr.PredictSec}}
+	prev := run
+	for r := 1; r <= topt.Rounds; r++ {
+		if err := p.checkCtx(); err != nil {
+			return err
+		}
+		rrun := fmt.Sprintf("%s-round%d", run, r)
+		rd := &DenseResult{Masks: "masks-" + rrun}
+		rtp := tp
+		rtp.Round = r
+		po := topt.PseudoOrDefault()
+		rtp.Pseudo, rtp.PseudoWeight = &po, topt.PseudoWeight
+		rin := roundInputs{masks: p.lay.Masks(prev), ckpt: ckpt}
+		next, err := p.trainRound(d, rd, rrun, set, rtp, topt, rin)
+		if err != nil {
+			return err
+		}
+		pp := rtp
+		pp.Options = predictOptions(topt, r)
+		if err := p.predictStage(d, rd, rrun, next, pp); err != nil {
+			return err
+		}
+		if p.gt != nil {
+			if err := p.denseEvalStage(rd, rrun); err != nil {
+				return err
+			}
+		}
+		dr.Rounds = append(dr.Rounds, RoundResult{Round: r, Masks: rd.Masks, Scores: rd.Scores, TrainSecs: rd.TrainSecs, PredictSec: rd.PredictSec})
+		dr.Masks, dr.Preview, dr.Scores, dr.Train = rd.Masks, rd.Preview, rd.Scores, rd.Train
+		dr.TrainSecs += rd.TrainSecs
+		dr.PredictSec += rd.PredictSec
+		prev, ckpt = rrun, next
+	}
+	return nil
+}
+
+// predictOptions are the prediction options of round r: a round that
+// another follows also writes the probability maps that round reads.
+func predictOptions(topt TrainOptions, r int) TrainOptions {
+	if r < topt.Rounds {
+		topt.ProbMaps = true
+	}
+	topt.Rounds, topt.Pseudo, topt.PseudoWeight = 0, nil, 0
+	return topt
 }
 
 // trainingSet is the prepared set variant v trains on: the oracle's
@@ -199,6 +277,8 @@ func modelParams(densifier string, v Variant, topt TrainOptions) trainParams {
 	// off, so folders trained without them keep their stamps)
 	tp.Options.Overlays, tp.Options.ProbMaps, tp.Options.PriorShift = false, false, false
 	tp.Options.Refine, tp.Options.Temporal, tp.Options.Mirror = "", 0, false
+	// nor do the rounds after it change the first round's model
+	tp.Options.Rounds, tp.Options.Pseudo, tp.Options.PseudoWeight = 0, nil, 0
 	return tp
 }
 
@@ -206,8 +286,23 @@ func modelParams(densifier string, v Variant, topt TrainOptions) trainParams {
 // (stamped as tp; resuming a killed training) and returns its checkpoint's
 // path.
 func (p *seqRun) trainStage(d Densifier, dr *DenseResult, run, set string, tp trainParams, topt TrainOptions) (string, error) {
+	return p.trainRound(d, dr, run, set, tp, topt, roundInputs{})
+}
+
+// roundInputs are what a self-training round reads of the round before
+// it: its masks folder (with prob/) and its checkpoint; zero for the
+// first training.
+type roundInputs struct{ masks, ckpt string }
+
+// trainRound is trainStage for a training that may be a self-training
+// round (in.masks set).
+func (p *seqRun) trainRound(d Densifier, dr *DenseResult, run, set string, tp trainParams, topt TrainOptions, in roundInputs) (string, error) {
 	model := p.lay.Model(run)
-	st := stage{name: "train-" + run, params: tp, inputs: []string{set}, outputs: []string{model}}
+	inputs := []string{set}
+	if in.masks != "" {
+		inputs = append(inputs, in.masks, in.ckpt)
+	}
+	st := stage{name: "train-" + run, params: tp, inputs: inputs, outputs: []string{model}}
 	var tr TrainResult
 	s, err := p.runStage(st, &tr, func(why string) (any, error) {
 		resume := false
@@ -218,8 +313,12 @@ func (p *seqRun) trainStage(d Densifier, dr *DenseResult, run, set string, tp tr
 				return nil, err
 			}
 		}
-		res, err := d.Train(p.ctx, TrainRequest{Sets: []string{set}, Out: model, Variant: tp.Variant, Factor: tp.Factor, Phi: tp.Phi,
-			Resume: resume, Options: topt, Progress: p.opt.progress()})
+		req := TrainRequest{Sets: []string{set}, Out: model, Variant: tp.Variant, Factor: tp.Factor, Phi: tp.Phi,
+			Resume: resume, Options: topt, Progress: p.opt.progress()}
+		if in.masks != "" {
+			req.Pseudo, req.Init = []string{in.masks}, in.ckpt
+		}
+		res, err := d.Train(p.ctx, req)
 		if err != nil {
 			return nil, err
 		}

@@ -267,6 +267,29 @@ type TrainOptions struct {
 	// Mirror averages each frame's prediction with its mirror image's
 	// (train.PredictOptions.Mirror; on by default in run and predict).
 	Mirror bool `json:"mirror,omitempty"`
+	// Rounds is the number of self-training rounds after the first
+	// training (0 = none): round r trains from round r−1's weights on the
+	// prepared set plus the confident pixels of round r−1's refined masks
+	// (trainset.PseudoLabels with Pseudo; train.Config.Pseudo with
+	// PseudoWeight), then predicts again. The masks of the last round are
+	// the result; every round's are kept and scored.
+	Rounds int `json:"rounds,omitempty"`
+	// Pseudo selects the confident pixels (nil =
+	// trainset.DefaultPseudoOptions).
+	Pseudo *trainset.PseudoOptions `json:"pseudo,omitempty"`
+	// PseudoWeight is λ of train.Config.PseudoWeight (0 = its default).
+	PseudoWeight float64 `json:"pseudo_weight,omitempty"`
+}
+
+// MaxRounds bounds TrainOptions.Rounds.
+const MaxRounds = 20
+
+// PseudoOrDefault is Pseudo, or trainset.DefaultPseudoOptions when nil.
+func (t TrainOptions) PseudoOrDefault() trainset.PseudoOptions {
+	if t.Pseudo != nil {
+		return *t.Pseudo
+	}
+	return trainset.DefaultPseudoOptions()
 }
 
 // RefineMethods are the values of TrainOptions.Refine.
@@ -373,6 +396,13 @@ func (o *Options) Validate() error {
 		return fmt.Errorf("train: threads must be in [0, 4096] (0 = all cores), got %d", t.Threads)
 	case t.Temporal < 0 || t.Temporal > refine.MaxTemporalRadius:
 		return fmt.Errorf("predict: temporal radius must be in [0, %d] frames (0 = off), got %d", refine.MaxTemporalRadius, t.Temporal)
+	case t.Rounds < 0 || t.Rounds > MaxRounds:
+		return fmt.Errorf("train: self-training rounds must be in [0, %d] (0 = none), got %d", MaxRounds, t.Rounds)
+	case !(t.PseudoWeight >= 0 && t.PseudoWeight <= 1e6):
+		return fmt.Errorf("train: self-training weight must be in (0, 1e6] (0 = default), got %v", t.PseudoWeight)
+	}
+	if err := t.PseudoOrDefault().Validate(); err != nil {
+		return fmt.Errorf("train: %w", err)
 	}
 	return CheckRefine(t.Refine)
 }

@@ -351,6 +351,9 @@ func (r *Report) writeSequence(b *strings.Builder, s *SequenceResult) {
 	if line := thinLine(s, r.Variants); line != "" {
 		b.WriteString(line + "\n")
 	}
+	if line := roundsLine(s, r.Variants); line != "" {
+		b.WriteString(line + "\n")
+	}
 	b.WriteString("\n")
 	if links := sequenceLinks(s, r.Variants); len(links) > 0 {
 		b.WriteString(strings.Join(links, " · ") + "\n\n")
@@ -500,6 +503,32 @@ func thinLine(s *SequenceResult, variants []Variant) string {
 	return fmt.Sprintf("Dense J (away from object parts thinner than %d px, where the annotation draws 1-px lines): %s.", 2*morph.ThinRadius+1, strings.Join(parts, ", "))
 }
 
+// roundsLine is the dense J of every self-training round of each variant
+// (TrainOptions.Rounds), with the minutes each round took; "" without
+// rounds.
+func roundsLine(s *SequenceResult, variants []Variant) string {
+	var parts []string
+	for _, v := range variants {
+		d := s.Dense[v]
+		if d == nil || len(d.Rounds) == 0 {
+			continue
+		}
+		var rs []string
+		for _, r := range d.Rounds {
+			j := "no ground truth"
+			if r.Scores != nil {
+				j = "J " + pct(r.Scores.JMean)
+			}
+			rs = append(rs, fmt.Sprintf("round %d %s (%.1f min)", r.Round, j, (r.TrainSecs+r.PredictSec)/60))
+		}
+		parts = append(parts, fmt.Sprintf("%s: %s", v, strings.Join(rs, " → ")))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "Self-training rounds, " + strings.Join(parts, "; ") + "."
+}
+
 // Deterministic is the report as JSON lines without what depends on the
 // clock or the work folder (stage, training and prediction times, checkpoint
 // paths): two runs of the same inputs and seeds, sequential or sharded,
@@ -508,6 +537,11 @@ func (r *Report) Deterministic() (string, error) {
 	strip := func(d *DenseResult) *DenseResult {
 		dc := *d
 		dc.TrainSecs, dc.PredictSec = 0, 0
+		dc.Rounds = nil
+		for _, r := range d.Rounds {
+			r.TrainSecs, r.PredictSec = 0, 0
+			dc.Rounds = append(dc.Rounds, r)
+		}
 		if d.Train != nil {
 			tr := *d.Train
 			tr.Checkpoint = ""

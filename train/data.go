@@ -37,6 +37,7 @@ type trainData struct {
 	Samples  []*sample
 	Labelled int // labelled pixels at training resolution over all frames
 	Hard     int
+	Pseudo   int // of which labelled by the self-training round (weighting.Pseudo)
 	// classW and classN sum the base weights (class balance) and count the
 	// labelled pixels of every class at the sets' resolution (PriorShift).
 	classW, classN []float64
@@ -101,12 +102,23 @@ func loadSets(dirs []string, scale float64, wt weighting) (*trainData, error) {
 			classes = m.Classes
 		}
 		d.Classes = max(d.Classes, classes)
+		var setSamples []*sample
 		for _, mf := range m.Frames {
 			s, err := loadFrame(dir, m, mf, scale, wt)
 			if err != nil {
 				return nil, err
 			}
 			s.set = si
+			setSamples = append(setSamples, s)
+		}
+		if si < len(wt.Pseudo) {
+			n, err := addPseudo(setSamples, m, wt.Pseudo[si], wt.PseudoOptions, wt.PseudoWeight)
+			if err != nil {
+				return nil, err
+			}
+			d.Pseudo += n
+		}
+		for _, s := range setSamples {
 			if len(d.classW) < len(s.classW) {
 				d.classW = append(d.classW, make([]float64, len(s.classW)-len(d.classW))...)
 				d.classN = append(d.classN, make([]float64, len(s.classN)-len(d.classN))...)
@@ -148,6 +160,67 @@ func loadSets(dirs []string, scale float64, wt weighting) (*trainData, error) {
 	return d, nil
 }
 
+// addPseudo adds the self-training labels of folder dir
+// (trainset.ReadPseudoLabels) to the samples of the set of manifest m, at
+// their training resolution (the label at the centre of each training
+// pixel), where the set leaves a pixel unlabelled. The n_c pseudo-labelled
+// pixels of class c each weigh λ·S_c / n_c, S_c being the total weight of
+// the set's own labels of class c, so that each class's pseudo-labels
+// together weigh λ times its sparse labels. It returns the number of
+// pseudo-labelled pixels.
+func addPseudo(samples []*sample, m *trainset.Manifest, dir string, o trainset.PseudoOptions, lambda float64) (int, error) {
+	if m.Mode != "binary" {
+		return 0, fmt.Errorf("%s: self-training labels are binary masks, but the set is %s", dir, m.Mode)
+	}
+	W, H := m.Width, m.Height
+	var sparse, count [2]float64
+	pseudo := make([][]int16, len(samples))
+	for k, s := range samples {
+		full, err := trainset.ReadPseudoLabels(dir, s.frame, W, H, o)
+		if err != nil {
+			return 0, err
+		}
+		p := make([]int16, s.W*s.H)
+		for ty := 0; ty < s.H; ty++ {
+			y := min(H-1, int((float64(ty)+0.5)*float64(H)/float64(s.H)))
+			for tx := 0; tx < s.W; tx++ {
+				x := min(W-1, int((float64(tx)+0.5)*float64(W)/float64(s.W)))
+				j := ty*s.W + tx
+				p[j] = trainset.Unlabelled
+				if l := s.Labels[j]; l >= 0 {
+					if l < 2 {
+						sparse[l] += float64(s.Weights[j])
+					}
+					continue
+				}
+				if c := full[y*W+x]; c >= 0 {
+					p[j] = c
+					count[c]++
+				}
+			}
+		}
+		pseudo[k] = p
+	}
+	var w [2]float32
+	for c := range w {
+		if count[c] > 0 {
+			w[c] = float32(lambda * sparse[c] / count[c])
+		}
+	}
+	n := 0
+	for k, s := range samples {
+		for j, c := range pseudo[k] {
+			if c < 0 || w[c] <= 0 {
+				continue
+			}
+			s.Labels[j], s.Weights[j] = c, w[c]
+			s.SumW += float64(w[c])
+			n++
+		}
+	}
+	return n, nil
+}
+
 // weighting selects the loss weights: the variant and, for VariantHard and
 // VariantHardRight, an optional factor (> 0) and φ (≥ 0) replacing the
 // set's; the temperature, pruned fraction and minimum probability of being
@@ -162,6 +235,10 @@ type weighting struct {
 	Prune       float64
 	MinRight    float64
 	pruneBelow  float32
+	// the self-training labels (Config.Pseudo, PseudoOptions, PseudoWeight)
+	Pseudo        []string
+	PseudoOptions trainset.PseudoOptions
+	PseudoWeight  float64
 }
 
 // redraw reports whether the hard examples are redrawn for another φ.

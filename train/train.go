@@ -113,6 +113,21 @@ type Config struct {
 	Average int
 	// Resume continues from the last complete epoch in the output folder.
 	Resume bool
+	// Pseudo, when not empty, adds the labels of a self-training round to
+	// the sets: the i-th folder holds the masks and prob/ maps that the
+	// previous round predicted for the frames of the i-th set
+	// (trainset.ReadPseudoLabels with PseudoOptions). A pixel the set
+	// labels keeps its label; the pseudo-labelled pixels of each class
+	// share PseudoWeight times the total weight of that class's labels in
+	// the set (so the sparse labels' class balance carries over).
+	Pseudo        []string
+	PseudoOptions trainset.PseudoOptions
+	// PseudoWeight is λ above (0 = DefaultPseudoWeight).
+	PseudoWeight float64
+	// Init, when set, starts from this checkpoint's weights (the previous
+	// round's model) instead of a random initialisation; Adam starts
+	// afresh.
+	Init string
 	// Joint trains one model over all sets instead of one per set.
 	Joint bool
 	// OnStep, if not nil, is called after every optimisation step (the
@@ -191,6 +206,11 @@ type Options struct {
 	MinRight    float64 `json:"min_right,omitempty"`
 	Flip        bool    `json:"flip"`
 	Seed        int64   `json:"seed"`
+	// the self-training round's labels and start (Config.Pseudo, Init)
+	Pseudo        []string                `json:"pseudo,omitempty"`
+	PseudoOptions *trainset.PseudoOptions `json:"pseudo_options,omitempty"`
+	PseudoWeight  float64                 `json:"pseudo_weight,omitempty"`
+	Init          string                  `json:"init,omitempty"`
 }
 
 // CheckpointInfo is the "extra" record of the checkpoints written by Run.
@@ -220,6 +240,7 @@ type Summary struct {
 	Frames     int        `json:"frames"`
 	Labelled   int        `json:"labelled_pixels"`
 	Hard       int        `json:"hard_pixels"`
+	Pseudo     int        `json:"pseudo_pixels,omitempty"` // self-training labels at training resolution
 	Width      int        `json:"train_width"`
 	Height     int        `json:"train_height"`
 	FinalLoss  float64    `json:"final_loss"` // mean loss of the last epoch
@@ -310,8 +331,24 @@ func (c *Config) validate() error {
 	if c.MinRight == 0 && c.Variant == VariantHardRight {
 		c.MinRight = DefaultMinRight
 	}
+	if len(c.Pseudo) > 0 {
+		if err := c.PseudoOptions.Validate(); err != nil {
+			return fmt.Errorf("train: %w", err)
+		}
+		if !(c.PseudoWeight >= 0 && c.PseudoWeight <= 1e6) {
+			return fmt.Errorf("train: self-training weight must be in (0, 1e6] (0 = %g), got %v", DefaultPseudoWeight, c.PseudoWeight)
+		}
+		if c.PseudoWeight == 0 {
+			c.PseudoWeight = DefaultPseudoWeight
+		}
+	}
 	return nil
 }
+
+// DefaultPseudoWeight is λ of Config.PseudoWeight: a self-training round's
+// labels of each class weigh as much, in all, as the set's own labels of
+// that class.
+const DefaultPseudoWeight = 1.0
 
 // DefaultPrune is the default fraction of VariantPrune: 0.05, the first
 // step of the sparsification curves of the twenty DAVIS 2016 development
@@ -327,7 +364,8 @@ const DefaultMinRight = 0.9
 
 // weighting is what loadSets needs of the configuration.
 func (c Config) weighting() weighting {
-	w := weighting{Variant: c.Variant, Factor: c.HardFactor, Phi: -1, Temperature: c.Temperature, Prune: c.Prune, MinRight: c.MinRight}
+	w := weighting{Variant: c.Variant, Factor: c.HardFactor, Phi: -1, Temperature: c.Temperature, Prune: c.Prune, MinRight: c.MinRight,
+		Pseudo: c.Pseudo, PseudoOptions: c.PseudoOptions, PseudoWeight: c.PseudoWeight}
 	if c.HardPhi != nil {
 		w.Phi = *c.HardPhi
 	}
@@ -364,6 +402,9 @@ func Run(ctx context.Context, cfg Config, sets []string, out string, progress io
 	if err := unet.SetThreads(cfg.Threads); err != nil {
 		return nil, err
 	}
+	if len(cfg.Pseudo) > 0 && len(cfg.Pseudo) != len(sets) {
+		return nil, fmt.Errorf("train: %d self-training label folders for %d sets; give one per set", len(cfg.Pseudo), len(sets))
+	}
 	if cfg.Joint || len(sets) == 1 {
 		return trainOne(ctx, cfg, sets, out, progress)
 	}
@@ -380,7 +421,11 @@ func Run(ctx context.Context, cfg Config, sets []string, out string, progress io
 	for i, set := range sets {
 		name := names[i]
 		fmt.Fprintf(progress, "training %s\n", name)
-		s, err := trainOne(ctx, cfg, []string{set}, filepath.Join(out, name), progress)
+		c := cfg
+		if len(cfg.Pseudo) > 0 {
+			c.Pseudo = cfg.Pseudo[i : i+1]
+		}
+		s, err := trainOne(ctx, c, []string{set}, filepath.Join(out, name), progress)
 		if err != nil {
 			return nil, err
 		}
@@ -474,6 +519,13 @@ func trainOne(ctx context.Context, cfg Config, sets []string, out string, progre
 	opts := Options{Model: mc, Sets: absAll(sets), Mode: data.Mode, LR: cfg.LR, Schedule: cfg.Schedule.recorded(), Batch: cfg.Batch, Scale: scale,
 		Variant: cfg.Variant, Factor: cfg.HardFactor, Temperature: cfg.Temperature, Prune: cfg.Prune, MinRight: cfg.MinRight,
 		Flip: !cfg.NoFlip, Seed: cfg.Seed}
+	if len(cfg.Pseudo) > 0 {
+		po := cfg.PseudoOptions
+		opts.Pseudo, opts.PseudoOptions, opts.PseudoWeight = absAll(cfg.Pseudo), &po, cfg.PseudoWeight
+	}
+	if cfg.Init != "" {
+		opts.Init = absAll([]string{cfg.Init})[0]
+	}
 	if cfg.HardPhi != nil {
 		phi := *cfg.HardPhi
 		opts.Phi = &phi
@@ -512,6 +564,12 @@ func trainOne(ctx context.Context, cfg Config, sets []string, out string, progre
 			fmt.Fprintf(progressW, "resuming %s after epoch %d (step %d)\n", out, start, step)
 		}
 	}
+	if cfg.Init != "" && start == 0 {
+		if _, err := model.Load(cfg.Init); err != nil {
+			return nil, fmt.Errorf("train: the starting weights: %w", err)
+		}
+		fmt.Fprintf(progressW, "starting from the weights of %s\n", cfg.Init)
+	}
 	if err := os.MkdirAll(epochDir, 0o755); err != nil {
 		return nil, err
 	}
@@ -521,7 +579,7 @@ func trainOne(ctx context.Context, cfg Config, sets []string, out string, progre
 	bar := progress.New(progressW, perEpoch*max(cfg.Epochs-start, 0), fmt.Sprintf("epoch %d/%d", start+1, cfg.Epochs))
 	sum := &Summary{Out: out, Checkpoint: filepath.Join(out, "model.ckpt"), Options: opts, Params: model.NumParams(),
 		Device: deviceName(dev), Threads: unet.Threads(), Epochs: cfg.Epochs, Frames: len(data.Samples),
-		Labelled: data.Labelled, Hard: data.Hard, Width: data.Samples[0].W, Height: data.Samples[0].H, ResumedAt: start}
+		Labelled: data.Labelled, Hard: data.Hard, Pseudo: data.Pseudo, Width: data.Samples[0].W, Height: data.Samples[0].H, ResumedAt: start}
 	// Epoch losses of resumed epochs come from the log.
 	for e := 1; e <= start; e++ {
 		sum.EpochLoss = append(sum.EpochLoss, meanLoss(rows, e))

@@ -297,6 +297,23 @@ func hostileCases(f *catalogueFixture) []catalogueCase {
 			args: func(f *catalogueFixture, out string) []string {
 				return []string{"train", "--set", filepath.Join(out, "set"), "--out", filepath.Join(out, "model"), "--resume", "--epochs", "1", "--scale", "0.25", "--threads", "1"}
 			}},
+		{name: "train a self-training round on masks without probability maps", code: 1,
+			want: []string{filepath.Join("masks", "prob", "00000.png"), "self-training reads the probability maps that predict writes with prob maps on"},
+			setup: func(t *testing.T, f *catalogueFixture, out string) {
+				set := prepareInto(t, f, out)
+				model := filepath.Join(out, "model")
+				if o, err := densify(t, "train", "--set", set, "--out", model, "--epochs", "1", "--scale", "0.25", "--threads", "1"); err != nil {
+					t.Fatalf("train: %v\n%s", err, o)
+				}
+				if o, err := densify(t, "predict", "--model", filepath.Join(model, "model.ckpt"), "--frames", f.seq, "--out", filepath.Join(out, "masks"), "--temporal", "0", "--threads", "1"); err != nil {
+					t.Fatalf("predict: %v\n%s", err, o)
+				}
+			},
+			keepDirs: []string{"set", "model", "masks"},
+			args: func(f *catalogueFixture, out string) []string {
+				return []string{"train", "--set", filepath.Join(out, "set"), "--out", filepath.Join(out, "round1"), "--pseudo", filepath.Join(out, "masks"),
+					"--init", filepath.Join(out, "model", "model.ckpt"), "--epochs", "1", "--scale", "0.25", "--threads", "1"}
+			}},
 		{name: "run prepares a damaged set again", code: 0, want: []string{"does not load (", "00000_labels.npy: npy: file has", "preparing it again"},
 			setup: func(t *testing.T, f *catalogueFixture, out string) {
 				if o, err := densify(t, append([]string{"run", f.seq, "--out", filepath.Join(out, "work")}, tinyRun...)...); err != nil {

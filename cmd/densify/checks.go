@@ -20,6 +20,7 @@ import (
 	"github.com/densify/densify/dataset"
 	"github.com/densify/densify/eval"
 	"github.com/densify/densify/motiongraph"
+	"github.com/densify/densify/pipeline"
 	"github.com/densify/densify/uncertainty"
 
 	"github.com/densify/densify/internal/flagcheck"
@@ -109,6 +110,10 @@ var flagRanges = map[string]flagcheck.Range{
 	"primary-margin":      flagcheck.Closed(0, 10),
 	"average":             {Lo: 0, Hi: 100000, Note: "0 or 1 = the last weights"},
 	"min-right":           {Lo: 0, Hi: 1, Note: fmt.Sprintf("0 = %g", train.DefaultMinRight)},
+	"rounds":              {Lo: 0, Hi: pipeline.MaxRounds, Note: "0 = none"},
+	"pseudo-confidence":   {Lo: 0.5, Hi: 1, LoOpen: true, HiOpen: true},
+	"pseudo-band":         flagcheck.Closed(0, 1e4),
+	"pseudo-weight":       {Lo: 0, Hi: 1e6, Note: fmt.Sprintf("0 = %g", train.DefaultPseudoWeight)},
 }
 
 var commandRanges = map[string]flagcheck.Range{
@@ -137,7 +142,7 @@ var ioFlags = map[string]flagcheck.IO{
 	"prepare":     {Out: []string{"out/"}, In: []string{"frames:frames", "tracks", "uncertainty", "segment:segment", "gt:gt"}},
 	"decompose":   {Out: []string{"out/"}, In: []string{"image", "gt", "images:tree", "gt-dir:tree", "model"}},
 	"fit":         {Out: []string{"out"}, In: []string{"train-images:tree", "train-gt:tree", "val-images:tree", "val-gt:tree"}},
-	"train":       {Out: []string{"out"}, In: []string{"set:tree", "ARGS:dataset", "cost-model"}},
+	"train":       {Out: []string{"out"}, In: []string{"set:tree", "pseudo:tree", "init", "ARGS:dataset", "cost-model"}},
 	"predict":     {Out: []string{"out/"}, In: []string{"model", "frames:frames", "flows:tree"}},
 	"run":         {Out: []string{"out"}, In: []string{"ARGS:dataset", "tracks", "cost-model"}},
 	"ablate":      {Out: []string{"out"}, In: []string{"ARGS:dataset", "tracks", "cost-model"}},

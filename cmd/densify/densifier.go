@@ -80,6 +80,10 @@ func (unetDensifier) Train(ctx context.Context, req pipeline.TrainRequest) (*pip
 		return nil, err
 	}
 	cfg.HardFactor, cfg.HardPhi = req.Factor, req.Phi
+	if len(req.Pseudo) > 0 {
+		cfg.Pseudo, cfg.Init = req.Pseudo, req.Init
+		cfg.PseudoOptions, cfg.PseudoWeight = req.Options.PseudoOrDefault(), req.Options.PseudoWeight
+	}
 	cfg.Joint = true // one model over the given sets (the pipeline passes one set per sequence)
 	sum, err := train.Run(ctx, cfg, req.Sets, req.Out, req.Progress)
 	if err != nil {

@@ -49,6 +49,7 @@ const prepareExample = `  densify prepare --frames SEQ --tracks seg/*Tracks*.dat
 const trainExample = `  densify train --set set --out model
   densify train --set set --out model --variant uniform --seed 2
   densify train --set set --out model --resume
+  densify train --set set --pseudo masks --init model/model.ckpt --out model-round1   # a self-training round on predict --prob's masks
   densify train ~/data/fbms --split Trainingset --out models   # one U-Net per sequence`
 
 const predictExample = `  densify predict --model model/model.ckpt --frames SEQ --out masks --prob --overlay

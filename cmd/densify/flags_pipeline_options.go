@@ -23,6 +23,10 @@ func (p *pipelineFlags) options(f *Factory, root string) (pipeline.Options, erro
 	o, err := p.upstreamOptions(f, root)
 	o.Train.Overlays = !p.noOverlay
 	budget := p.stepBudget
+	if o.Train.Rounds > 0 {
+		ps := p.pseudo
+		o.Train.Pseudo = &ps
+	}
 	o.Train.StepBudget = &budget
 	return o, err
 }

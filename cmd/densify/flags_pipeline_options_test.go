@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/densify/densify/motiongraph"
+	"github.com/densify/densify/pipeline"
 	"github.com/densify/densify/trainset"
 	"github.com/spf13/pflag"
 )
@@ -79,5 +80,38 @@ func TestPrimaryObjectFlag(t *testing.T) {
 	bindPrepareFlags(fs, &o.Prepare, nil)
 	if err := fs.Parse(nil); err != nil || o.Prepare.PrimaryObject || fs.Lookup("primary-object").Value.Type() != "bool" {
 		t.Errorf("prepare: on %v, type %s, err %v", o.Prepare.PrimaryObject, fs.Lookup("primary-object").Value.Type(), err)
+	}
+}
+
+// --rounds and the self-training flags reach the pipeline's training
+// options; without rounds no pseudo-label options are set, and a
+// confidence outside (0.5, 1) is refused before any work.
+func TestSelfTrainingFlags(t *testing.T) {
+	parse := func(args ...string) pipeline.TrainOptions {
+		t.Helper()
+		var p pipelineFlags
+		fs := pflag.NewFlagSet("run", pflag.ContinueOnError)
+		p.bind(fs)
+		if err := fs.Parse(append([]string{"--out", t.TempDir()}, args...)); err != nil {
+			t.Fatal(err)
+		}
+		f := &Factory{IO: &IOStreams{In: strings.NewReader(""), Out: io.Discard, ErrOut: io.Discard}, Getenv: func(string) string { return "" }}
+		o, err := p.options(f, t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return o.Train
+	}
+	if tr := parse(); tr.Rounds != 0 || tr.Pseudo != nil {
+		t.Errorf("defaults: %d rounds, pseudo options %+v", tr.Rounds, tr.Pseudo)
+	}
+	tr := parse("--rounds", "2", "--pseudo-confidence", "0.8", "--pseudo-band", "3", "--pseudo-weight", "0.5")
+	if tr.Rounds != 2 || tr.Pseudo == nil || *tr.Pseudo != (trainset.PseudoOptions{Confidence: 0.8, Band: 3}) || tr.PseudoWeight != 0.5 {
+		t.Errorf("parsed: %d rounds, %+v, λ %v", tr.Rounds, tr.Pseudo, tr.PseudoWeight)
+	}
+	dir := t.TempDir()
+	_, _, err := execute(t, &Factory{}, "run", dir, "--out", filepath.Join(dir, "w"), "--rounds", "1", "--pseudo-confidence", "0.5")
+	if err == nil || !strings.Contains(err.Error(), "--pseudo-confidence") {
+		t.Errorf("confidence 0.5: %v", err)
 	}
 }

@@ -1,0 +1,105 @@
+package pipeline
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Two self-training rounds after the first training: each round trains
+// from the round before's checkpoint on the set plus the round before's
+// masks, whose prediction wrote the probability maps the round reads; the
+// result holds every round, and the last round's masks are the result's.
+// Run again, nothing reruns; another λ redoes the rounds but not the
+// first training.
+func TestSelfTrainingRounds(t *testing.T) {
+	root, tracks := tinySequence(t)
+	work := t.TempDir()
+	var log bytes.Buffer
+	fd := &fakeDensifier{}
+	opt := testOptions(tracks, fd, &log)
+	opt.Train.Rounds = 2
+	ctx := context.Background()
+	rep, err := Run(ctx, filepath.Join(root, "tiny"), work, opt)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, log.String())
+	}
+	want := all(true)
+	for _, s := range []string{"train-uniform-round1", "predict-uniform-round1", "eval-dense-uniform-round1",
+		"train-uniform-round2", "predict-uniform-round2", "eval-dense-uniform-round2"} {
+		want[s] = true
+	}
+	ran(t, rep, want)
+	lay := Layout{Dir: filepath.Join(work, "tiny"), Name: "tiny"}
+	if len(fd.trains) != 3 || len(fd.predicts) != 3 {
+		t.Fatalf("%d trainings and %d predictions, want 3 and 3", len(fd.trains), len(fd.predicts))
+	}
+	if tr := fd.trains[0]; len(tr.Pseudo) != 0 || tr.Init != "" {
+		t.Errorf("the first training got self-training labels %v from %q", tr.Pseudo, tr.Init)
+	}
+	for r, prev := range []string{"uniform", "uniform-round1"} {
+		tr := fd.trains[r+1]
+		if len(tr.Pseudo) != 1 || tr.Pseudo[0] != lay.Masks(prev) {
+			t.Errorf("round %d reads labels %v, want [%s]", r+1, tr.Pseudo, lay.Masks(prev))
+		}
+		if wantCk := filepath.Join(lay.Model(prev), "model.json"); tr.Init != wantCk {
+			t.Errorf("round %d starts from %q, want %q", r+1, tr.Init, wantCk)
+		}
+		if tr.Out != lay.Model("uniform-round"+string(rune('1'+r))) {
+			t.Errorf("round %d trains into %s", r+1, tr.Out)
+		}
+	}
+	for i, p := range fd.predicts {
+		if wantProb := i < 2; p.Options.ProbMaps != wantProb {
+			t.Errorf("prediction %d writes probability maps: %v, want %v", i, p.Options.ProbMaps, wantProb)
+		}
+	}
+	d := rep.Sequences[0].Dense[DefaultVariant]
+	if len(d.Rounds) != 3 {
+		t.Fatalf("%d rounds recorded, want 3: %+v", len(d.Rounds), d.Rounds)
+	}
+	for r, rr := range d.Rounds {
+		if rr.Round != r || rr.Scores == nil {
+			t.Errorf("round %d recorded as %+v", r, rr)
+		}
+	}
+	if d.Masks != "masks-uniform-round2" || d.Scores.JMean != d.Rounds[2].Scores.JMean || d.Scores.F != d.Rounds[2].Scores.F || d.Preview != "preview-uniform-round2.png" {
+		t.Errorf("result masks %s, preview %s, scores %+v: want the last round's (%+v)", d.Masks, d.Preview, *d.Scores, *d.Rounds[2].Scores)
+	}
+
+	var md strings.Builder
+	if err := rep.Markdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	if line := fmt.Sprintf("Self-training rounds, uniform: round 0 J %s (", pct(d.Rounds[0].Scores.JMean)); !strings.Contains(md.String(), line) ||
+		!strings.Contains(md.String(), fmt.Sprintf(") → round 2 J %s (", pct(d.Rounds[2].Scores.JMean))) {
+		t.Errorf("the report does not give J per round:\n%s", md.String())
+	}
+
+	rep, err = Run(ctx, filepath.Join(root, "tiny"), work, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for s := range want {
+		want[s] = false
+	}
+	ran(t, rep, want)
+
+	opt.Train.PseudoWeight = 2
+	rep, err = Run(ctx, filepath.Join(root, "tiny"), work, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// the rounds' models and so their predictions are redone; the fake's
+	// masks come out the same, so their scores stay
+	for _, s := range []string{"train-uniform-round1", "predict-uniform-round1", "train-uniform-round2", "predict-uniform-round2"} {
+		want[s] = true
+	}
+	ran(t, rep, want)
+	if n := len(fd.trains); n != 5 || fd.trains[3].Options.PseudoWeight != 2 {
+		t.Errorf("%d trainings, the fourth with λ = %v: want 5 and 2", n, fd.trains[len(fd.trains)-1].Options.PseudoWeight)
+	}
+}
