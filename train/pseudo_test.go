@@ -14,6 +14,21 @@ import (
 	"github.com/densify/densify/unet"
 )
 
+// pseudoW is the width of halfMaskSet's frames.
+const pseudoW = 48
+
+// halfMaskSet prepares a synthetic set of three 48×32 frames in a new
+// folder dir and writes masks for it (writeHalfMasks) into dir/masks.
+func halfMaskSet(t *testing.T) (dir, set, masks string) {
+	t.Helper()
+	dir = t.TempDir()
+	const H, n = 32, 3
+	set, _ = synthSet(t, dir, pseudoW, H, n, testOptions())
+	masks = filepath.Join(dir, "masks")
+	writeHalfMasks(t, masks, n, pseudoW, H)
+	return dir, set, masks
+}
+
 // writeHalfMasks writes, for frames 0…n−1 of a W×H set, the files a
 // prediction leaves: the left half foreground (255) with probability 1,
 // the right half background with probability 0.
@@ -43,11 +58,7 @@ func writeHalfMasks(t *testing.T, dir string, n, W, H int) {
 // with the mask's class, and the pseudo-labels of each class weigh in all
 // λ times the set's own labels of that class (Config.Pseudo).
 func TestPseudoLabelsWeighByClass(t *testing.T) {
-	dir := t.TempDir()
-	const W, H, n = 48, 32, 3
-	set, _ := synthSet(t, dir, W, H, n, testOptions())
-	masks := filepath.Join(dir, "masks")
-	writeHalfMasks(t, masks, n, W, H)
+	_, set, masks := halfMaskSet(t)
 	plain, err := loadSets([]string{set}, 1, weighting{Variant: VariantUniform, Phi: -1})
 	if err != nil {
 		t.Fatal(err)
@@ -80,7 +91,7 @@ func TestPseudoLabelsWeighByClass(t *testing.T) {
 				}
 				continue
 			}
-			if want := int16(0); j%W < W/2 {
+			if want := int16(0); j%pseudoW < pseudoW/2 {
 				want = 1
 				if l != want {
 					t.Fatalf("frame %d pixel %d: label %d, want the mask's %d", s.frame, j, l, want)
@@ -113,11 +124,7 @@ func TestPseudoLabelsWeighByClass(t *testing.T) {
 // while the same training from a random start does not. Self-training
 // labels count in the summary, and one folder is needed per set.
 func TestInitStartsFromCheckpoint(t *testing.T) {
-	dir := t.TempDir()
-	const W, H, n = 48, 32, 3
-	set, _ := synthSet(t, dir, W, H, n, testOptions())
-	masks := filepath.Join(dir, "masks")
-	writeHalfMasks(t, masks, n, W, H)
+	dir, set, masks := halfMaskSet(t)
 	first := mustRun(t, tinyConfig(3), []string{set}, filepath.Join(dir, "first"))
 	round := func(name string, init string) float64 {
 		c := tinyConfig(1)
