@@ -55,6 +55,9 @@ func testOptions(tracks string, d Densifier, log *bytes.Buffer) Options {
 	opt.Sparsify.Seeds = 2
 	opt.HeatmapEvery = 4
 	opt.Prepare.MinSegment = 3
+	// one training per variant and seed: the self-training rounds have
+	// their own test (rounds_test.go)
+	opt.Train.Rounds = 0
 	// the tiny synthetic sequence has exact trajectories: the model fitted on
 	// synthetic sequences (the default is fitted on real video)
 	opt.Segment.Model, _ = motiongraph.NamedCostModel("synthetic")

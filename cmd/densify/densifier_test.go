@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -63,9 +64,21 @@ func TestRunWithUNet(t *testing.T) {
 	if d == nil || d.Scores == nil || d.Train == nil || d.Train.Epochs != 1 {
 		t.Fatalf("dense result %+v", d)
 	}
-	masks, _ := filepath.Glob(filepath.Join(work, "tiny", "masks-uniform", "*.png"))
-	if len(masks) != 8 {
-		t.Fatalf("%d masks, want 8", len(masks))
+	// the default self-training round: the first round's masks come with
+	// the probability maps it trains on, and the result is the round's
+	for _, dir := range []string{"masks-uniform", filepath.Join("masks-uniform", "prob"), "masks-uniform-round1"} {
+		if masks, _ := filepath.Glob(filepath.Join(work, "tiny", dir, "*.png")); len(masks) != 8 {
+			t.Fatalf("%s: %d masks, want 8", dir, len(masks))
+		}
+	}
+	if len(d.Rounds) != 2 || d.Masks != "masks-uniform-round1" || d.Rounds[1].Scores == nil {
+		t.Fatalf("rounds %+v, masks %s", d.Rounds, d.Masks)
+	}
+	var round struct {
+		Pseudo int `json:"pseudo_pixels"`
+	}
+	if b, err := os.ReadFile(filepath.Join(work, "tiny", "model-uniform-round1", "train.json")); err != nil || json.Unmarshal(b, &round) != nil || round.Pseudo == 0 {
+		t.Fatalf("the round trained on %d pseudo-labelled pixels (%v)", round.Pseudo, err)
 	}
 	if opt.Train.Refine != "graphcut" || opt.Train.Temporal != refine.DefaultTemporalRadius || !opt.Train.Mirror {
 		t.Fatalf("default refinement %q, temporal fusion %d, mirror %v", opt.Train.Refine, opt.Train.Temporal, opt.Train.Mirror)
@@ -76,7 +89,8 @@ func TestRunWithUNet(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, st := range rep.Sequences[0].Stages {
-		rerun := st.Stage == "predict-uniform" || st.Stage == "eval-dense-uniform"
+		// the self-training round trains on the first round's masks, which changed
+		rerun := st.Stage == "predict-uniform" || st.Stage == "eval-dense-uniform" || strings.HasSuffix(st.Stage, "-round1")
 		if st.Skipped == rerun {
 			t.Errorf("stage %s: skipped = %v after changing only the overlay, prior-shift, refinement, temporal and mirror options", st.Stage, st.Skipped)
 		}

@@ -50,9 +50,9 @@ func (p *pipelineFlags) bind(f *pflag.FlagSet) {
 	f.BoolVar(&t.Mirror, "mirror", t.Mirror, mirrorUsage)
 	f.IntVar(&t.Rounds, "rounds", t.Rounds, "self-training rounds after the first training: each trains from the round before's weights on the sparse labels plus the confident pixels of its refined masks, then predicts again (0 = none)")
 	p.pseudo = trainset.DefaultPseudoOptions()
-	f.Float64Var(&p.pseudo.Confidence, "pseudo-confidence", p.pseudo.Confidence, "self-training: a mask pixel is a label where the foreground probability is ≥ this (foreground) or ≤ 1 − this (background)")
-	f.Float64Var(&p.pseudo.Band, "pseudo-band", p.pseudo.Band, "self-training: mask pixels within this many pixels of the mask's boundary stay unlabelled")
-	f.Float64Var(&t.PseudoWeight, "pseudo-weight", train.DefaultPseudoWeight, "self-training: each class's mask labels weigh, in all, this many times the sparse labels of that class")
+	f.Float64Var(&p.pseudo.Confidence, "pseudo-confidence", p.pseudo.Confidence, pseudoConfidenceUsage)
+	f.Float64Var(&p.pseudo.Band, "pseudo-band", p.pseudo.Band, pseudoBandUsage)
+	f.Float64Var(&t.PseudoWeight, "pseudo-weight", train.DefaultPseudoWeight, pseudoWeightUsage)
 	f.BoolVar(&p.noOverlay, "no-overlay", false, "do not write per-frame overlay previews")
 }
 

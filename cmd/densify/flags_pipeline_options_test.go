@@ -83,8 +83,9 @@ func TestPrimaryObjectFlag(t *testing.T) {
 	}
 }
 
-// --rounds and the self-training flags reach the pipeline's training
-// options; without rounds no pseudo-label options are set, and a
+// --rounds (one by default) and the self-training flags reach the
+// pipeline's training options; without rounds no pseudo-label options are
+// set, and a
 // confidence outside (0.5, 1) is refused before any work.
 func TestSelfTrainingFlags(t *testing.T) {
 	parse := func(args ...string) pipeline.TrainOptions {
@@ -102,8 +103,11 @@ func TestSelfTrainingFlags(t *testing.T) {
 		}
 		return o.Train
 	}
-	if tr := parse(); tr.Rounds != 0 || tr.Pseudo != nil {
-		t.Errorf("defaults: %d rounds, pseudo options %+v", tr.Rounds, tr.Pseudo)
+	if tr := parse(); tr.Rounds != 1 || tr.Pseudo == nil || *tr.Pseudo != trainset.DefaultPseudoOptions() || tr.PseudoWeight != 1 {
+		t.Errorf("defaults: %d rounds, pseudo options %+v, λ %v; want one round, τ 0.9, band 5, λ 1", tr.Rounds, tr.Pseudo, tr.PseudoWeight)
+	}
+	if tr := parse("--rounds", "0"); tr.Rounds != 0 || tr.Pseudo != nil {
+		t.Errorf("--rounds 0: %d rounds, pseudo options %+v", tr.Rounds, tr.Pseudo)
 	}
 	tr := parse("--rounds", "2", "--pseudo-confidence", "0.8", "--pseudo-band", "3", "--pseudo-weight", "0.5")
 	if tr.Rounds != 2 || tr.Pseudo == nil || *tr.Pseudo != (trainset.PseudoOptions{Confidence: 0.8, Band: 3}) || tr.PseudoWeight != 0.5 {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/densify/densify/pipeline"
 	"github.com/densify/densify/train"
+	"github.com/densify/densify/trainset"
 	"github.com/spf13/pflag"
 )
 
@@ -47,6 +48,24 @@ func (f variantsFlag) Set(s string) error {
 }
 
 func (f variantsFlag) Type() string { return "variants" }
+
+// bindSelfTrainingFlags binds the self-training round of train to c: the
+// masks folders (--pseudo), the selection of their confident pixels, their
+// weight and the starting checkpoint (--init).
+func bindSelfTrainingFlags(fl *pflag.FlagSet, c *train.Config) {
+	fl.StringArrayVar(&c.Pseudo, "pseudo", nil, "self-training: a folder of masks with prob/ maps (densify predict --prob) for the frames of each --set, in order (repeatable)")
+	c.PseudoOptions = trainset.DefaultPseudoOptions()
+	fl.Float64Var(&c.PseudoOptions.Confidence, "pseudo-confidence", c.PseudoOptions.Confidence, pseudoConfidenceUsage)
+	fl.Float64Var(&c.PseudoOptions.Band, "pseudo-band", c.PseudoOptions.Band, pseudoBandUsage)
+	fl.Float64Var(&c.PseudoWeight, "pseudo-weight", train.DefaultPseudoWeight, pseudoWeightUsage)
+	fl.StringVar(&c.Init, "init", "", "start from this checkpoint's weights (a self-training round: the previous model.ckpt) instead of a random initialisation")
+}
+
+const (
+	pseudoConfidenceUsage = "self-training: a mask pixel is a label where its foreground probability is ≥ this (foreground) or ≤ 1 − this (background)"
+	pseudoBandUsage       = "self-training: mask pixels within this many pixels of the mask's boundary stay unlabelled"
+	pseudoWeightUsage     = "self-training: each class's mask labels weigh, in all, this many times the sparse labels of that class"
+)
 
 // bindScheduleFlags binds the learning-rate schedule and the weight
 // averaging of train to c.

@@ -55,7 +55,9 @@ func TestRunCommandInProcess(t *testing.T) {
 	if !strings.Contains(errOut, "synth01: train-uniform running") || strings.Contains(errOut, "\r") {
 		t.Errorf("stage log:\n%q", errOut)
 	}
-	if len(d.trains) != 1 || d.trains[0].Variant != "uniform" {
+	// the first training and the default self-training round on its masks
+	if len(d.trains) != 2 || d.trains[0].Variant != "uniform" || len(d.trains[0].Pseudo) != 0 ||
+		len(d.trains[1].Pseudo) != 1 || d.trains[1].Pseudo[0] != filepath.Join(dir, "work", "synth01", "masks-uniform") {
 		t.Errorf("train requests %+v", d.trains)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "work", "report.md")); err != nil {

@@ -6,7 +6,6 @@ import (
 
 	"github.com/densify/densify/pipeline"
 	"github.com/densify/densify/train"
-	"github.com/densify/densify/trainset"
 	"github.com/spf13/cobra"
 )
 
@@ -47,13 +46,10 @@ train.json. Ctrl-C or a kill stops between steps; --resume continues from the la
 complete epoch and ends with exactly the weights of an uninterrupted run. The same
 seed on CPU gives the same model.
 
-A self-training round (what densify run --rounds does) adds to each set the confident
-pixels of a previous prediction: --pseudo names, per --set, a folder that densify predict
---prob wrote; a mask pixel becomes a label where its probability is ≥ --pseudo-confidence
-(foreground) or ≤ 1 − that (background) and no pixel of the other class lies within
---pseudo-band pixels; the set's own labels keep precedence, and each class's new labels
-weigh, in all, --pseudo-weight times the set's labels of that class. --init starts from a
-checkpoint's weights (the previous round's model.ckpt) with a fresh optimiser.
+A self-training round (densify run --rounds) adds the confident pixels of a prediction to
+each set: --pseudo names, per --set, a folder that densify predict --prob wrote (see the
+--pseudo-* flags); the set's own labels keep precedence. --init starts from a checkpoint's
+weights (the previous round's model.ckpt) with a fresh optimiser.
 
 DATASET (instead of --set) is an FBMS59 folder (Trainingset/<seq>, Testset/<seq>; pick
 one with --split), a DAVIS 2016 folder (JPEGImages/480p, Annotations/480p), a folder of
@@ -91,12 +87,7 @@ the dataset's sequences is prepared and trained, one model per sequence in <out>
 	fl.StringVar(&c.Device, "device", c.Device, "cpu, cuda or auto")
 	fl.BoolVar(&c.Resume, "resume", c.Resume, "continue from the last complete epoch in --out")
 	fl.BoolVar(&c.Joint, "joint", c.Joint, "one model over all --set folders instead of one per set")
-	fl.StringArrayVar(&c.Pseudo, "pseudo", nil, "self-training: a folder of masks with prob/ maps (densify predict --prob) for the frames of each --set, in order (repeatable)")
-	c.PseudoOptions = trainset.DefaultPseudoOptions()
-	fl.Float64Var(&c.PseudoOptions.Confidence, "pseudo-confidence", c.PseudoOptions.Confidence, "self-training: a mask pixel is a label where its foreground probability is ≥ this (foreground) or ≤ 1 − this (background)")
-	fl.Float64Var(&c.PseudoOptions.Band, "pseudo-band", c.PseudoOptions.Band, "self-training: mask pixels within this many pixels of the mask's boundary stay unlabelled")
-	fl.Float64Var(&c.PseudoWeight, "pseudo-weight", train.DefaultPseudoWeight, "self-training: each class's mask labels weigh, in all, this many times the set's labels of that class")
-	fl.StringVar(&c.Init, "init", "", "start from this checkpoint's weights (a self-training round: the previous model.ckpt) instead of a random initialisation")
+	bindSelfTrainingFlags(fl, c)
 	o.Upstream.bindUpstream(fl)
 	return cmd
 }
@@ -145,21 +136,4 @@ func printTrained(o *trainOptions, s *train.Summary) {
 				m.Out, m.Epochs, m.Steps, m.FinalLoss, m.Seconds, m.Params, m.Checkpoint)
 		}
 	}
-}
-
-// trainShard trains one model per prepared set of a shard, each in
-// <out>/<sequence> whatever the number of sets of this shard (so the shards
-// of a job array lay out one folder per sequence, as an unsharded run with
-// several sequences does).
-func trainShard(o *trainOptions) error {
-	ctx, stop := signalContext()
-	defer stop()
-	for _, set := range o.Sets {
-		s, err := train.Run(ctx, o.Config, []string{set}, filepath.Join(o.Out, train.SetName(set)), o.IO.ErrOut)
-		if err != nil {
-			return err
-		}
-		printTrained(o, s)
-	}
-	return nil
 }
