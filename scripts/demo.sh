@@ -9,9 +9,10 @@
 #                        (UAI 2021) find motion segmentation uncertain
 #   2. densify eval      the ground-truth trajectories (must score F = 100) and the corrupted ones
 #                        (lower); JSON results
-#   3. densify ablate    track → segment → uncertainty → prepare, then train → predict → eval twice
-#                        on the same training set: uniform and uncertainty-weighted (hard examples
-#                        × 1000); report.md and ablation.md
+#   3. densify ablate    track → segment → uncertainty → prepare, then train → predict → eval and
+#                        one self-training round, for each variant on the same training set:
+#                        uniform, uncertainty-weighted (hard examples × 1000) and calibrated
+#                        confidence; report.md and ablation.md
 # Idempotent: a second run reuses the data and skips every stage that is up to date (the work
 # folder's stamps); DEMO_FRESH=1 (or rm -rf demo-out) starts over.
 # Environment: DENSIFY (binary, default bin/densify), DEMO_OUT (default demo-out), SYNTH_FLAGS
@@ -83,7 +84,7 @@ echo "F(ground-truth tracks) = $f_gt %, F(corrupted tracks) = $f_bad %"
 awk -v a="$f_bad" 'BEGIN { exit !(a < 100) }' || die "the corrupted trajectories score F = $f_bad, expected < 100"
 
 echo
-echo "== 3. densify ablate: track → segment → uncertainty → prepare → (train → predict → eval) × {uniform, weighted, confidence} × $SEEDS seeds"
+echo "== 3. densify ablate: track → segment → uncertainty → prepare → (train → predict → eval, then one self-training round) × {uniform, weighted, confidence} × $SEEDS seeds"
 phi_flag=()
 [ -n "$PHI" ] && phi_flag=(--phi "$PHI")
 "$BIN" ablate "$OUT/data/$SEQ" --out "$OUT/run" --epochs "$EPOCHS" --threads "$THREADS" \
@@ -144,7 +145,8 @@ cat <<EOF
   sparsification     VI-AUC $auc ($order): $W/uncertainty/sparsify/vi.png
   per stage          $OUT/run/$SEQ/{tracks.dat,segment/,uncertainty/,prepared/,model-{uniform,weighted,confidence}*/,masks-*/,eval/}
   plots / previews   $OUT/run/$SEQ/uncertainty/sparsify/vi.png, $OUT/run/$SEQ/uncertainty/heatmaps/,
-                     $OUT/run/$SEQ/preview-{uniform,weighted}.png, $OUT/run/$SEQ/masks-weighted/overlay/
+                     $OUT/run/$SEQ/preview-{uniform,weighted}{,-round1}.png (before and after the self-training
+                     round), $OUT/run/$SEQ/masks-weighted-round1/overlay/
 EOF
 echo
 sed -n '/^| sequence/,$p' "$OUT/run/ablation.md"
