@@ -13,6 +13,9 @@
 # every variant against uniform the paired ΔF per sequence, how many
 # sequences it helps and whether the mean ΔF exceeds the spread across seeds.
 # Everything is also in WORK/dense-TAG.md and WORK/dense-TAG.csv.
+# It scores the first training only: the self-training round that densify run and
+# densify ablate add by default (--rounds 1) is measured with densify ablate
+# ROOT --cost-model WORK/folds, whose report gives J per round.
 #
 # Usage: scripts/dense-eval.sh [WORK]       (default WORK=/tmp/densify-sparse-eval)
 # Environment:
