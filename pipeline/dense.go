@@ -182,6 +182,7 @@ func (p *seqRun) dense(v Variant, k int) error {
 func (p *seqRun) selfTrain(d Densifier, dr *DenseResult, run, set, ckpt string, tp trainParams, topt TrainOptions) error {
 	dr.Rounds = []RoundResult{{Masks: dr.Masks, Scores: dr.Scores, TrainSecs: dr.TrainSecs, PredictSec: dr.PredictSec}}
 	prev := run
+	po := topt.PseudoOrDefault()
 	for r := 1; r <= topt.Rounds; r++ {
 		if err := p.checkCtx(); err != nil {
 			return err
@@ -189,9 +190,7 @@ func (p *seqRun) selfTrain(d Densifier, dr *DenseResult, run, set, ckpt string, 
 		rrun := fmt.Sprintf("%s-round%d", run, r)
 		rd := &DenseResult{Masks: "masks-" + rrun}
 		rtp := tp
-		rtp.Round = r
-		po := topt.PseudoOrDefault()
-		rtp.Pseudo, rtp.PseudoWeight = &po, topt.PseudoWeight
+		rtp.Round, rtp.Pseudo, rtp.PseudoWeight = r, &po, topt.PseudoWeight
 		rin := roundInputs{masks: p.lay.Masks(prev), ckpt: ckpt}
 		next, err := p.trainRound(d, rd, rrun, set, rtp, topt, rin)
 		if err != nil {
@@ -222,8 +221,14 @@ func predictOptions(topt TrainOptions, r int) TrainOptions {
 	if r < topt.Rounds {
 		topt.ProbMaps = true
 	}
-	topt.Rounds, topt.Pseudo, topt.PseudoWeight = 0, nil, 0
-	return topt
+	return topt.withoutRounds()
+}
+
+// withoutRounds is t without the self-training settings, which change
+// neither the first training's model nor any prediction.
+func (t TrainOptions) withoutRounds() TrainOptions {
+	t.Rounds, t.Pseudo, t.PseudoWeight = 0, nil, 0
+	return t
 }
 
 // trainingSet is the prepared set variant v trains on: the oracle's
@@ -278,7 +283,7 @@ func modelParams(densifier string, v Variant, topt TrainOptions) trainParams {
 	tp.Options.Overlays, tp.Options.ProbMaps, tp.Options.PriorShift = false, false, false
 	tp.Options.Refine, tp.Options.Temporal, tp.Options.Mirror = "", 0, false
 	// nor do the rounds after it change the first round's model
-	tp.Options.Rounds, tp.Options.Pseudo, tp.Options.PseudoWeight = 0, nil, 0
+	tp.Options = tp.Options.withoutRounds()
 	return tp
 }
 
