@@ -174,16 +174,7 @@ func costFinite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
 func ParseCostModel(file string, data []byte) (*CostModel, error) {
 	var m CostModel
 	if err := json.Unmarshal(data, &m); err != nil {
-		line := 0
-		if se, ok := err.(*json.SyntaxError); ok {
-			line = 1
-			for _, c := range data[:min(int(se.Offset), len(data))] {
-				if c == '\n' {
-					line++
-				}
-			}
-		}
-		return nil, fileerr.New(file, line, "cost model: %v", err)
+		return nil, fileerr.JSON(file, data, "cost model", err)
 	}
 	if err := m.Validate(); err != nil {
 		return nil, fileerr.New(file, 0, "cost model: %v", err)
