@@ -3,6 +3,8 @@ package trainset
 import (
 	"fmt"
 	"math"
+
+	"github.com/densify/densify/uncertainty"
 )
 
 // Options controls the preparation; DefaultOptions gives the defaults.
@@ -116,12 +118,12 @@ type Options struct {
 	Factor float64
 }
 
-// DefaultPhi is the default segment-uncertainty threshold φ: the median of
-// μ_A over the segments of ≥ 20 trajectories of the ten DAVIS 2016
-// development sequences under the current defaults, so that the more
+// DefaultPhi is the default segment-uncertainty threshold φ
+// (uncertainty.DefaultPhi): the median of μ_A over the segments of ≥ 20
+// trajectories of the DAVIS 2016 development sequences, so that the more
 // uncertain half of the segments is eligible and the large, confident
 // background segments are left alone.
-const DefaultPhi = 0.0005
+const DefaultPhi = uncertainty.DefaultPhi
 
 // DefaultFarBackground is the default far-background distance: 0.1 of the
 // image diagonal (98 px at 854×480), the value that raised dense J on most
@@ -159,7 +161,7 @@ const DefaultSupportRadius = 16.0
 func DefaultOptions() Options {
 	return Options{
 		Background: -1, BorderMargin: 10,
-		MinSegment: 20, DropIsolated: true, IsolatedRadius: 16,
+		MinSegment: uncertainty.DefaultMinSegment, DropIsolated: true, IsolatedRadius: 16,
 		BorderPoints: true, BorderStep: 10, BorderInsets: []int{5, 15}, FarBackground: DefaultFarBackground,
 		BackgroundResidual: DefaultBackgroundResidual, FarGap: DefaultFarGap, SupportRadius: DefaultSupportRadius, ColourWindow: DefaultColourWindow,
 		CutBackground: true, CutMargin: DefaultCutMargin, PrimaryMargin: DefaultPrimaryMargin,

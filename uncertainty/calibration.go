@@ -1,6 +1,7 @@
 package uncertainty
 
 import (
+	"fmt"
 	"math"
 	"sort"
 )
@@ -119,40 +120,83 @@ func TemperedU(gamma, T float64) float64 {
 	return math.Exp(LogSigmoid(-gamma / T))
 }
 
-// ErrorSample is one known node: its γ and whether its label is wrong.
+// ErrorSample is one known node: its γ, its segment's uncertainty μ_A,
+// whether its label is wrong and whether it is a hard example (HardExample).
 type ErrorSample struct {
 	Gamma float64
+	Mu    float64
 	Wrong bool
+	Hard  bool
 }
 
-// Samples are the known nodes of a labelling with their γ.
-func Samples(gamma []float64, wrong, known []bool) []ErrorSample {
+// DefaultPhi is the default segment-uncertainty threshold φ of the hard
+// examples of Kardoost & Keuper (UAI 2021, Sec. 4.3): the median μ_A of
+// the segments (≥ DefaultMinSegment trajectories) of the DAVIS development
+// sequences (docs/results.md), so the more uncertain half of the segments
+// is eligible. densify prepare's --phi.
+const DefaultPhi = 0.0005
+
+// DefaultMinSegment is the size below which densify prepare drops a segment
+// (ACCV'20's clean-up; its --min-segment), so that its trajectories are no
+// training labels and no hard examples.
+const DefaultMinSegment = 20
+
+// HardExample reports whether a node of uncertainty u in a segment of n
+// nodes and uncertainty μ_A is a hard example at the defaults: u > μ_A,
+// μ_A > DefaultPhi and n ≥ DefaultMinSegment (UAI'21 Sec. 4.3, as densify
+// prepare selects them).
+func HardExample(u, mu float64, n int) bool {
+	return u > mu && mu > DefaultPhi && n >= DefaultMinSegment
+}
+
+// Samples are the known nodes of a labelling with their γ, their segment's
+// μ_A and whether they are hard examples (HardExample).
+func Samples(r *Result, wrong, known []bool) []ErrorSample {
+	seg := map[int]Cluster{}
+	for _, c := range r.Clusters {
+		seg[c.Label] = c
+	}
 	var out []ErrorSample
-	for v := range gamma {
+	for v, g := range r.Gamma {
 		if known[v] {
-			out = append(out, ErrorSample{gamma[v], wrong[v]})
+			c := seg[r.Labels[v]]
+			out = append(out, ErrorSample{Gamma: g, Mu: c.MeanU, Wrong: wrong[v], Hard: HardExample(r.U[v], c.MeanU, c.Size)})
 		}
 	}
 	return out
+}
+
+// A Calibrator gives the log-odds z that a sample's label is wrong:
+// P(wrong) = σ(z).
+type Calibrator func(ErrorSample) float64
+
+// TemperatureCalibrator is u_T = σ(−γ/T) (z = −∞ for γ = +∞).
+func TemperatureCalibrator(T float64) Calibrator {
+	return func(e ErrorSample) float64 { return -e.Gamma / T }
+}
+
+// Calibrator is the model's P(wrong | γ, μ_A).
+func (m *ErrorModel) Calibrator() Calibrator {
+	return func(e ErrorSample) float64 { return m.Logit(e.Gamma, e.Mu) }
 }
 
 // NLL is the mean negative log-likelihood of the errors under u_T,
 // −mean[w log u_T + (1−w) log(1−u_T)], computed from log σ so that γ in the
 // hundreds stays finite; a wrong node with γ = +∞ costs logCap.
 func NLL(samples []ErrorSample, T float64) float64 {
+	return NLLOf(samples, TemperatureCalibrator(T))
+}
+
+// NLLOf is the mean negative log-likelihood of the errors under the
+// calibrator; a probability of 0 for what happened costs logCap = 1000.
+func NLLOf(samples []ErrorSample, cal Calibrator) float64 {
 	if len(samples) == 0 {
 		return math.NaN()
 	}
 	const logCap = 1e3
 	s := 0.0
 	for _, e := range samples {
-		if math.IsInf(e.Gamma, 1) {
-			if e.Wrong {
-				s += logCap
-			}
-			continue
-		}
-		z := -e.Gamma / T
+		z := cal(e)
 		if e.Wrong {
 			s -= math.Max(LogSigmoid(z), -logCap)
 		} else {
@@ -212,6 +256,11 @@ type Bin struct {
 // table and the expected calibration error, Σ_b (n_b/n)·|wrong rate_b −
 // mean u_b|.
 func Reliability(samples []ErrorSample, T float64) ([]Bin, float64) {
+	return ReliabilityOf(samples, TemperatureCalibrator(T))
+}
+
+// ReliabilityOf is Reliability for the calibrator's P(wrong) = σ(z).
+func ReliabilityOf(samples []ErrorSample, cal Calibrator) ([]Bin, float64) {
 	bins := make([]Bin, len(ReliabilityEdges))
 	lo := 0.0
 	for i, hi := range ReliabilityEdges {
@@ -219,7 +268,7 @@ func Reliability(samples []ErrorSample, T float64) ([]Bin, float64) {
 	}
 	wrongs := make([]int, len(bins))
 	for _, e := range samples {
-		u := TemperedU(e.Gamma, T)
+		u := math.Exp(LogSigmoid(cal(e)))
 		i := sort.SearchFloat64s(ReliabilityEdges, u) // first edge ≥ u
 		if i == len(bins) {
 			i--
@@ -242,9 +291,9 @@ func Reliability(samples []ErrorSample, T float64) ([]Bin, float64) {
 }
 
 // SequenceCalibration is the calibration of one sequence's uncertainty.
-// The LOSO fields hold the temperature fitted on the other sequences and
-// the scores under it (absent for a single sequence); AUCs are absent when
-// the sequence has no wrong or no right node.
+// The LOSO fields hold the temperature and the error model fitted on the
+// other sequences and the scores under them (absent for a single sequence);
+// AUCs are absent when the sequence has no wrong or no right node.
 type SequenceCalibration struct {
 	Name          string   `json:"name"`
 	Nodes         int      `json:"nodes"` // nodes with a ground-truth region
@@ -256,26 +305,46 @@ type SequenceCalibration struct {
 	LOSOT         *float64 `json:"loso_temperature,omitempty"`
 	LOSONLL       *float64 `json:"loso_nll,omitempty"`
 	LOSOECE       *float64 `json:"loso_ece,omitempty"`
-	// Bins are the reliability tables behind ECE and LOSOECE.
-	Bins, LOSOBins []Bin `json:"-"`
+	// the error model fitted on the other sequences (ErrorModel): the AUC
+	// of its P(wrong | γ, μ_A), its NLL and ECE
+	ModelAUC *float64 `json:"loso_model_auc,omitempty"`
+	ModelNLL *float64 `json:"loso_model_nll,omitempty"`
+	ModelECE *float64 `json:"loso_model_ece,omitempty"`
+	// Hard examples (HardExample) and how many of them are wrong; of
+	// these, the ones the held-out error model calls right with
+	// probability ≥ RightCut (what hard-right amplifies at its default)
+	// and how many of those are wrong.
+	Hard           int `json:"hard"`
+	HardWrong      int `json:"hard_wrong"`
+	HardRight      int `json:"loso_hard_right,omitempty"`
+	HardRightWrong int `json:"loso_hard_right_wrong,omitempty"`
+	// Bins are the reliability tables behind ECE, LOSOECE and ModelECE.
+	Bins, LOSOBins, ModelBins []Bin `json:"-"`
 }
 
+// RightCut is the probability of a right label at which Calibrate counts a
+// hard example as right (train.DefaultMinRight).
+const RightCut = 0.9
+
 // CalibrationSummary is the calibration of a set of sequences: each
-// sequence scored at T = 1 and at the temperature fitted on the others, and
-// the temperature fitted on all of them.
+// sequence scored at T = 1 and at the temperature and error model fitted on
+// the others, and the temperature and error model fitted on all of them.
 type CalibrationSummary struct {
 	Definition  string                `json:"definition"`
 	Temperature float64               `json:"temperature"` // fitted on every sequence
+	ErrorModel  *ErrorModel           `json:"error_model,omitempty"`
 	Sequences   []SequenceCalibration `json:"sequences"`
 }
 
 // calibrationDefinition states what summary.json's calibration measures.
 const calibrationDefinition = "a node is wrong when its cluster stands for another ground-truth region than its own " +
 	"(the region of most of the cluster's nodes); u_T = σ(−γ/T); nll, ece: at T = 1; loso_*: at the temperature " +
-	"fitted on the other sequences; temperature: fitted on all"
+	"and the error model P(wrong | γ, μ_A) fitted on the other sequences; temperature, error_model: fitted on all; " +
+	"hard: u > μ_A, μ_A > 0.0005 in segments of ≥ 20 nodes; loso_hard_right: hard with P(right) ≥ 0.9"
 
 // Calibrate scores each sequence's samples at T = 1 and, with several
-// sequences, at the temperature fitted on all the others.
+// sequences, at the temperature and the error model fitted on all the
+// others (an error model needs right and wrong labels among them).
 func Calibrate(names []string, samples [][]ErrorSample, aucs, aucsLik []float64) CalibrationSummary {
 	sum := CalibrationSummary{Definition: calibrationDefinition}
 	var all []ErrorSample
@@ -283,11 +352,20 @@ func Calibrate(names []string, samples [][]ErrorSample, aucs, aucsLik []float64)
 		all = append(all, s...)
 	}
 	sum.Temperature = FitTemperature(all)
+	if len(samples) > 1 {
+		sum.ErrorModel, _ = FitErrorModel(all, fmt.Sprintf("%d sequences", len(samples)))
+	}
 	for i, s := range samples {
 		c := SequenceCalibration{Name: names[i], Nodes: len(s), AUC: finite(aucs[i]), AUCLikelihood: finite(aucsLik[i]), NLL: NLL(s, 1)}
 		for _, e := range s {
 			if e.Wrong {
 				c.Wrong++
+			}
+			if e.Hard {
+				c.Hard++
+				if e.Wrong {
+					c.HardWrong++
+				}
 			}
 		}
 		c.Bins, c.ECE = Reliability(s, 1)
@@ -302,10 +380,32 @@ func Calibrate(names []string, samples [][]ErrorSample, aucs, aucsLik []float64)
 			var ece float64
 			c.LOSOBins, ece = Reliability(s, T)
 			c.LOSOT, c.LOSONLL, c.LOSOECE = &T, finite(NLL(s, T)), &ece
+			if m, err := FitErrorModel(others, ""); err == nil {
+				c.scoreModel(s, m)
+			}
 		}
 		sum.Sequences = append(sum.Sequences, c)
 	}
 	return sum
+}
+
+// scoreModel fills the error model's fields of c from its samples s.
+func (c *SequenceCalibration) scoreModel(s []ErrorSample, m *ErrorModel) {
+	cal := m.Calibrator()
+	z := make([]float64, len(s))
+	wrong, known := make([]bool, len(s)), make([]bool, len(s))
+	for i, e := range s {
+		z[i], wrong[i], known[i] = cal(e), e.Wrong, true
+		if e.Hard && 1-math.Exp(LogSigmoid(z[i])) >= RightCut {
+			c.HardRight++
+			if e.Wrong {
+				c.HardRightWrong++
+			}
+		}
+	}
+	var ece float64
+	c.ModelBins, ece = ReliabilityOf(s, cal)
+	c.ModelAUC, c.ModelNLL, c.ModelECE = finite(AUC(z, wrong, known)), finite(NLLOf(s, cal)), &ece
 }
 
 // finite returns &x, or nil for NaN and ±∞ (which JSON cannot hold).

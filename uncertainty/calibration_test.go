@@ -59,7 +59,7 @@ func TestAUCIsTheShareOfOrderedPairs(t *testing.T) {
 
 func TestNLLAndReliabilityHandComputed(t *testing.T) {
 	// γ = 0: u = ½ whatever T; −log ½ for a wrong node and a right one alike.
-	s := []ErrorSample{{0, true}, {0, false}}
+	s := []ErrorSample{{Gamma: 0, Wrong: true}, {Gamma: 0}}
 	if got := NLL(s, 3); math.Abs(got-math.Log(2)) > 1e-12 {
 		t.Errorf("NLL %v, want log 2", got)
 	}
@@ -68,7 +68,7 @@ func TestNLLAndReliabilityHandComputed(t *testing.T) {
 	if u := TemperedU(g, 2); math.Abs(u-0.25) > 1e-12 {
 		t.Errorf("u_T %v, want 0.25", u)
 	}
-	samples := []ErrorSample{{g, true}, {g, false}, {g, false}, {g, false}, {math.Inf(1), false}}
+	samples := []ErrorSample{{Gamma: g, Wrong: true}, {Gamma: g}, {Gamma: g}, {Gamma: g}, {Gamma: math.Inf(1)}}
 	bins, ece := Reliability(samples, 2)
 	// four nodes at u = ¼ in (0.2, 0.3] with one wrong: calibrated; one
 	// node at u = 0 in the first bin, right: calibrated too.
@@ -98,7 +98,7 @@ func TestFitTemperatureRecoversTheTemperature(t *testing.T) {
 	var s []ErrorSample
 	for range 5000 {
 		g := r.Float64()*200 - 20
-		s = append(s, ErrorSample{g, r.Float64() < TemperedU(g, T0)})
+		s = append(s, ErrorSample{Gamma: g, Wrong: r.Float64() < TemperedU(g, T0)})
 	}
 	T := FitTemperature(s)
 	if math.Abs(T-T0) > 0.1*T0 {

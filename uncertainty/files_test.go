@@ -73,16 +73,16 @@ func TestSparsifySequenceAndOutputs(t *testing.T) {
 	}
 	// Node 10 is the one wrong label, and u ranks it first: AUC 1.
 	for _, c := range sum.Calibration.Sequences {
-		if c.Nodes != n || c.Wrong != 1 || c.AUC == nil || *c.AUC != 1 || c.LOSOT == nil || c.LOSOECE == nil {
+		if c.Nodes != n || c.Wrong != 1 || c.AUC == nil || *c.AUC != 1 || c.LOSOT == nil || c.LOSOECE == nil || c.ModelAUC == nil {
 			t.Errorf("calibration %+v", c)
 		}
 	}
 	var table strings.Builder
 	sum.WriteCalibrationTable(&table)
-	if !strings.Contains(table.String(), "path                       20   5.00%   1.000") {
+	if !strings.Contains(table.String(), "path                       20    5.0%   1.000") {
 		t.Errorf("calibration table:\n%s", table.String())
 	}
-	for _, f := range []string{"curves.csv", "vi.png", "ri.png", "summary.json", "path/vi.png", "calibration.csv"} {
+	for _, f := range []string{"curves.csv", "vi.png", "ri.png", "summary.json", "path/vi.png", "calibration.csv", "error_model.json"} {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
 			t.Errorf("missing output %s", f)
 		}

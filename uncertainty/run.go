@@ -212,7 +212,7 @@ func ownSparsify(rel string, isDir bool) bool {
 	switch base {
 	case "vi.png", "ri.png":
 		return !strings.Contains(strings.TrimSuffix(dir, "/"), "/")
-	case "curves.csv", "summary.json", "calibration.csv":
+	case "curves.csv", "summary.json", "calibration.csv", "error_model.json":
 		return dir == ""
 	}
 	return false
@@ -313,26 +313,37 @@ func (s *SparsifySummary) WriteTable(w io.Writer) {
 
 // WriteCalibrationTable prints the calibration per sequence: nodes with a
 // region, the share of wrong labels, the AUC of u and of the likelihood
-// baseline, and the expected calibration error at T = 1 and at the
-// temperature fitted on the other sequences ("–" where there is none).
+// baseline, the expected calibration error at T = 1 and at the temperature
+// fitted on the other sequences, the AUC and ECE of the error model fitted
+// on them, and the hard examples: how many, the share of wrong labels among
+// them, how many the held-out error model calls right (P ≥ RightCut) and
+// the share of wrong labels among those ("–" where there is none).
 func (s *SparsifySummary) WriteCalibrationTable(w io.Writer) {
 	c := s.Calibration
-	fmt.Fprintf(w, "%-20s %8s %7s %7s %7s %8s %8s %8s\n", "sequence", "nodes", "wrong", "AUC-u", "AUC-lik", "ECE T=1", "T LOSO", "ECE LOSO")
+	fmt.Fprintf(w, "%-20s %8s %7s %7s %7s %8s %8s %8s %9s %9s %6s %7s %10s %10s\n", "sequence", "nodes", "wrong", "AUC-u", "AUC-lik", "ECE T=1", "T LOSO", "ECE LOSO",
+		"AUC model", "ECE model", "hard", "wrong", "hard right", "wrong")
 	opt := func(x *float64, f string) string {
 		if x == nil {
 			return "–"
 		}
 		return fmt.Sprintf(f, *x)
 	}
-	for _, q := range c.Sequences {
-		wrong := 0.0
-		if q.Nodes > 0 {
-			wrong = 100 * float64(q.Wrong) / float64(q.Nodes)
+	share := func(k, n int) string {
+		if n == 0 {
+			return "–"
 		}
-		fmt.Fprintf(w, "%-20s %8d %6.2f%% %7s %7s %8.4f %8s %8s\n", q.Name, q.Nodes, wrong, opt(q.AUC, "%.3f"), opt(q.AUCLikelihood, "%.3f"),
-			q.ECE, opt(q.LOSOT, "%.1f"), opt(q.LOSOECE, "%.4f"))
+		return fmt.Sprintf("%.1f%%", 100*float64(k)/float64(n))
+	}
+	for _, q := range c.Sequences {
+		fmt.Fprintf(w, "%-20s %8d %7s %7s %7s %8.4f %8s %8s %9s %9s %6d %7s %10d %10s\n", q.Name, q.Nodes, share(q.Wrong, q.Nodes), opt(q.AUC, "%.3f"), opt(q.AUCLikelihood, "%.3f"),
+			q.ECE, opt(q.LOSOT, "%.1f"), opt(q.LOSOECE, "%.4f"), opt(q.ModelAUC, "%.3f"), opt(q.ModelECE, "%.4f"),
+			q.Hard, share(q.HardWrong, q.Hard), q.HardRight, share(q.HardRightWrong, q.HardRight))
 	}
 	fmt.Fprintf(w, "temperature fitted on all %d sequences: %.2f\n", len(c.Sequences), c.Temperature)
+	if m := c.ErrorModel; m != nil {
+		fmt.Fprintf(w, "error model fitted on all %d sequences: P(wrong) = σ(%.4f %+.5f·γ %+.4f·slog γ %+.4f·[γ = ∞] %+.4f·log10 μ_A)\n",
+			len(c.Sequences), m.Theta[0], m.Theta[1], m.Theta[2], m.Theta[3], m.Theta[4])
+	}
 }
 
 // ownHeatmap accepts what ComputeFiles writes into the heat-map folder,

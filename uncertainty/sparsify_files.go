@@ -120,7 +120,7 @@ func SparsifySequence(name string, g *multicut.Graph, labels []int, ts *trajecto
 	for v, gm := range r.Gamma {
 		negGamma[v] = -gm
 	}
-	sc.Errors = Samples(r.Gamma, wrong, known)
+	sc.Errors = Samples(r, wrong, known)
 	sc.AUC, sc.AUCLikelihood = AUC(negGamma, wrong, known), AUC(r.ULik, wrong, known)
 	regions := map[int]bool{}
 	for v, l := range gtl {
@@ -332,8 +332,10 @@ func WriteSparsifyOutputs(dir string, seqs []*SequenceCurves, opt SparsifyOption
 }
 
 // writeCalibration calibrates the sequences' uncertainty (Calibrate) and
-// writes the reliability tables to path: one row per sequence, temperature
-// (1, and the one fitted on the other sequences) and bin of u_T.
+// writes the reliability tables to path: one row per sequence, calibrator
+// (the temperatures 1 and the one fitted on the other sequences, and the
+// error model fitted on them) and bin of its probability of a wrong label;
+// beside it, error_model.json, the error model fitted on all sequences.
 func writeCalibration(path string, seqs []*SequenceCurves) (CalibrationSummary, error) {
 	names := make([]string, len(seqs))
 	samples := make([][]ErrorSample, len(seqs))
@@ -343,24 +345,37 @@ func writeCalibration(path string, seqs []*SequenceCurves) (CalibrationSummary, 
 	}
 	sum := Calibrate(names, samples, aucs, aucsLik)
 	err := atomicfile.Write(path, func(w io.Writer) error {
-		if _, err := io.WriteString(w, "sequence,temperature,u_lo,u_hi,nodes,mean_u,wrong_rate\n"); err != nil {
+		if _, err := io.WriteString(w, "sequence,calibrator,temperature,u_lo,u_hi,nodes,mean_u,wrong_rate\n"); err != nil {
 			return err
 		}
-		for _, c := range sum.Sequences {
-			temps, tables := []float64{1}, [][]Bin{c.Bins}
-			if c.LOSOT != nil {
-				temps, tables = append(temps, *c.LOSOT), append(tables, c.LOSOBins)
+		rows := func(name, cal, T string, bins []Bin) error {
+			for _, b := range bins {
+				if _, err := fmt.Fprintf(w, "%s,%s,%s,%s,%s,%d,%s,%s\n", name, cal, T, ff(b.Lo), ff(b.Hi), b.Nodes, ff(b.MeanU), ff(b.WrongRate)); err != nil {
+					return err
+				}
 			}
-			for k, T := range temps {
-				for _, b := range tables[k] {
-					if _, err := fmt.Fprintf(w, "%s,%s,%s,%s,%d,%s,%s\n", c.Name, ff(T), ff(b.Lo), ff(b.Hi), b.Nodes, ff(b.MeanU), ff(b.WrongRate)); err != nil {
-						return err
-					}
+			return nil
+		}
+		for _, c := range sum.Sequences {
+			if err := rows(c.Name, "temperature", "1", c.Bins); err != nil {
+				return err
+			}
+			if c.LOSOT != nil {
+				if err := rows(c.Name, "temperature", ff(*c.LOSOT), c.LOSOBins); err != nil {
+					return err
+				}
+			}
+			if c.ModelBins != nil {
+				if err := rows(c.Name, "error_model", "", c.ModelBins); err != nil {
+					return err
 				}
 			}
 		}
 		return nil
 	})
+	if err == nil && sum.ErrorModel != nil {
+		err = WriteErrorModel(filepath.Join(filepath.Dir(path), "error_model.json"), sum.ErrorModel)
+	}
 	return sum, err
 }
 
