@@ -15,6 +15,7 @@ import (
 	"github.com/densify/densify/eval"
 	"github.com/densify/densify/internal/atomicfile"
 	"github.com/densify/densify/trainset"
+	"github.com/densify/densify/uncertainty"
 )
 
 // Densifier trains the dense segmentation network on prepared sets and
@@ -108,6 +109,10 @@ type trainParams struct {
 	Factor    float64      `json:"factor,omitempty"`
 	Phi       *float64     `json:"phi,omitempty"`
 	Options   TrainOptions `json:"options"`
+	// ErrorModel is the θ of the embedded error model that the hard-right
+	// variant reads (uncertainty.DefaultErrorModel), so that another one
+	// retrains it
+	ErrorModel []float64 `json:"error_model,omitempty"`
 	// a self-training round's (zero for the first training)
 	Round        int                     `json:"round,omitempty"`
 	Pseudo       *trainset.PseudoOptions `json:"pseudo,omitempty"`
@@ -271,6 +276,9 @@ func (p *seqRun) addDenseResult(v Variant, k int, run string, seed int64) *Dense
 // change the model.
 func modelParams(densifier string, v Variant, topt TrainOptions) trainParams {
 	tp := trainParams{Densifier: densifier, Variant: v.TrainVariant(), Options: topt}
+	if v == VariantHardRight {
+		tp.ErrorModel = uncertainty.DefaultErrorModel().Theta
+	}
 	factor, phi, _ := v.HardParams()
 	tp.Factor = factor
 	if phi >= 0 {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/densify/densify/internal/npy"
 	"github.com/densify/densify/trainset"
+	"github.com/densify/densify/uncertainty"
 )
 
 // The synthetic set's trajectories have u = 0.05 (γ = ln 19) or u = 0.9
@@ -16,8 +17,8 @@ import (
 // every labelled pixel of every frame, its base weight, its hard flag, its
 // u and the weight the variant gave it.
 type pixel struct {
-	base, u, w float32
-	hard       bool
+	base, u, w, gamma, mu float32
+	hard                  bool
 }
 
 func calibratedWeights(t *testing.T, set string, wt weighting) []pixel {
@@ -44,9 +45,10 @@ func calibratedWeights(t *testing.T, set string, wt weighting) []pixel {
 				continue
 			}
 			l, base, hard, u := read(mf.Labels), read(mf.Weights), read(mf.Hard), read(mf.U)
+			gamma, mu := read(mf.Gamma), read(mf.Mu)
 			for i, c := range l.Int16 {
 				if c >= 0 {
-					out = append(out, pixel{base: base.F32[i], u: u.F32[i], w: s.Weights[i], hard: hard.U8[i] == 1})
+					out = append(out, pixel{base: base.F32[i], u: u.F32[i], w: s.Weights[i], hard: hard.U8[i] == 1, gamma: gamma.F32[i], mu: mu.F32[i]})
 				}
 			}
 		}
@@ -133,30 +135,51 @@ func TestPruneDropsTheMostUncertain(t *testing.T) {
 	}
 }
 
-// hard-right weights a hard example × factor only where 1 − u_T ≥ MinRight:
-// the synthetic set's hard examples (γ = −ln 9) have 1 − σ(ln 9 / 45) ≈ 0.488
-// at T = 45.
+// hard-right weights a hard example × factor only where 1 − P(wrong | γ,
+// μ_A) ≥ MinRight under the error model. The synthetic set's hard examples
+// have γ = −ln 9, slog γ = −log(1 + ln 9) ≈ −1.162: under θ = (−2, 0, 1, 0, 0)
+// P(wrong) = σ(−3.162) ≈ 0.041, right with 0.959, which 0.9 passes and
+// 0.99 does not. Under θ = (−2, 0, 1, 0, −2) the segment's μ_A counts too: its
+// hard examples lie in a segment of μ_A ≈ 0.227, which adds 1.29 to the
+// log-odds, so that P(right) ≈ 0.87 and none passes 0.9; the expected
+// weights are recomputed from the set's _gamma and _mu files.
 func TestHardRightKeepsProbablyRightHardExamples(t *testing.T) {
 	set, _ := synthSet(t, t.TempDir(), 48, 32, 2, testOptions())
+	model := func(theta ...float64) *uncertainty.ErrorModel {
+		return &uncertainty.ErrorModel{Version: uncertainty.ErrorModelVersion, Features: uncertainty.ErrorFeatureNames, Theta: theta}
+	}
+	byGamma, withMu := model(-2, 0, 1, 0, 0), model(-2, 0, 1, 0, -2)
 	for _, c := range []struct {
+		model    *uncertainty.ErrorModel
 		minRight float64
-		weighted bool
-	}{{0.9, false}, {0.48, true}} {
-		hard := 0
-		for _, p := range calibratedWeights(t, set, weighting{Variant: VariantHardRight, Phi: -1, Temperature: 45, MinRight: c.minRight}) {
+		weighted func(pixel) bool
+	}{
+		{byGamma, 0.9, func(pixel) bool { return true }},
+		{byGamma, 0.99, func(pixel) bool { return false }},
+		{withMu, 0.9, func(p pixel) bool { return 1-withMu.PWrong(float64(p.gamma), float64(p.mu)) >= 0.9 }},
+	} {
+		hard, weighted, wantWeighted := 0, 0, 0
+		for _, p := range calibratedWeights(t, set, weighting{Variant: VariantHardRight, Phi: -1, MinRight: c.minRight, ErrorModel: c.model}) {
 			want := p.base
 			if p.hard {
 				hard++
-				if c.weighted {
+				if c.weighted(p) {
 					want = float32(float64(p.base) * testOptions().Factor)
+					wantWeighted++
+				}
+				if p.w != p.base {
+					weighted++
 				}
 			}
 			if p.w != want {
-				t.Fatalf("min-right %v, hard %v: weight %v, want %v", c.minRight, p.hard, p.w, want)
+				t.Fatalf("θ %v min-right %v, hard %v γ %v μ %v: weight %v, want %v", c.model.Theta, c.minRight, p.hard, p.gamma, p.mu, p.w, want)
 			}
 		}
 		if hard == 0 {
 			t.Fatal("no hard example")
+		}
+		if all := c.minRight == 0.9 && c.model == byGamma; (all && weighted != hard) || (!all && weighted != 0) || weighted != wantWeighted {
+			t.Errorf("θ %v min-right %v: %d of %d hard pixels weighted", c.model.Theta, c.minRight, weighted, hard)
 		}
 	}
 }
@@ -169,7 +192,7 @@ func TestCalibratedVariantsNeedFormat4(t *testing.T) {
 	if _, err := loadSets([]string{set}, 1, weighting{Variant: VariantConfidence, Phi: -1, Temperature: 1}); err != nil {
 		t.Fatalf("format-3 set, confidence at T = 1: %v", err)
 	}
-	for _, wt := range []weighting{{Variant: VariantConfidence, Phi: -1, Temperature: 45}, {Variant: VariantPrune, Phi: -1, Prune: 0.05}, {Variant: VariantHardRight, Phi: -1, Temperature: 45, MinRight: 0.9}} {
+	for _, wt := range []weighting{{Variant: VariantConfidence, Phi: -1, Temperature: 45}, {Variant: VariantPrune, Phi: -1, Prune: 0.05}, {Variant: VariantHardRight, Phi: -1, MinRight: 0.9, ErrorModel: uncertainty.DefaultErrorModel()}} {
 		if _, err := loadSets([]string{set}, 1, wt); err == nil || !strings.Contains(err.Error(), "run densify prepare again") {
 			t.Errorf("format-3 set, %s: err = %v", wt.Variant, err)
 		}

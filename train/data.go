@@ -234,6 +234,7 @@ type weighting struct {
 	Temperature float64
 	Prune       float64
 	MinRight    float64
+	ErrorModel  *uncertainty.ErrorModel // VariantHardRight
 	pruneBelow  float32
 	// the self-training labels (Config.Pseudo, PseudoOptions, PseudoWeight)
 	Pseudo        []string
@@ -346,10 +347,12 @@ func loadFrame(dir string, m *trainset.Manifest, mf trainset.ManifestFrame, scal
 			return nil, err
 		}
 	}
-	if wt.redraw() {
+	if wt.redraw() || v == VariantHardRight {
 		if mu, err = readU(mf.Mu, "segment uncertainty"); err != nil {
 			return nil, err
 		}
+	}
+	if wt.redraw() {
 		// the hard examples of trainset.Prepare for φ = wt.Phi
 		for i := range ha.U8 {
 			ha.U8[i] = 0
@@ -386,9 +389,13 @@ func loadFrame(dir string, m *trainset.Manifest, mf trainset.ManifestFrame, scal
 			pw.U, pw.UT = u[i], u[i]
 		}
 		if gamma != nil {
-			pw.UT = float32(uncertainty.TemperedU(float64(gamma[i]), wt.Temperature))
+			if wt.Temperature > 0 {
+				pw.UT = float32(uncertainty.TemperedU(float64(gamma[i]), wt.Temperature))
+			}
 			pw.Pruned = gamma[i] < wt.pruneBelow
-			pw.Right = 1-float64(pw.UT) >= wt.MinRight
+			if wt.ErrorModel != nil {
+				pw.Right = 1-wt.ErrorModel.PWrong(float64(gamma[i]), float64(mu[i])) >= wt.MinRight
+			}
 		}
 		weights[i] = v.Weight(pw)
 	}

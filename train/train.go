@@ -93,10 +93,14 @@ type Config struct {
 	// Prune is the fraction q of the most uncertain trajectories whose
 	// labels VariantPrune drops, in [0, 1) (0 = DefaultPrune).
 	Prune float64
-	// MinRight is the calibrated probability of being right, 1 − u_T, that a
-	// hard example needs to keep its factor under VariantHardRight, in
-	// (0, 1] (0 = DefaultMinRight).
+	// MinRight is the calibrated probability of being right, 1 −
+	// P(wrong | γ, μ_A) under ErrorModel, that a hard example needs to keep
+	// its factor under VariantHardRight, in (0, 1] (0 = DefaultMinRight).
 	MinRight float64
+	// ErrorModel is the JSON error model (uncertainty.ErrorModel, written by
+	// densify sparsify) whose P(wrong | γ, μ_A) VariantHardRight reads (""
+	// = uncertainty.DefaultErrorModel).
+	ErrorModel string
 	// NoFlip disables random horizontal flips.
 	NoFlip bool
 	// Seed drives weight initialisation, data order and flips.
@@ -204,6 +208,8 @@ type Options struct {
 	Temperature float64 `json:"temperature,omitempty"`
 	Prune       float64 `json:"prune,omitempty"`
 	MinRight    float64 `json:"min_right,omitempty"`
+	// the error model that VariantHardRight read (Config.ErrorModel)
+	ErrorModel *uncertainty.ErrorModel `json:"error_model,omitempty"`
 	Flip        bool    `json:"flip"`
 	Seed        int64   `json:"seed"`
 	// the self-training round's labels and start (Config.Pseudo, Init)
@@ -322,7 +328,7 @@ func (c *Config) validate() error {
 	}
 	// the defaults of the variant's own knobs, so that train.json records
 	// what was used (the other variants record none)
-	if c.Temperature == 0 && (c.Variant == VariantConfidence || c.Variant == VariantHardRight) {
+	if c.Temperature == 0 && c.Variant == VariantConfidence {
 		c.Temperature = uncertainty.DefaultTemperature
 	}
 	if c.Prune == 0 && c.Variant == VariantPrune {
@@ -358,9 +364,10 @@ const DefaultPseudoWeight = 1.0
 const DefaultPrune = 0.05
 
 // DefaultMinRight is the default of Config.MinRight: a hard example keeps
-// its factor where its label is right with calibrated probability ≥ 0.9.
+// its factor where its label is right with probability ≥ 0.9 under the
+// error model (uncertainty.RightCut, at which densify sparsify counts them).
 // Not yet chosen on dense J.
-const DefaultMinRight = 0.9
+const DefaultMinRight = uncertainty.RightCut
 
 // weighting is what loadSets needs of the configuration.
 func (c Config) weighting() weighting {
@@ -503,7 +510,13 @@ func trainOne(ctx context.Context, cfg Config, sets []string, out string, progre
 		}
 		scale = AutoScale(dev.IsCuda(), w, h)
 	}
-	data, err := loadSets(sets, scale, cfg.weighting())
+	wt := cfg.weighting()
+	if cfg.Variant == VariantHardRight {
+		if wt.ErrorModel, err = uncertainty.LoadErrorModel(cfg.ErrorModel); err != nil {
+			return nil, fmt.Errorf("train: %w", err)
+		}
+	}
+	data, err := loadSets(sets, scale, wt)
 	if err != nil {
 		return nil, err
 	}
@@ -518,7 +531,7 @@ func trainOne(ctx context.Context, cfg Config, sets []string, out string, progre
 	}
 	opts := Options{Model: mc, Sets: absAll(sets), Mode: data.Mode, LR: cfg.LR, Schedule: cfg.Schedule.recorded(), Batch: cfg.Batch, Scale: scale,
 		Variant: cfg.Variant, Factor: cfg.HardFactor, Temperature: cfg.Temperature, Prune: cfg.Prune, MinRight: cfg.MinRight,
-		Flip: !cfg.NoFlip, Seed: cfg.Seed}
+		ErrorModel: wt.ErrorModel, Flip: !cfg.NoFlip, Seed: cfg.Seed}
 	if len(cfg.Pseudo) > 0 {
 		po := cfg.PseudoOptions
 		opts.Pseudo, opts.PseudoOptions, opts.PseudoWeight = absAll(cfg.Pseudo), &po, cfg.PseudoWeight

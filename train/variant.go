@@ -46,9 +46,13 @@ const (
 	// UAI 2021) drops the most uncertain nodes.
 	VariantPrune Variant = "prune"
 	// VariantHardRight: the hard examples of VariantHard, × factor only where
-	// the calibrated probability that the label is right, 1 − u_T, is at
-	// least Config.MinRight; the other hard examples keep w_b. The
-	// oversampling then amplifies labels that are probably right.
+	// the calibrated probability that the label is right, 1 − P(wrong | γ,
+	// μ_A) under the error model (Config.ErrorModel; uncertainty.ErrorModel,
+	// a logistic model on γ and the segment's μ_A), is at least
+	// Config.MinRight; the other hard examples keep w_b. The oversampling
+	// then amplifies labels that are probably right. A temperature cannot
+	// select them: every hard example has γ below about 8, where u_T is
+	// flat.
 	VariantHardRight Variant = "hard-right"
 )
 
@@ -80,7 +84,7 @@ type PixelWeight struct {
 	UT float32
 	// Pruned: the trajectory is among the most uncertain (VariantPrune).
 	Pruned bool
-	// Right: 1 − u_T reaches Config.MinRight (VariantHardRight).
+	// Right: 1 − P(wrong | γ, μ_A) reaches Config.MinRight (VariantHardRight).
 	Right bool
 }
 

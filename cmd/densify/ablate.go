@@ -30,8 +30,8 @@ one U-Net per variant and seed on the same prepared training set with the same b
 "uniform" (class balance only), "weighted" (hard examples of uncertain segments × --factor, UAI'21
 Sec. 4.3), "confidence" (every label weighted by 1 − 2u_T, the calibrated uncertainty as label
 noise) and "prune" (the labels of the 5 % most uncertain trajectories dropped); --variants can add
-"hard-right" (the hard examples × --factor only where their label is right with calibrated
-probability ≥ 0.9, which at the default temperature none is), and --oracle adds "oracle" (uniform on ground-truth labels of the same trajectories). Every variant is trained
+"hard-right" (the hard examples × --factor only where their label is right with probability
+≥ 0.9 under the embedded error model, a logistic model on γ and the segment's μ_A), and --oracle adds "oracle" (uniform on ground-truth labels of the same trajectories). Every variant is trained
 with --seeds seeds (default 3). The upstream stages (track, segment, uncertainty, prepare) are
 computed once and shared; every model predicts dense masks, which are scored with the FBMS protocol
 and DAVIS J. Writes WORK/ablation.md and WORK/ablation.csv: F and J per variant (mean ± sd over the

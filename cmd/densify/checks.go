@@ -142,7 +142,7 @@ var ioFlags = map[string]flagcheck.IO{
 	"prepare":     {Out: []string{"out/"}, In: []string{"frames:frames", "tracks", "uncertainty", "segment:segment", "gt:gt"}},
 	"decompose":   {Out: []string{"out/"}, In: []string{"image", "gt", "images:tree", "gt-dir:tree", "model"}},
 	"fit":         {Out: []string{"out"}, In: []string{"train-images:tree", "train-gt:tree", "val-images:tree", "val-gt:tree"}},
-	"train":       {Out: []string{"out"}, In: []string{"set:tree", "pseudo:tree", "init", "ARGS:dataset", "cost-model"}},
+	"train":       {Out: []string{"out"}, In: []string{"set:tree", "pseudo:tree", "init", "error-model", "ARGS:dataset", "cost-model"}},
 	"predict":     {Out: []string{"out/"}, In: []string{"model", "frames:frames", "flows:tree"}},
 	"run":         {Out: []string{"out"}, In: []string{"ARGS:dataset", "tracks", "cost-model"}},
 	"ablate":      {Out: []string{"out"}, In: []string{"ARGS:dataset", "tracks", "cost-model"}},

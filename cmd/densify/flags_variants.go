@@ -13,9 +13,10 @@ import (
 // bindCalibratedFlags binds the knobs of the calibrated training variants
 // (confidence, prune, hard-right) to c.
 func bindCalibratedFlags(fl *pflag.FlagSet, c *train.Config) {
-	fl.Float64Var(&c.Temperature, "temperature", c.Temperature, "T of the calibrated uncertainty u_T = σ(−γ/T) of confidence and hard-right (fitted by densify sparsify; 1 = UAI'21's u)")
+	fl.Float64Var(&c.Temperature, "temperature", c.Temperature, "T of the calibrated uncertainty u_T = σ(−γ/T) of confidence (fitted by densify sparsify; 1 = UAI'21's u)")
 	fl.Float64Var(&c.Prune, "prune", c.Prune, "fraction of the most uncertain trajectories whose labels prune drops")
-	fl.Float64Var(&c.MinRight, "min-right", c.MinRight, "calibrated probability of a right label that hard-right needs to weight a hard example")
+	fl.Float64Var(&c.MinRight, "min-right", c.MinRight, "probability of a right label, under --error-model, that hard-right needs to weight a hard example")
+	fl.StringVar(&c.ErrorModel, "error-model", "", "hard-right: error model P(wrong | γ, μ_A) (error_model.json of densify sparsify; default: the embedded one, fitted on the twenty DAVIS 2016 development sequences)")
 }
 
 // variantsFlag binds a list of pipeline variants (pflag.Value).

@@ -36,7 +36,8 @@ balance) and hard-example mask: hard (× the set's factor at hard examples, the 
 uniform (class balance only, the ablation baseline; also --uniform), confidence
 (class balance × max(0, 1 − 2u_T): the calibrated uncertainty u_T = σ(−γ/T) as label
 noise, T = --temperature), prune (the labels of the --prune most uncertain trajectories
-dropped) or hard-right (the hard examples × the factor only where 1 − u_T ≥ --min-right).
+dropped) or hard-right (the hard examples × the factor only where their label is right with
+probability ≥ --min-right under --error-model, a logistic model on γ and the segment's μ_A).
 Optimiser: Adam.
 
 With several --set folders one model is trained per set in <out>/<set name> (ACCV'20),
