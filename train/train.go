@@ -210,8 +210,8 @@ type Options struct {
 	MinRight    float64 `json:"min_right,omitempty"`
 	// the error model that VariantHardRight read (Config.ErrorModel)
 	ErrorModel *uncertainty.ErrorModel `json:"error_model,omitempty"`
-	Flip        bool    `json:"flip"`
-	Seed        int64   `json:"seed"`
+	Flip       bool                    `json:"flip"`
+	Seed       int64                   `json:"seed"`
 	// the self-training round's labels and start (Config.Pseudo, Init)
 	Pseudo        []string                `json:"pseudo,omitempty"`
 	PseudoOptions *trainset.PseudoOptions `json:"pseudo_options,omitempty"`
