@@ -1,7 +1,6 @@
 package eval
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -181,9 +180,5 @@ func writeJSON(path string, v any) error {
 	if path == "" {
 		return nil
 	}
-	return atomicfile.Write(path, func(w io.Writer) error {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(v)
-	})
+	return atomicfile.WriteJSON(path, v)
 }

@@ -4,7 +4,6 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
-	"io"
 	"math"
 	"os"
 
@@ -200,11 +199,7 @@ func WriteCostModel(path string, m *CostModel) error {
 	if err := m.Validate(); err != nil {
 		return err
 	}
-	return atomicfile.Write(path, func(w io.Writer) error {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(m)
-	})
+	return atomicfile.WriteJSON(path, m)
 }
 
 // Logit returns θ_0 + Σ_j θ_j (f_j − Mean_j)/Std_j, the log-odds of a cut.

@@ -158,11 +158,7 @@ func FitDataset(opt FitDatasetOptions) (*FitReport, error) {
 	if err := cal.WriteCSV(rep.Calibration); err != nil {
 		return nil, err
 	}
-	return rep, atomicfile.Write(rep.Report, func(w io.Writer) error {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rep)
-	})
+	return rep, atomicfile.WriteJSON(rep.Report, rep)
 }
 
 // tracksRecord is how fit-costs made a cached track file: written beside it

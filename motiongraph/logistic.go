@@ -1,7 +1,6 @@
 package motiongraph
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -268,11 +267,7 @@ func (c *Calibration) WriteCSV(path string) error {
 
 // WriteJSON writes the calibration report as JSON.
 func (c *Calibration) WriteJSON(path string) error {
-	return atomicfile.Write(path, func(w io.Writer) error {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(c)
-	})
+	return atomicfile.WriteJSON(path, c)
 }
 
 // Table renders the reliability table and the scores as text.

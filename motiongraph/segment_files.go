@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"image"
-	"io"
 	"os"
 	"path/filepath"
 	"time"
@@ -202,11 +201,7 @@ func SegmentFiles(opt FilesOptions) (*SegmentReport, error) {
 	}
 	if err == nil {
 		rep.TotalSeconds = time.Since(t0).Seconds()
-		err = atomicfile.Write(repPath, func(w io.Writer) error {
-			enc := json.NewEncoder(w)
-			enc.SetIndent("", "  ")
-			return enc.Encode(rep)
-		})
+		err = atomicfile.WriteJSON(repPath, rep)
 	}
 	if err != nil {
 		for _, p := range []string{outTracks, graphPath, labelsPath, camPath, repPath} {

@@ -4,7 +4,6 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
-	"io"
 	"math"
 	"os"
 	"slices"
@@ -182,9 +181,5 @@ func WriteErrorModel(path string, m *ErrorModel) error {
 	if err := m.Validate(); err != nil {
 		return err
 	}
-	return atomicfile.Write(path, func(w io.Writer) error {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(m)
-	})
+	return atomicfile.WriteJSON(path, m)
 }

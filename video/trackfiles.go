@@ -1,7 +1,6 @@
 package video
 
 import (
-	"encoding/json"
 	"fmt"
 	"image"
 	"io"
@@ -135,11 +134,7 @@ func writeTrackStats(opt TrackFilesOptions, r *TrackFilesResult) error {
 		"stopped": map[string]int{"inconsistent": st.Stopped[trajectory.StopInconsistent], "motion_boundary": st.Stopped[trajectory.StopBoundary],
 			"left_image": st.Stopped[trajectory.StopLeftImage], "last_frame": st.Stopped[trajectory.StopLastFrame]},
 		"seconds": r.Seconds, "frames_per_second": r.FramesPerSecond}
-	return atomicfile.Write(opt.Stats, func(w io.Writer) error {
-		e := json.NewEncoder(w)
-		e.SetIndent("", "  ")
-		return e.Encode(rep)
-	})
+	return atomicfile.WriteJSON(opt.Stats, rep)
 }
 
 // keepFlows makes a flow store at dir for the frames (paths, w×h) and

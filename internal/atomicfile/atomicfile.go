@@ -7,6 +7,7 @@ import (
 	"bufio"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"image"
@@ -93,6 +94,16 @@ func Write(path string, fill func(w io.Writer) error) (err error) {
 // WriteBytes writes data to path atomically.
 func WriteBytes(path string, data []byte) error {
 	return Write(path, func(w io.Writer) error { _, err := w.Write(data); return err })
+}
+
+// WriteJSON writes v to path atomically as JSON indented by two spaces,
+// with a final newline (json.Encoder).
+func WriteJSON(path string, v any) error {
+	return Write(path, func(w io.Writer) error {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(v)
+	})
 }
 
 // WritePNG encodes img as PNG to path atomically.

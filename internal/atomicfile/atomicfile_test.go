@@ -170,3 +170,22 @@ func TestCheckReplaceable(t *testing.T) {
 		t.Errorf("file: %v", err)
 	}
 }
+
+// WriteJSON writes two-space indented JSON with a final newline, and a value
+// JSON cannot hold leaves the old file as it was.
+func TestWriteJSON(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "v.json")
+	if err := WriteJSON(p, map[string]any{"a": 1, "b": []int{2}}); err != nil {
+		t.Fatal(err)
+	}
+	want := "{\n  \"a\": 1,\n  \"b\": [\n    2\n  ]\n}\n"
+	if b, _ := os.ReadFile(p); string(b) != want {
+		t.Fatalf("got %q, want %q", b, want)
+	}
+	if err := WriteJSON(p, map[string]any{"c": func() {}}); err == nil {
+		t.Fatal("a func was written as JSON")
+	}
+	if b, _ := os.ReadFile(p); string(b) != want {
+		t.Fatalf("old content lost: %q", b)
+	}
+}
