@@ -1,8 +1,11 @@
 package train
 
 import (
+	"context"
 	"math"
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -208,5 +211,42 @@ func TestPruneRefusesUnsortedGamma(t *testing.T) {
 	}
 	if _, err := loadSets([]string{set}, 1, weighting{Variant: VariantPrune, Phi: -1, Prune: 0.5}); err == nil || !strings.Contains(err.Error(), p) || !strings.Contains(err.Error(), "ascending") {
 		t.Fatalf("unsorted γ: err = %v", err)
+	}
+}
+
+// A hard-right training records the error model it read: the embedded one
+// by default, a file's with --error-model; a broken file stops it by name
+// before training, and the other variants record none.
+func TestHardRightRecordsItsErrorModel(t *testing.T) {
+	dir := t.TempDir()
+	set, _ := synthSet(t, dir, 48, 32, 2, testOptions())
+	cfg := tinyConfig(1)
+	cfg.Variant = VariantHardRight
+	s := mustRun(t, cfg, []string{set}, filepath.Join(dir, "default"))
+	if def := uncertainty.DefaultErrorModel(); s.Options.ErrorModel == nil || !slices.Equal(s.Options.ErrorModel.Theta, def.Theta) {
+		t.Errorf("default: recorded %+v, want the embedded model", s.Options.ErrorModel)
+	}
+	mine := &uncertainty.ErrorModel{Version: uncertainty.ErrorModelVersion, Features: uncertainty.ErrorFeatureNames, Theta: []float64{-2, 0, 1, 0, 0}}
+	p := filepath.Join(dir, "mine.json")
+	if err := uncertainty.WriteErrorModel(p, mine); err != nil {
+		t.Fatal(err)
+	}
+	cfg.ErrorModel = p
+	if s := mustRun(t, cfg, []string{set}, filepath.Join(dir, "mine")); s.Options.ErrorModel == nil || !slices.Equal(s.Options.ErrorModel.Theta, mine.Theta) {
+		t.Errorf("--error-model: recorded %+v", s.Options.ErrorModel)
+	}
+	if err := os.WriteFile(p, []byte("{\n\"version\": 1,\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "broken")
+	if _, err := Run(context.Background(), cfg, []string{set}, out, nil); err == nil || !strings.Contains(err.Error(), p) {
+		t.Errorf("broken error model: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(out, "model.ckpt")); err == nil {
+		t.Error("a model was written despite the broken error model")
+	}
+	cfg.Variant, cfg.ErrorModel = VariantUniform, ""
+	if s := mustRun(t, cfg, []string{set}, filepath.Join(dir, "uniform")); s.Options.ErrorModel != nil {
+		t.Errorf("uniform recorded an error model: %+v", s.Options.ErrorModel)
 	}
 }
