@@ -19,6 +19,19 @@ func bindCalibratedFlags(fl *pflag.FlagSet, c *train.Config) {
 	fl.StringVar(&c.ErrorModel, "error-model", "", "hard-right: error model P(wrong | γ, μ_A) (error_model.json of densify sparsify; default: the embedded one, fitted on the twenty DAVIS 2016 development sequences)")
 }
 
+// setHardOverrides: with --set folders, train's --factor and --phi replace
+// the sets' own factor and φ (the hard examples are redrawn from the sets'
+// per-pixel u and μ_A); a DATASET is prepared with them instead.
+func setHardOverrides(fl *pflag.FlagSet, o *trainOptions) {
+	if fl.Changed("factor") {
+		o.Config.HardFactor = o.Upstream.opt.Prepare.Factor
+	}
+	if fl.Changed("phi") {
+		phi := o.Upstream.opt.Prepare.Phi
+		o.Config.HardPhi = &phi
+	}
+}
+
 // variantsFlag binds a list of pipeline variants (pflag.Value).
 type variantsFlag struct{ v *[]pipeline.Variant }
 

@@ -32,7 +32,8 @@ func NewCmdTrain(f *Factory) *cobra.Command {
 prepared training sets (densify prepare). The loss covers labelled pixels only: weighted
 BCE with logits (binary sets) or weighted cross entropy (multi-label sets), normalised as
 Σ w ℓ / Σ w, the weights composed by --variant from the set's base weights (class
-balance) and hard-example mask: hard (× the set's factor at hard examples, the default)
+balance) and hard-example mask: hard (× the set's factor at hard examples, the default;
+--factor and --phi replace the set's factor and φ)
 uniform (class balance only, the ablation baseline; also --uniform), confidence
 (class balance × max(0, 1 − 2u_T): the calibrated uncertainty u_T = σ(−γ/T) as label
 noise, T = --temperature), prune (the labels of the --prune most uncertain trajectories
@@ -63,6 +64,9 @@ the dataset's sequences is prepared and trained, one model per sequence in <out>
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if cmd.Flags().Changed("edges") {
 				o.Config.Edges = &o.Edges
+			}
+			if len(args) == 0 {
+				setHardOverrides(cmd.Flags(), o)
 			}
 			return runTrain(o, args)
 		},
