@@ -356,7 +356,7 @@ func loadFrame(dir string, m *trainset.Manifest, mf trainset.ManifestFrame, scal
 		// the hard examples of trainset.Prepare for φ = wt.Phi
 		for i := range ha.U8 {
 			ha.U8[i] = 0
-			if la.Int16[i] >= 0 && u[i] > mu[i] && float64(mu[i]) > wt.Phi {
+			if la.Int16[i] >= 0 && uncertainty.HardExample(float64(u[i]), float64(mu[i]), wt.Phi) {
 				ha.U8[i] = 1
 			}
 		}
@@ -393,7 +393,7 @@ func loadFrame(dir string, m *trainset.Manifest, mf trainset.ManifestFrame, scal
 				pw.UT = float32(uncertainty.TemperedU(float64(gamma[i]), wt.Temperature))
 			}
 			pw.Pruned = gamma[i] < wt.pruneBelow
-			if wt.ErrorModel != nil {
+			if wt.ErrorModel != nil && pw.Hard { // Weight reads Right at hard examples only
 				pw.Right = 1-wt.ErrorModel.PWrong(float64(gamma[i]), float64(mu[i])) >= wt.MinRight
 			}
 		}

@@ -38,6 +38,7 @@ import (
 
 	"github.com/densify/densify/internal/parallel"
 	"github.com/densify/densify/trajectory"
+	"github.com/densify/densify/uncertainty"
 )
 
 // Unlabelled marks pixels without a label in label maps.
@@ -412,7 +413,7 @@ func (p *preparation) markHardExamples() {
 		if s.Class >= 0 {
 			p.set.TrajectoryGamma = append(p.set.TrajectoryGamma, p.gamma[i])
 		}
-		if s.Class >= 0 && s.Uncertain && p.u(i) > s.MeanUncertainty {
+		if s.Class >= 0 && uncertainty.HardExample(p.u(i), s.MeanUncertainty, p.opt.Phi) {
 			p.hard[i] = true
 			s.HardTracks++
 		}

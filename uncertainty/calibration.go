@@ -141,16 +141,16 @@ const DefaultPhi = 0.0005
 // training labels and no hard examples.
 const DefaultMinSegment = 20
 
-// HardExample reports whether a node of uncertainty u in a segment of n
-// nodes and uncertainty μ_A is a hard example at the defaults: u > μ_A,
-// μ_A > DefaultPhi and n ≥ DefaultMinSegment (UAI'21 Sec. 4.3, as densify
-// prepare selects them).
-func HardExample(u, mu float64, n int) bool {
-	return u > mu && mu > DefaultPhi && n >= DefaultMinSegment
-}
+// HardExample is the rule of Kardoost & Keuper (UAI 2021, Sec. 4.3): a node
+// of uncertainty u in a segment of uncertainty μ_A is a hard example when
+// u > μ_A and μ_A > φ, the uncertain nodes of uncertain segments. densify
+// prepare applies it to the segments it keeps, the trainer to redraw the
+// hard examples for another φ, and Samples at the defaults.
+func HardExample(u, mu, phi float64) bool { return u > mu && mu > phi }
 
 // Samples are the known nodes of a labelling with their γ, their segment's
-// μ_A and whether they are hard examples (HardExample).
+// μ_A and whether they are hard examples at the defaults (HardExample at
+// DefaultPhi, in segments of at least DefaultMinSegment nodes).
 func Samples(r *Result, wrong, known []bool) []ErrorSample {
 	seg := map[int]Cluster{}
 	for _, c := range r.Clusters {
@@ -160,7 +160,7 @@ func Samples(r *Result, wrong, known []bool) []ErrorSample {
 	for v, g := range r.Gamma {
 		if known[v] {
 			c := seg[r.Labels[v]]
-			out = append(out, ErrorSample{Gamma: g, Mu: c.MeanU, Wrong: wrong[v], Hard: HardExample(r.U[v], c.MeanU, c.Size)})
+			out = append(out, ErrorSample{Gamma: g, Mu: c.MeanU, Wrong: wrong[v], Hard: c.Size >= DefaultMinSegment && HardExample(r.U[v], c.MeanU, DefaultPhi)})
 		}
 	}
 	return out
