@@ -13,9 +13,9 @@
 # every variant against uniform the paired ΔF per sequence, how many
 # sequences it helps and whether the mean ΔF exceeds the spread across seeds.
 # Everything is also in WORK/dense-TAG.md and WORK/dense-TAG.csv.
-# It scores the first training only: the self-training round that densify run and
-# densify ablate add by default (--rounds 1) is measured with densify ablate
-# ROOT --cost-model WORK/folds, whose report gives J per round.
+# Without ROUNDS it scores the first training only; with ROUNDS=N it also runs the
+# N self-training rounds that densify run adds (one by default), each a row of
+# its own (variant "<variant>-rR"), so the table gives J per round.
 #
 # Usage: scripts/dense-eval.sh [WORK]       (default WORK=/tmp/densify-sparse-eval)
 # Environment:
@@ -40,6 +40,10 @@
 #   REUSE_MASKS 1 (with REUSE=1) also keeps the prepared set and the scores of masks
 #              predicted after the model was written (eval.json), e.g. to add
 #              CHECKPOINTS to a finished run
+#   ROUNDS     self-training rounds after the first training (default 0): round r
+#              trains from round r−1's model.ckpt (--init) on the set plus round r−1's
+#              confident mask pixels (--pseudo; PSEUDO adds --pseudo-* flags), with the
+#              variant's seed and the training flags above, as densify run --rounds does
 #   UNREFINED  0 skips the second prediction without refinement (its column is then empty)
 #   CHECKPOINTS fractions of the training, space-separated (e.g. "0.5 0.67"): also
 #              predicts with the checkpoint of the epoch nearest each fraction of the
@@ -77,6 +81,9 @@ train_args=()
 prep_args=($PREPARE)
 # shellcheck disable=SC2206
 pred_args=(${PREDICT:-})
+# shellcheck disable=SC2206
+pseudo_args=(${PSEUDO:-})
+ROUNDS=${ROUNDS:-0}
 mkdir -p "$WORK"
 # shellcheck disable=SC2086
 DAVIS=$(davis_root "$WORK" $DAVIS)
@@ -99,8 +106,16 @@ checkpoints() { # seq labels variant seed out: J of the epoch checkpoints neares
   done
 }
 
-one() { # labels variant seed set out
-  local seq=$1 labels=$2 variant=$3 seed=$4 set=$5 out=$6 d=$DAVIS/JPEGImages/480p/$1 t0 secs
+one() { # seq labels variant seed set out [round prev]: prev is round−1's out
+  local seq=$1 labels=$2 variant=$3 seed=$4 set=$5 out=$6 round=${7:-0} prev=${8:-} d=$DAVIS/JPEGImages/480p/$1 t0 secs
+  local init=() prob=() row=$3
+  if ((round > 0)); then
+    init=(--init "$prev/model/model.ckpt" --pseudo "$prev/masks" "${pseudo_args[@]}")
+    row=$variant-r$round
+  fi
+  if [[ $labels == real ]] && ((round < ROUNDS)); then
+    prob=(--prob) # the next round's pseudo-labels read the probability maps
+  fi
   local from=${out/dense-$TAG\//dense-${MODELS_FROM:-}/}
   if [[ -n "${MODELS_FROM:-}" ]]; then
     [[ -f $from/model/train.json ]] || { echo "dense-eval: $from/model holds no finished training (MODELS_FROM=$MODELS_FROM)" >&2; exit 1; }
@@ -112,14 +127,15 @@ one() { # labels variant seed set out
   else
     rm -rf "$out/model"
     t0=$(date +%s.%N)
-    "$DENSIFY" train --set "$set" --out "$out/model" --variant "$variant" --seed "$seed" "${train_args[@]}" > "$out.train.txt" 2>&1
+    "$DENSIFY" train --set "$set" --out "$out/model" --variant "$variant" --seed "$seed" "${train_args[@]}" "${init[@]}" > "$out.train.txt" 2>&1
     secs=$(echo "$(date +%s.%N) - $t0" | bc)
     echo "$secs" > "$out.secs"
   fi
-  if [[ ${REUSE:-0} == 1 && ${REUSE_MASKS:-0} == 1 && -f $out/eval.json && $out/eval.json -nt $out/model/model.ckpt ]]; then
+  if [[ ${REUSE:-0} == 1 && ${REUSE_MASKS:-0} == 1 && -f $out/eval.json && $out/eval.json -nt $out/model/model.ckpt &&
+    (${#prob[@]} == 0 || -d $out/masks/prob) ]]; then
     : # the masks of this model are scored already
   else
-    "$DENSIFY" predict --model "$out/model/model.ckpt" --frames "$d" --out "$out/masks" "${pred_args[@]}" > /dev/null 2>&1
+    "$DENSIFY" predict --model "$out/model/model.ckpt" --frames "$d" --out "$out/masks" "${pred_args[@]}" "${prob[@]}" > /dev/null 2>&1
     "$DENSIFY" eval --gt "$DAVIS/Annotations/480p/$seq" --masks "$out/masks" --json "$out/eval.json" > /dev/null
   fi
   if [[ ${UNREFINED:-1} == 1 ]]; then
@@ -129,7 +145,7 @@ one() { # labels variant seed set out
     rm -f "$out/eval-unrefined.json"
   fi
   [[ -n "${CHECKPOINTS:-}" ]] && checkpoints "$seq" "$labels" "$variant" "$seed" "$out"
-  python3 - "$out/eval.json" "$seq" "$labels" "$variant" "$seed" "$secs" "$set" "$out/eval-unrefined.json" >> "$csv.tmp" <<'PY'
+  python3 - "$out/eval.json" "$seq" "$labels" "$row" "$seed" "$secs" "$set" "$out/eval-unrefined.json" >> "$csv.tmp" <<'PY'
 import json, sys
 ev = json.load(open(sys.argv[1])); seq, labels, variant, seed, secs, setdir = sys.argv[2:8]
 try:
@@ -164,6 +180,11 @@ for seq in $seqs; do
   for v in "${vs[@]}"; do
     for ((s = 1; s <= SEEDS; s++)); do
       one "$seq" real "$v" "$s" "$out/set" "$out/$v-s$s"
+      prev=$out/$v-s$s
+      for ((r = 1; r <= ROUNDS; r++)); do
+        one "$seq" real "$v" "$s" "$out/set" "$out/$v-s$s-r$r" "$r" "$prev"
+        prev=$out/$v-s$s-r$r
+      done
     done
   done
   if [[ $ORACLE == 1 ]]; then
