@@ -1,0 +1,153 @@
+package scripts
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// denseEval runs scripts/dense-eval.sh on a work folder of one sequence
+// with a stand-in densify that records each call's arguments (one line per
+// call) and writes what the script reads back: the set's manifest, a
+// model's train.json and model.ckpt, the masks folder (prob/ with --prob)
+// and an eval.json whose J is 0.5 + 0.1·r for the masks of round r (a
+// folder ending in -rR/masks). It returns the calls and the CSV.
+func denseEval(t *testing.T, env ...string) (calls []string, csv string) {
+	t.Helper()
+	need(t, "bash", "python3", "bc")
+	dir := t.TempDir()
+	work := filepath.Join(dir, "work")
+	root := filepath.Join(dir, "davis")
+	for _, d := range []string{
+		filepath.Join(work, "s"), filepath.Join(root, "JPEGImages", "480p", "s"), filepath.Join(root, "Annotations", "480p", "s"),
+	} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(work, "s", "sTracks3.dat"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	log := filepath.Join(dir, "calls.txt")
+	fake := filepath.Join(dir, "densify")
+	script := `#!/bin/sh
+echo "$*" >> ` + log + `
+out=""; json=""; masks=""; prob=""; prev=""
+for a in "$@"; do
+	[ "$prev" = "--out" ] && out=$a
+	[ "$prev" = "--json" ] && json=$a
+	[ "$prev" = "--masks" ] && masks=$a
+	[ "$a" = "--prob" ] && prob=1
+	prev=$a
+done
+case $1 in
+prepare) mkdir -p "$out" && echo '{}' > "$out/manifest.json" ;;
+train) mkdir -p "$out" && echo '{}' > "$out/train.json" && : > "$out/model.ckpt" ;;
+predict) mkdir -p "$out" && { [ -z "$prob" ] || mkdir -p "$out/prob"; } ;;
+eval)
+	r=$(echo "$masks" | sed -n 's|.*-r\([0-9]\)/masks$|\1|p'); r=${r:-0}
+	echo "{\"precision\": 0.5, \"recall\": 0.5, \"f\": 0.5, \"j_mean\": 0.$((5 + r))}" > "$json" ;;
+esac
+exit 0
+`
+	if err := os.WriteFile(fake, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("bash", "dense-eval.sh", work)
+	var base []string
+	for _, kv := range os.Environ() {
+		switch strings.SplitN(kv, "=", 2)[0] {
+		case "DAVIS", "DENSIFY", "TAG", "VARIANTS", "SEEDS", "ORACLE", "ROUNDS", "PSEUDO", "REUSE", "REUSE_MASKS",
+			"UNREFINED", "SCHEDULE", "AVERAGE", "SCALE", "EPOCHS", "STEP_BUDGET", "PRESET", "BATCH", "THREADS",
+			"PREPARE", "PREDICT", "SEQUENCES", "MODELS_FROM", "CHECKPOINTS":
+		default:
+			base = append(base, kv)
+		}
+	}
+	cmd.Env = append(base, append([]string{"DENSIFY=" + fake, "DAVIS=" + root, "ORACLE=0", "UNREFINED=0"}, env...)...)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("dense-eval.sh: %v\n%s", err, b)
+	}
+	raw, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := os.ReadFile(filepath.Join(work, "dense-default.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Split(strings.TrimSpace(string(raw)), "\n"), string(c)
+}
+
+// ROUNDS=2: each round trains from the round before's model.ckpt on its
+// masks, which that round predicted with --prob; the last round predicts
+// without; the flags of the first training (here --schedule, --seed) and
+// PSEUDO reach every round; the CSV has a row per round.
+func TestDenseEvalRounds(t *testing.T) {
+	calls, csv := denseEval(t, "ROUNDS=2", "SCHEDULE=cosine", "PSEUDO=--pseudo-band 3")
+	var trains, predicts []string
+	for _, c := range calls {
+		switch strings.Fields(c)[0] {
+		case "train":
+			trains = append(trains, c)
+		case "predict":
+			predicts = append(predicts, c)
+		}
+	}
+	if len(trains) != 3 || len(predicts) != 3 {
+		t.Fatalf("%d trainings and %d predictions, want 3 and 3:\n%s", len(trains), len(predicts), strings.Join(calls, "\n"))
+	}
+	first := "dense-default/uniform-s1"
+	for r, c := range trains {
+		if !strings.Contains(c, "--seed 1") || !strings.Contains(c, "--schedule cosine") {
+			t.Errorf("training %d lacks the seed or the schedule: %s", r, c)
+		}
+		if r == 0 {
+			if strings.Contains(c, "--init") || strings.Contains(c, "--pseudo") {
+				t.Errorf("the first training starts from a round: %s", c)
+			}
+			continue
+		}
+		prev := first
+		if r > 1 {
+			prev += "-r1"
+		}
+		for _, want := range []string{"--init ", prev + "/model/model.ckpt", "--pseudo ", prev + "/masks", "--pseudo-band 3", "--out "} {
+			if !strings.Contains(c, want) {
+				t.Errorf("round %d: %q missing in %s", r, want, c)
+			}
+		}
+		if !strings.Contains(c, first+"-r"+string(rune('0'+r))+"/model") {
+			t.Errorf("round %d trains into another folder: %s", r, c)
+		}
+	}
+	for i, c := range predicts {
+		if got, want := strings.Contains(c, "--prob"), i < 2; got != want {
+			t.Errorf("prediction %d: --prob %v, want %v: %s", i, got, want, c)
+		}
+	}
+	for _, want := range []string{",uniform,1,0.500000,0.500000,0.500000,0.500000,", ",uniform-r1,1,", ",0.600000,", ",uniform-r2,1,", ",0.700000,"} {
+		if !strings.Contains(csv, want) {
+			t.Errorf("CSV lacks %q:\n%s", want, csv)
+		}
+	}
+}
+
+// Without ROUNDS the script trains and predicts once, without --prob.
+func TestDenseEvalNoRounds(t *testing.T) {
+	calls, csv := denseEval(t)
+	n := 0
+	for _, c := range calls {
+		if strings.HasPrefix(c, "train") {
+			n++
+		}
+		if strings.HasPrefix(c, "predict") && strings.Contains(c, "--prob") {
+			t.Errorf("a prediction without rounds writes probability maps: %s", c)
+		}
+	}
+	if n != 1 || strings.Contains(csv, "-r1") {
+		t.Errorf("%d trainings, CSV:\n%s", n, csv)
+	}
+}
