@@ -25,6 +25,8 @@
 #   TAG        name of this configuration (default "default"); outputs WORK/<seq>/dense-TAG/
 #   VARIANTS   training variants, comma-separated (default "uniform"; hard, confidence)
 #   SEEDS      seeds per variant (default 1)
+#   FIRST_SEED the first of them (default 1): seeds FIRST_SEED … FIRST_SEED+SEEDS−1, e.g.
+#              FIRST_SEED=3 to add a third seed to a finished run of two
 #   ORACLE     1 also trains uniform on oracle labels (default 1)
 #   SCALE EPOCHS STEP_BUDGET PRESET BATCH THREADS   training budget (defaults: densify train's)
 #   SCHEDULE AVERAGE   learning-rate schedule and averaged epochs (densify train --schedule,
@@ -62,6 +64,7 @@ DAVIS=${DAVIS:-$dev/davis2016-dev $dev/davis2016-train10}
 TAG=${TAG:-default}
 VARIANTS=${VARIANTS:-uniform}
 SEEDS=${SEEDS:-1}
+FIRST_SEED=${FIRST_SEED:-1}
 ORACLE=${ORACLE:-1}
 PREPARE=${PREPARE:-}
 if [[ -z "${DENSIFY:-}" ]]; then
@@ -178,7 +181,7 @@ for seq in $seqs; do
   fi
   IFS=, read -ra vs <<< "$VARIANTS"
   for v in "${vs[@]}"; do
-    for ((s = 1; s <= SEEDS; s++)); do
+    for ((s = FIRST_SEED; s < FIRST_SEED + SEEDS; s++)); do
       one "$seq" real "$v" "$s" "$out/set" "$out/$v-s$s"
       prev=$out/$v-s$s
       for ((r = 1; r <= ROUNDS; r++)); do

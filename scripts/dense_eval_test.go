@@ -59,7 +59,7 @@ exit 0
 	var base []string
 	for _, kv := range os.Environ() {
 		switch strings.SplitN(kv, "=", 2)[0] {
-		case "DAVIS", "DENSIFY", "TAG", "VARIANTS", "SEEDS", "ORACLE", "ROUNDS", "PSEUDO", "REUSE", "REUSE_MASKS",
+		case "DAVIS", "DENSIFY", "TAG", "VARIANTS", "SEEDS", "FIRST_SEED", "ORACLE", "ROUNDS", "PSEUDO", "REUSE", "REUSE_MASKS",
 			"UNREFINED", "SCHEDULE", "AVERAGE", "SCALE", "EPOCHS", "STEP_BUDGET", "PRESET", "BATCH", "THREADS",
 			"PREPARE", "PREDICT", "SEQUENCES", "MODELS_FROM", "CHECKPOINTS":
 		default:
@@ -135,19 +135,25 @@ func TestDenseEvalRounds(t *testing.T) {
 	}
 }
 
-// Without ROUNDS the script trains and predicts once, without --prob.
+// Without ROUNDS the script trains and predicts once per seed, without
+// --prob; FIRST_SEED=3 SEEDS=2 trains seeds 3 and 4.
 func TestDenseEvalNoRounds(t *testing.T) {
-	calls, csv := denseEval(t)
-	n := 0
+	calls, csv := denseEval(t, "FIRST_SEED=3", "SEEDS=2")
+	var seeds []string
 	for _, c := range calls {
 		if strings.HasPrefix(c, "train") {
-			n++
+			f := strings.Fields(c)
+			for i := range f[:len(f)-1] {
+				if f[i] == "--seed" {
+					seeds = append(seeds, f[i+1])
+				}
+			}
 		}
 		if strings.HasPrefix(c, "predict") && strings.Contains(c, "--prob") {
 			t.Errorf("a prediction without rounds writes probability maps: %s", c)
 		}
 	}
-	if n != 1 || strings.Contains(csv, "-r1") {
-		t.Errorf("%d trainings, CSV:\n%s", n, csv)
+	if strings.Join(seeds, " ") != "3 4" || strings.Contains(csv, "-r1") || !strings.Contains(csv, ",uniform,3,") || !strings.Contains(csv, ",uniform,4,") {
+		t.Errorf("trained seeds %v, CSV:\n%s", seeds, csv)
 	}
 }
