@@ -59,10 +59,13 @@ type SequenceFlow interface {
 // StoredFlow is a SequenceFlow that reads the fields its Store holds (the
 // tracker keeps F_{t→t+1} and F_{t+1→t} of every consecutive pair,
 // computed by the same flow from the same frames) and computes the others
-// with Compute: fusion with K = 2 then computes half of its fields.
+// with Compute: fusion with K = 2 then computes half of its fields. With
+// Keep it also writes every field it computes into the store, so that the
+// next fusion of the same frames by the same flow computes none.
 type StoredFlow struct {
 	Store   *trajectory.FlowStore // nil: every field is computed
 	Compute Flow
+	Keep    bool
 }
 
 // Flow computes the flow from a to b with Compute.
@@ -71,7 +74,8 @@ func (s StoredFlow) Flow(a, b image.Image) (*trajectory.FlowField, error) {
 }
 
 // FlowBetween reads F_{i→j} from the store, or computes it when the store
-// does not hold it; an unreadable stored field is an error naming its file.
+// does not hold it (and, with Keep, stores it); an unreadable stored field
+// is an error naming its file.
 func (s StoredFlow) FlowBetween(i, j int, a, b image.Image) (*trajectory.FlowField, error) {
 	if s.Store != nil {
 		f, err := s.Store.Get(i, j)
@@ -79,7 +83,14 @@ func (s StoredFlow) FlowBetween(i, j int, a, b image.Image) (*trajectory.FlowFie
 			return f, err
 		}
 	}
-	return s.Compute.Flow(a, b)
+	f, err := s.Compute.Flow(a, b)
+	if err != nil || !s.Keep || s.Store == nil {
+		return f, err
+	}
+	if err := s.Store.Put(i, j, f); err != nil {
+		return nil, err
+	}
+	return f, nil
 }
 
 // DefaultTemporalRadius is the default radius K of the temporal fusion (see

@@ -318,6 +318,62 @@ func TestTemporalReadsStoredNeighbourFlows(t *testing.T) {
 	}
 }
 
+// With Keep, an empty store becomes a cache: the first fusion computes
+// every field and stores it, the second computes none, and both fuse
+// exactly as without a store, composing (K = 2, the neighbours' fields
+// only) and not (the fields two frames apart too).
+func TestTemporalKeepsComputedFlows(t *testing.T) {
+	const n, w, h = 6, 5, 4
+	maps := make([][]float32, n)
+	for i := range maps {
+		maps[i] = make([]float32, w*h)
+		for j := range maps[i] {
+			maps[i][j] = float32((i*5+j*3)%10) / 10
+		}
+	}
+	frames := make([]string, n)
+	for i := range frames {
+		frames[i] = filepath.Join(t.TempDir(), "f.png")
+		if err := os.WriteFile(frames[i], []byte{byte(i)}, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m, err := trajectory.NewFlowManifest(frames, "shift", w, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, compose := range []bool{true, false} {
+		o := DefaultTemporalOptions()
+		o.Compose = compose
+		want := runTemporal(t, o, &shiftFlow{vx: 1, vy: -0.5}, w, h, maps)
+		store, err := trajectory.CreateFlowStore(filepath.Join(t.TempDir(), "flows"), m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		first, second := &shiftFlow{vx: 1, vy: -0.5}, &shiftFlow{vx: 1, vy: -0.5}
+		for k, f := range []*shiftFlow{first, second} {
+			got := runTemporal(t, o, StoredFlow{Store: store, Compute: f, Keep: true}, w, h, maps)
+			for i := range want {
+				for j := range want[i] {
+					if got[i][j] != want[i][j] {
+						t.Fatalf("compose %v, fusion %d, frame %d pixel %d: %v, %v without a store", compose, k+1, i, j, got[i][j], want[i][j])
+					}
+				}
+			}
+		}
+		wantFirst := 2 * (n - 1) // the neighbours' fields
+		if !compose {
+			wantFirst += 2 * (n - 2) // and those two frames apart
+		}
+		if len(first.calls) != wantFirst || len(second.calls) != 0 {
+			t.Errorf("compose %v: %d fields computed by the first fusion (want %d), %d by the second (want 0)", compose, len(first.calls), wantFirst, len(second.calls))
+		}
+		if _, err := store.Get(0, 1); err != nil {
+			t.Errorf("compose %v: F_0→1 not kept: %v", compose, err)
+		}
+	}
+}
+
 // ComposeFlows by hand: F_{a→b} = (1, 0) everywhere and F_{b→c}(x, y) =
 // (x, y/2), so F_{a→c}(x, y) = (1 + (x + 1), y/2) where x + 1 lies in the
 // frame, and far outside the frame at the last column.

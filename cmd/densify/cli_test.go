@@ -428,6 +428,32 @@ func TestTrackFlowsFeedPredict(t *testing.T) {
 			t.Errorf("%s differs with --flows (%d and %d bytes)", sub, len(a), len(b))
 		}
 	}
+	// predict --flows into a folder without a store makes one of the flows
+	// it computes, the tracker's fields to the byte; the next prediction
+	// reads them (none is written again) and both give the masks of plain.
+	cache := filepath.Join(dir, "cache")
+	cached, _ := predict("cached", "--flows", cache)
+	field := filepath.Join(cache, "00002_00003.npy")
+	st, err := os.Stat(field)
+	if err != nil {
+		t.Fatalf("predict --flows kept no flow: %v", err)
+	}
+	if a, b := mustRead(t, field), mustRead(t, filepath.Join(flows, "00002_00003.npy")); string(a) != string(b) {
+		t.Errorf("the kept field differs from the tracker's (%d and %d bytes)", len(a), len(b))
+	}
+	again, o := predict("again", "--flows", cache)
+	if strings.Contains(o, "not read") {
+		t.Errorf("the kept flows were not read:\n%s", o)
+	}
+	if st2, err := os.Stat(field); err != nil || !st2.ModTime().Equal(st.ModTime()) {
+		t.Errorf("a kept field was computed and written again: %v", err)
+	}
+	for _, sub := range []string{"00000.png", "00003.png", "prob/00002.png"} {
+		a := mustRead(t, filepath.Join(plain, sub))
+		if b, c := mustRead(t, filepath.Join(cached, sub)), mustRead(t, filepath.Join(again, sub)); string(a) != string(b) || string(a) != string(c) {
+			t.Errorf("%s differs with a kept store", sub)
+		}
+	}
 	// A frame with a newer time and the same bytes (copied again): the
 	// store is still read.
 	later := time.Now().Add(time.Hour)
@@ -453,4 +479,14 @@ func TestTrackFlowsFeedPredict(t *testing.T) {
 	if _, o := predict("stale", "--flows", flows); !strings.Contains(o, "the flows are computed, not read from --flows") {
 		t.Errorf("a stale store was read:\n%s", o)
 	}
+}
+
+// mustRead is the content of the file at p; a missing file fails the test.
+func mustRead(t *testing.T, p string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 
 	"github.com/densify/densify/dataset"
 	"github.com/densify/densify/pipeline"
@@ -102,7 +104,7 @@ func (d unetDensifier) Predict(ctx context.Context, req pipeline.PredictRequest)
 	}
 	flow := d.Flow
 	if o.Temporal > 0 {
-		flow, _ = storedFlow(flow, req.Flows, req.Frames) // without the store, the flows are computed
+		flow, _ = storedFlow(flow, req.Flows, req.Frames, false) // without the store, the flows are computed
 	}
 	if err := po.SetTemporal(o.Temporal, flow, o.ComposeFlows); err != nil {
 		return err
@@ -119,8 +121,10 @@ type describedFlow interface {
 // storedFlow is f reading the fields of the flow store in dir (the
 // tracker's) when the store was made by the same flow for these frames;
 // otherwise f itself, with the reason the store is not read (nil when f
-// describes no fields or dir is "").
-func storedFlow(f refine.Flow, dir string, frames []string) (refine.Flow, error) {
+// describes no fields or dir is ""). With keep, f also writes the fields it
+// computes into the store, and a dir without a store becomes one: a cache
+// of the flows for the next prediction of the same frames.
+func storedFlow(f refine.Flow, dir string, frames []string, keep bool) (refine.Flow, error) {
 	df, ok := f.(describedFlow)
 	if !ok || dir == "" || len(frames) == 0 {
 		return f, nil
@@ -134,10 +138,13 @@ func storedFlow(f refine.Flow, dir string, frames []string) (refine.Flow, error)
 		return f, err
 	}
 	store, err := trajectory.OpenFlowStore(dir, m)
+	if keep && errors.Is(err, fs.ErrNotExist) {
+		store, err = trajectory.CreateFlowStore(dir, m)
+	}
 	if err != nil {
 		return f, err
 	}
-	return refine.StoredFlow{Store: store, Compute: f}, nil
+	return refine.StoredFlow{Store: store, Compute: f, Keep: keep}, nil
 }
 
 // setRefine sets o.Refine for a refinement named as in

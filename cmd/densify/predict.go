@@ -41,7 +41,9 @@ models, paletted label images (DAVIS palette, value = class) for multi-label mod
 (frame with the mask tinted). --mirror (default on) averages the network's posteriors on
 each frame and on its mirror image. --temporal K (default 2) averages each binary model's
 probability map with those of K frames on each side, carried along optical flow, before
-the mask is thresholded (prob/ then holds the fused maps). --refine graphcut (the default)
+the mask is thresholded (prob/ then holds the fused maps); --flows DIR reads the flows of
+a store (densify track --flows, or an earlier predict --flows DIR) and keeps there the ones
+it computes. --refine graphcut (the default)
 refines each binary mask by a minimum cut of the (fused) probabilities, colour models and
 contrast; --refine grabcut uses OpenCV's GrabCut on a trimap from the mask (package refine).
 Frames of any size work; --scale resizes the input (default: the scale the model was
@@ -61,7 +63,7 @@ trained at) and the logits are resized back to the frame's size.`,
 	fl.BoolVar(&p.PriorShift, "prior-shift", false, "undo the prior shift of class-balanced training (odds of the object divided by its mean class weight, from the checkpoint)")
 	fl.StringVar(&o.Refine, "refine", pipeline.DefaultOptions().Train.Refine, refineUsage)
 	fl.IntVar(&o.Temporal, "temporal", pipeline.DefaultOptions().Train.Temporal, temporalUsage)
-	fl.StringVar(&o.Flows, "flows", "", "the tracker's flows of these frames (track --flows), which the temporal fusion reads instead of computing them")
+	fl.StringVar(&o.Flows, "flows", "", "a flow store of these frames (track --flows), which the temporal fusion reads instead of computing them; the fields it computes are added to it, and a folder without a store becomes one, so the next prediction of the same frames computes no flow")
 	fl.BoolVar(&o.ComposeFlows, "compose-flows", true, composeFlowsUsage)
 	fl.BoolVar(&p.Mirror, "mirror", pipeline.DefaultOptions().Train.Mirror, mirrorUsage)
 	fl.StringVar(&p.Device, "device", "cpu", "cpu, cuda or auto")
@@ -82,7 +84,7 @@ func runPredict(o *predictOptions) error {
 	}
 	var flow refine.Flow = video.DenseFlow{Method: video.DIS}
 	if o.Temporal > 0 {
-		if flow, err = storedFlow(flow, o.Flows, frames); err != nil {
+		if flow, err = storedFlow(flow, o.Flows, frames, true); err != nil {
 			fmt.Fprintf(o.IO.ErrOut, "predict: the flows are computed, not read from --flows: %v\n", err)
 		}
 	}
