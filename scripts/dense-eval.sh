@@ -46,6 +46,10 @@
 #              trains from round r−1's model.ckpt (--init) on the set plus round r−1's
 #              confident mask pixels (--pseudo; PSEUDO adds --pseudo-* flags), with the
 #              variant's seed and the training flags above, as densify run --rounds does
+#   FLOWS      0 computes the temporal fusion's optical flows in every prediction; by
+#              default the first prediction of a sequence keeps them in WORK/<seq>/flows
+#              (densify predict --flows: about 6.6 MB a frame) and every later one reads
+#              them, which changes no mask
 #   UNREFINED  0 skips the second prediction without refinement (its column is then empty)
 #   CHECKPOINTS fractions of the training, space-separated (e.g. "0.5 0.67"): also
 #              predicts with the checkpoint of the epoch nearest each fraction of the
@@ -102,7 +106,7 @@ checkpoints() { # seq labels variant seed out: J of the epoch checkpoints neares
   for f in $CHECKPOINTS; do
     k=$(python3 -c 'import sys; f, e = float(sys.argv[1]), int(sys.argv[2]); print(max(1, min(e, round(f * e))))' "$f" "$epochs")
     steps=$(awk -F, -v k="$k" 'NR > 1 && $1 == k { s = $2 } END { print s }' "$out/model/train_log.csv")
-    "$DENSIFY" predict --model "$out/model/epochs/epoch-$(printf %03d "$k").ckpt" --frames "$d" --out "$out/masks-e$k" "${pred_args[@]}" > /dev/null 2>&1
+    "$DENSIFY" predict --model "$out/model/epochs/epoch-$(printf %03d "$k").ckpt" --frames "$d" --out "$out/masks-e$k" "${pred_args[@]}" "${flows[@]}" > /dev/null 2>&1
     "$DENSIFY" eval --gt "$DAVIS/Annotations/480p/$seq" --masks "$out/masks-e$k" --json "$out/eval-e$k.json" > /dev/null
     python3 -c 'import json,sys; print(",".join(sys.argv[2:]) + ",%.6f" % json.load(open(sys.argv[1]))["j_mean"])' \
       "$out/eval-e$k.json" "$seq" "$labels" "$variant" "$seed" "$f" "$k" "$epochs" "$steps" >> "$ckcsv.tmp"
@@ -111,7 +115,8 @@ checkpoints() { # seq labels variant seed out: J of the epoch checkpoints neares
 
 one() { # seq labels variant seed set out [round prev]: prev is round−1's out
   local seq=$1 labels=$2 variant=$3 seed=$4 set=$5 out=$6 round=${7:-0} prev=${8:-} d=$DAVIS/JPEGImages/480p/$1 t0 secs
-  local init=() prob=() row=$3
+  local init=() prob=() row=$3 flows=()
+  [[ ${FLOWS:-1} == 0 ]] || flows=(--flows "$WORK/$seq/flows")
   if ((round > 0)); then
     init=(--init "$prev/model/model.ckpt" --pseudo "$prev/masks" "${pseudo_args[@]}")
     row=$variant-r$round
@@ -138,11 +143,11 @@ one() { # seq labels variant seed set out [round prev]: prev is round−1's out
     (${#prob[@]} == 0 || -d $out/masks/prob) ]]; then
     : # the masks of this model are scored already
   else
-    "$DENSIFY" predict --model "$out/model/model.ckpt" --frames "$d" --out "$out/masks" "${pred_args[@]}" "${prob[@]}" > /dev/null 2>&1
+    "$DENSIFY" predict --model "$out/model/model.ckpt" --frames "$d" --out "$out/masks" "${pred_args[@]}" "${flows[@]}" "${prob[@]}" > /dev/null 2>&1
     "$DENSIFY" eval --gt "$DAVIS/Annotations/480p/$seq" --masks "$out/masks" --json "$out/eval.json" > /dev/null
   fi
   if [[ ${UNREFINED:-1} == 1 ]]; then
-    "$DENSIFY" predict --model "$out/model/model.ckpt" --frames "$d" --out "$out/masks-unrefined" "${pred_args[@]}" --refine none > /dev/null 2>&1
+    "$DENSIFY" predict --model "$out/model/model.ckpt" --frames "$d" --out "$out/masks-unrefined" "${pred_args[@]}" "${flows[@]}" --refine none > /dev/null 2>&1
     "$DENSIFY" eval --gt "$DAVIS/Annotations/480p/$seq" --masks "$out/masks-unrefined" --json "$out/eval-unrefined.json" > /dev/null
   else
     rm -f "$out/eval-unrefined.json"

@@ -61,7 +61,7 @@ exit 0
 		switch strings.SplitN(kv, "=", 2)[0] {
 		case "DAVIS", "DENSIFY", "TAG", "VARIANTS", "SEEDS", "FIRST_SEED", "ORACLE", "ROUNDS", "PSEUDO", "REUSE", "REUSE_MASKS",
 			"UNREFINED", "SCHEDULE", "AVERAGE", "SCALE", "EPOCHS", "STEP_BUDGET", "PRESET", "BATCH", "THREADS",
-			"PREPARE", "PREDICT", "SEQUENCES", "MODELS_FROM", "CHECKPOINTS":
+			"PREPARE", "PREDICT", "SEQUENCES", "MODELS_FROM", "CHECKPOINTS", "FLOWS":
 		default:
 			base = append(base, kv)
 		}
@@ -127,6 +127,9 @@ func TestDenseEvalRounds(t *testing.T) {
 		if got, want := strings.Contains(c, "--prob"), i < 2; got != want {
 			t.Errorf("prediction %d: --prob %v, want %v: %s", i, got, want, c)
 		}
+		if !strings.Contains(c, "--flows ") || !strings.Contains(c, filepath.Join("work", "s", "flows")) {
+			t.Errorf("prediction %d does not share the sequence's flow store: %s", i, c)
+		}
 	}
 	for _, want := range []string{",uniform,1,0.500000,0.500000,0.500000,0.500000,", ",uniform-r1,1,", ",0.600000,", ",uniform-r2,1,", ",0.700000,"} {
 		if !strings.Contains(csv, want) {
@@ -136,9 +139,9 @@ func TestDenseEvalRounds(t *testing.T) {
 }
 
 // Without ROUNDS the script trains and predicts once per seed, without
-// --prob; FIRST_SEED=3 SEEDS=2 trains seeds 3 and 4.
+// --prob; FIRST_SEED=3 SEEDS=2 trains seeds 3 and 4; FLOWS=0 keeps no flows.
 func TestDenseEvalNoRounds(t *testing.T) {
-	calls, csv := denseEval(t, "FIRST_SEED=3", "SEEDS=2")
+	calls, csv := denseEval(t, "FIRST_SEED=3", "SEEDS=2", "FLOWS=0")
 	var seeds []string
 	for _, c := range calls {
 		if strings.HasPrefix(c, "train") {
@@ -149,8 +152,8 @@ func TestDenseEvalNoRounds(t *testing.T) {
 				}
 			}
 		}
-		if strings.HasPrefix(c, "predict") && strings.Contains(c, "--prob") {
-			t.Errorf("a prediction without rounds writes probability maps: %s", c)
+		if strings.HasPrefix(c, "predict") && (strings.Contains(c, "--prob") || strings.Contains(c, "--flows")) {
+			t.Errorf("a prediction without rounds writes probability maps, or one with FLOWS=0 keeps flows: %s", c)
 		}
 	}
 	if strings.Join(seeds, " ") != "3 4" || strings.Contains(csv, "-r1") || !strings.Contains(csv, ",uniform,3,") || !strings.Contains(csv, ",uniform,4,") {
