@@ -35,8 +35,9 @@
 #   PREDICT    extra densify predict flags (e.g. "--temporal 0" for a cheaper ablation)
 #   SEQUENCES  space-separated subset (default: all)
 #   REUSE      1 keeps models whose training finished under this TAG (train.json
-#              written; predicts and scores again); a model a kill interrupted
-#              is trained again from the start
+#              written; predicts and scores again), a round's only if it finished after
+#              the model it started from; a model a kill interrupted is trained again
+#              from the start
 #   MODELS_FROM another TAG whose trained models this TAG predicts with (no training):
 #              prediction settings (PREDICT) compared on the same models
 #   REUSE_MASKS 1 (with REUSE=1) also keeps the prepared set and the scores of masks
@@ -130,7 +131,8 @@ one() { # seq labels variant seed set out [round prev]: prev is round−1's out
     mkdir -p "$out"
     ln -sfn "$from/model" "$out/model"
     secs=$(cat "$from.secs" 2> /dev/null || echo nan)
-  elif [[ ${REUSE:-0} == 1 && -f $out/model/train.json ]]; then
+  elif [[ ${REUSE:-0} == 1 && -f $out/model/train.json && (round -eq 0 || $out/model/train.json -nt $prev/model/model.ckpt) ]]; then
+    # (a round is kept only if trained after the model it started from)
     secs=$(cat "$out.secs" 2> /dev/null || echo nan)
   else
     rm -rf "$out/model"

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // denseEval runs scripts/dense-eval.sh on a work folder of one sequence
@@ -13,11 +14,14 @@ import (
 // call) and writes what the script reads back: the set's manifest, a
 // model's train.json and model.ckpt, the masks folder (prob/ with --prob)
 // and an eval.json whose J is 0.5 + 0.1·r for the masks of round r (a
-// folder ending in -rR/masks). It returns the calls and the CSV.
-func denseEval(t *testing.T, env ...string) (calls []string, csv string) {
+// folder ending in -rR/masks). It works in dir, which may hold an earlier
+// run's files, and returns this run's calls and the CSV.
+func denseEval(t *testing.T, dir string, env ...string) (calls []string, csv string) {
 	t.Helper()
 	need(t, "bash", "python3", "bc")
-	dir := t.TempDir()
+	if err := os.Remove(filepath.Join(dir, "calls.txt")); err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
 	work := filepath.Join(dir, "work")
 	root := filepath.Join(dir, "davis")
 	for _, d := range []string{
@@ -86,7 +90,7 @@ exit 0
 // without; the flags of the first training (here --schedule, --seed) and
 // PSEUDO reach every round; the CSV has a row per round.
 func TestDenseEvalRounds(t *testing.T) {
-	calls, csv := denseEval(t, "ROUNDS=2", "SCHEDULE=cosine", "PSEUDO=--pseudo-band 3")
+	calls, csv := denseEval(t, t.TempDir(), "ROUNDS=2", "SCHEDULE=cosine", "PSEUDO=--pseudo-band 3")
 	var trains, predicts []string
 	for _, c := range calls {
 		switch strings.Fields(c)[0] {
@@ -141,7 +145,7 @@ func TestDenseEvalRounds(t *testing.T) {
 // Without ROUNDS the script trains and predicts once per seed, without
 // --prob; FIRST_SEED=3 SEEDS=2 trains seeds 3 and 4; FLOWS=0 keeps no flows.
 func TestDenseEvalNoRounds(t *testing.T) {
-	calls, csv := denseEval(t, "FIRST_SEED=3", "SEEDS=2", "FLOWS=0")
+	calls, csv := denseEval(t, t.TempDir(), "FIRST_SEED=3", "SEEDS=2", "FLOWS=0")
 	var seeds []string
 	for _, c := range calls {
 		if strings.HasPrefix(c, "train") {
@@ -158,5 +162,39 @@ func TestDenseEvalNoRounds(t *testing.T) {
 	}
 	if strings.Join(seeds, " ") != "3 4" || strings.Contains(csv, "-r1") || !strings.Contains(csv, ",uniform,3,") || !strings.Contains(csv, ",uniform,4,") {
 		t.Errorf("trained seeds %v, CSV:\n%s", seeds, csv)
+	}
+}
+
+// REUSE=1 keeps finished models: a second run trains nothing; once the
+// first model is newer than its round (trained again), the round is
+// trained again and the first model is not.
+func TestDenseEvalReuseRetrainsStaleRound(t *testing.T) {
+	dir := t.TempDir()
+	trainings := func(env ...string) (outs []string) {
+		calls, _ := denseEval(t, dir, append([]string{"ROUNDS=1", "REUSE=1"}, env...)...)
+		for _, c := range calls {
+			if f := strings.Fields(c); f[0] == "train" {
+				for i := range f[:len(f)-1] {
+					if f[i] == "--out" {
+						outs = append(outs, filepath.Base(filepath.Dir(f[i+1])))
+					}
+				}
+			}
+		}
+		return outs
+	}
+	if got := strings.Join(trainings(), " "); got != "uniform-s1 uniform-s1-r1" {
+		t.Fatalf("first run trained %q", got)
+	}
+	if got := trainings(); len(got) != 0 {
+		t.Errorf("REUSE=1 trained %v again", got)
+	}
+	first := filepath.Join(dir, "work", "s", "dense-default", "uniform-s1", "model", "model.ckpt")
+	later := time.Now().Add(time.Hour)
+	if err := os.Chtimes(first, later, later); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(trainings(), " "); got != "uniform-s1-r1" {
+		t.Errorf("after the first model changed, REUSE=1 trained %q, want the round only", got)
 	}
 }
