@@ -260,17 +260,7 @@ func TestTemporalReadsStoredNeighbourFlows(t *testing.T) {
 	want := runTemporal(t, o, compute, w, h, maps)
 
 	dir := filepath.Join(t.TempDir(), "flows")
-	frames := make([]string, n)
-	for i := range frames {
-		frames[i] = filepath.Join(t.TempDir(), "f.png")
-		if err := os.WriteFile(frames[i], []byte{byte(i)}, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	m, err := trajectory.NewFlowManifest(frames, "shift", w, h)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := shiftManifest(t, n, w, h)
 	store, err := trajectory.CreateFlowStore(dir, m)
 	if err != nil {
 		t.Fatal(err)
@@ -331,17 +321,7 @@ func TestTemporalKeepsComputedFlows(t *testing.T) {
 			maps[i][j] = float32((i*5+j*3)%10) / 10
 		}
 	}
-	frames := make([]string, n)
-	for i := range frames {
-		frames[i] = filepath.Join(t.TempDir(), "f.png")
-		if err := os.WriteFile(frames[i], []byte{byte(i)}, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	m, err := trajectory.NewFlowManifest(frames, "shift", w, h)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := shiftManifest(t, n, w, h)
 	for _, compose := range []bool{true, false} {
 		o := DefaultTemporalOptions()
 		o.Compose = compose
@@ -435,4 +415,22 @@ func TestTemporalComposedFlowsMatchDirect(t *testing.T) {
 	if len(f.calls) != 2*(len(maps)-1) {
 		t.Errorf("%d flows asked, want %d", len(f.calls), 2*(len(maps)-1))
 	}
+}
+
+// shiftManifest is the flow-store manifest of n small files standing for
+// w×h frames, flowed by shiftFlow ("shift").
+func shiftManifest(t *testing.T, n, w, h int) trajectory.FlowManifest {
+	t.Helper()
+	frames := make([]string, n)
+	for i := range frames {
+		frames[i] = filepath.Join(t.TempDir(), "f.png")
+		if err := os.WriteFile(frames[i], []byte{byte(i)}, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m, err := trajectory.NewFlowManifest(frames, "shift", w, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
 }
