@@ -42,15 +42,7 @@ exit 0
 		t.Fatal(err)
 	}
 	cmd := exec.Command("bash", "davis-chain.sh", data, filepath.Join(dir, "out"))
-	// the caller's settings of the script's variables do not leak in
-	var base []string
-	for _, kv := range os.Environ() {
-		switch strings.SplitN(kv, "=", 2)[0] {
-		case "EPOCHS", "BATCH", "SCALE", "PRESET", "THREADS", "QUICK", "PHI", "SEQUENCES", "EXTRA", "DENSIFY":
-		default:
-			base = append(base, kv)
-		}
-	}
+	base := callerEnvWithout("EPOCHS", "BATCH", "SCALE", "PRESET", "THREADS", "QUICK", "PHI", "SEQUENCES", "EXTRA", "DENSIFY")
 	cmd.Env = append(base, append([]string{"DENSIFY=" + fake}, env...)...)
 	b, err := cmd.CombinedOutput()
 	if raw, rerr := os.ReadFile(log); rerr == nil {

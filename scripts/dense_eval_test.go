@@ -60,16 +60,9 @@ exit 0
 		t.Fatal(err)
 	}
 	cmd := exec.Command("bash", "dense-eval.sh", work)
-	var base []string
-	for _, kv := range os.Environ() {
-		switch strings.SplitN(kv, "=", 2)[0] {
-		case "DAVIS", "DENSIFY", "TAG", "VARIANTS", "SEEDS", "FIRST_SEED", "ORACLE", "ROUNDS", "PSEUDO", "REUSE", "REUSE_MASKS",
-			"UNREFINED", "SCHEDULE", "AVERAGE", "SCALE", "EPOCHS", "STEP_BUDGET", "PRESET", "BATCH", "THREADS",
-			"PREPARE", "PREDICT", "SEQUENCES", "MODELS_FROM", "CHECKPOINTS", "FLOWS":
-		default:
-			base = append(base, kv)
-		}
-	}
+	base := callerEnvWithout("DAVIS", "DENSIFY", "TAG", "VARIANTS", "SEEDS", "FIRST_SEED", "ORACLE", "ROUNDS", "PSEUDO", "REUSE", "REUSE_MASKS",
+		"UNREFINED", "SCHEDULE", "AVERAGE", "SCALE", "EPOCHS", "STEP_BUDGET", "PRESET", "BATCH", "THREADS",
+		"PREPARE", "PREDICT", "SEQUENCES", "MODELS_FROM", "CHECKPOINTS", "FLOWS")
 	cmd.Env = append(base, append([]string{"DENSIFY=" + fake, "DAVIS=" + root, "ORACLE=0", "UNREFINED=0"}, env...)...)
 	if b, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("dense-eval.sh: %v\n%s", err, b)

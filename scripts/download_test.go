@@ -16,6 +16,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -28,6 +29,19 @@ func need(t *testing.T, cmds ...string) {
 			t.Skipf("%s not installed", c)
 		}
 	}
+}
+
+// callerEnvWithout is this process's environment without the variables
+// named, so that the caller's settings of a script's variables do not leak
+// into a test's run of it.
+func callerEnvWithout(names ...string) []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if !slices.Contains(names, strings.SplitN(kv, "=", 2)[0]) {
+			env = append(env, kv)
+		}
+	}
+	return env
 }
 
 // zipDir zips the folder src into file, with archive paths prefix/<relative path>.
