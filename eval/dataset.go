@@ -14,8 +14,9 @@ type SequenceResult struct {
 // ("Objects of Visible visible objects"), AvgRegionDensity is the mean of the
 // per-sequence average region densities (percent). The standard deviations
 // are population deviations, sqrt(E[x²] − E[x]²) (clamped at 0 against
-// rounding). Density (percent), IoU and JMean are plain means; MoSegEvalAllPR
-// does not report them.
+// rounding). Density (percent), IoU, JMean, JRecall and JDecay are plain
+// means over the sequences, as the DAVIS benchmark averages them;
+// MoSegEvalAllPR does not report them.
 type Summary struct {
 	Sequences        []SequenceResult `json:"sequences"`
 	Count            int              `json:"count"`
@@ -30,6 +31,8 @@ type Summary struct {
 	AvgRegionDensity float64          `json:"avg_region_density"`
 	IoU              float64          `json:"iou"`
 	JMean            float64          `json:"j_mean"`
+	JRecall          float64          `json:"j_recall"`
+	JDecay           float64          `json:"j_decay"`
 }
 
 // Dataset aggregates per-sequence results (names[i] belongs to results[i]).
@@ -58,6 +61,8 @@ func Dataset(names []string, results []*Result) *Summary {
 		s.AvgRegionDensity += r.AvgRegionDensity
 		s.IoU += r.IoU
 		s.JMean += r.JMean
+		s.JRecall += r.JRecall
+		s.JDecay += r.JDecay
 	}
 	if s.Count == 0 {
 		return s
@@ -74,5 +79,7 @@ func Dataset(names []string, results []*Result) *Summary {
 	s.AvgRegionDensity *= inv
 	s.IoU *= inv
 	s.JMean *= inv
+	s.JRecall *= inv
+	s.JDecay *= inv
 	return s
 }

@@ -137,6 +137,13 @@ type Result struct {
 	// than 5 px, and 3 px around them): how well the masks draw the object
 	// where the annotation is not a 1-px line. The same cluster assignment.
 	JMeanAwayFromThin *float64 `json:"j_mean_away_from_thin_parts,omitempty"`
+	// JRecall and JDecay are the DAVIS recall and decay of the per-frame J
+	// (JStatistics: the fraction of frames with J > 0.5; the mean J of the
+	// first quarter of the frames minus that of the last quarter).
+	JRecall float64 `json:"j_recall"`
+	JDecay  float64 `json:"j_decay"`
+	// JFrames is J of every evaluated labelled frame, in frame order.
+	JFrames []FrameJ `json:"j_frames"`
 
 	Threshold      float64 `json:"threshold"`
 	EvalFrames     int     `json:"eval_frames"`     // E (0: all)
@@ -155,6 +162,12 @@ type Result struct {
 	// Warnings are the ground truth's warnings (dataset.GroundTruth.Warnings,
 	// e.g. label colours the Def.dat does not list) and the evaluation's.
 	Warnings []string `json:"warnings,omitempty"`
+}
+
+// FrameJ is the Jaccard index of the foreground in one labelled frame.
+type FrameJ struct {
+	Frame int     `json:"frame"` // 0-based frame index in the sequence
+	J     float64 `json:"j"`
 }
 
 // RegionDetail describes one ground-truth region (visible or not).
@@ -200,6 +213,7 @@ type accum struct {
 }
 
 type frameAcc struct {
+	frame       int // 0-based frame index in the sequence
 	overlap     [][]float64
 	clusterSize []float64
 	regionSize  []float64
@@ -226,7 +240,7 @@ func (a *accum) beginFrame(lf *dataset.LabelledFrame) *frameAcc {
 	for i, r := range lf.Region {
 		a.regionTotal[max(r, 0)] += lf.Prob[i]
 	}
-	a.frames = append(a.frames, frameAcc{})
+	a.frames = append(a.frames, frameAcc{frame: lf.Frame})
 	return &a.frames[len(a.frames)-1]
 }
 
@@ -483,7 +497,13 @@ func (a *accum) result(gt *dataset.GroundTruth, num numbering, e int, thr float6
 	regionCluster := a.average(res, num, as, t, vis)
 	fg := newForeground(res.RegionDetails, regionCluster)
 	res.IoU = fg.jaccard(a.overlap, a.clusterSize, a.regionSize)
+	js := fg.frameJ(a.frames)
 	res.JMean = fg.meanJ(a.frames)
+	res.JRecall, res.JDecay = JStatistics(js)
+	res.JFrames = make([]FrameJ, len(js))
+	for i, j := range js {
+		res.JFrames[i] = FrameJ{Frame: a.frames[i].frame, J: j}
+	}
 	return res, fg, nil
 }
 

@@ -1,6 +1,9 @@
 package eval
 
-import "slices"
+import (
+	"math"
+	"slices"
+)
 
 // foreground is what the region similarity J of the DAVIS benchmark
 // (F. Perazzi, J. Pont-Tuset, B. McWilliams, L. Van Gool, M. Gross,
@@ -56,12 +59,50 @@ func (f foreground) jaccard(ov [][]float64, cs, rs []float64) float64 {
 	return 1
 }
 
+// frameJ is J of every frame's table, in the order of the frames.
+func (f foreground) frameJ(frames []frameAcc) []float64 {
+	js := make([]float64, len(frames))
+	for i := range frames {
+		fa := &frames[i]
+		js[i] = f.jaccard(fa.overlap, fa.clusterSize, fa.regionSize)
+	}
+	return js
+}
+
 // meanJ is the DAVIS J mean: J of every frame's table, averaged.
 func (f foreground) meanJ(frames []frameAcc) float64 {
 	sum := 0.0
-	for i := range frames {
-		fa := &frames[i]
-		sum += f.jaccard(fa.overlap, fa.clusterSize, fa.regionSize)
+	for _, j := range f.frameJ(frames) {
+		sum += j
 	}
 	return sum / float64(len(frames))
+}
+
+// JStatistics returns the DAVIS recall and decay of per-frame Jaccard indices
+// in frame order (Perazzi et al., CVPR 2016, Sec. 3.1): recall is the
+// fraction of frames with J > 0.5; decay is the mean J of the first quarter
+// of the frames minus that of the last quarter, the quarters being the four
+// bins of the DAVIS benchmark's statistics: bin i holds the frames b_i … b_{i+1}
+// (both ends included) with b_i = ⌊1 + i(n−1)/4 + ½⌋ − 1, i = 0…4. A positive
+// decay means the masks get worse as the sequence goes on. No frame: 0, 0.
+func JStatistics(js []float64) (recall, decay float64) {
+	n := len(js)
+	if n == 0 {
+		return 0, 0
+	}
+	for _, j := range js {
+		if j > 0.5 {
+			recall++
+		}
+	}
+	recall /= float64(n)
+	bound := func(i int) int { return int(math.Floor(1+float64(i)*float64(n-1)/4+0.5)) - 1 }
+	mean := func(lo, hi int) float64 {
+		s := 0.0
+		for _, j := range js[lo : hi+1] {
+			s += j
+		}
+		return s / float64(hi-lo+1)
+	}
+	return recall, mean(bound(0), bound(1)) - mean(bound(3), bound(4))
 }

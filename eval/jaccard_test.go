@@ -69,6 +69,15 @@ func TestMasksJaccardByHand(t *testing.T) {
 	}
 	near(t, "J mean", r.JMean, 0.8)
 	near(t, "pooled IoU", r.IoU, 7.0/9)
+	// Per frame: 0.6 and 1, both above 0.5 (recall 1). Two frames make the
+	// quarter bins {0}, {0, 1}, {1}, {1}: decay 0.6 − 1.
+	if len(r.JFrames) != 2 || r.JFrames[0].Frame != 0 || r.JFrames[1].Frame != 1 {
+		t.Fatalf("per-frame J %+v, want frames 0 and 1", r.JFrames)
+	}
+	near(t, "J of frame 0", r.JFrames[0].J, 0.6)
+	near(t, "J of frame 1", r.JFrames[1].J, 1)
+	near(t, "J recall", r.JRecall, 1)
+	near(t, "J decay", r.JDecay, -0.4)
 	// The 2-px-wide object is a thin part (narrower than 5 px) and the band
 	// (3 px around it) covers the frame: nothing is left away from it, both
 	// unions are empty, J = 1 in both frames.
@@ -76,4 +85,26 @@ func TestMasksJaccardByHand(t *testing.T) {
 		t.Fatal("no J away from thin parts")
 	}
 	near(t, "J away from thin parts", *r.JMeanAwayFromThin, 1)
+}
+
+// DAVIS recall and decay by hand. Eight frames: the bin boundaries are
+// ⌊1 + 7i/4 + ½⌋ − 1 = 0, 2, 4, 5, 7 (1, 2.75, 4.5, 6.25, 8 rounded half up),
+// so the first quarter is frames 0–2 (mean 0.8) and the last frames 5–7
+// (mean 0.4): decay 0.4. Four frames have J > 0.5 (0.5 itself does not
+// count): recall 4/8.
+func TestJStatisticsByHand(t *testing.T) {
+	recall, decay := JStatistics([]float64{1, 0.8, 0.6, 0.5, 0.2, 0, 0.9, 0.3})
+	near(t, "recall of eight frames", recall, 0.5)
+	near(t, "decay of eight frames", decay, 0.4)
+	// Five frames: boundaries 0, 1, 2, 3, 4, first bin {0, 1}, last {3, 4}.
+	recall, decay = JStatistics([]float64{0.9, 0.7, 0.1, 0.2, 0.4})
+	near(t, "recall of five frames", recall, 0.4)
+	near(t, "decay of five frames", decay, 0.8-0.3)
+	// One frame is every bin: no decay.
+	recall, decay = JStatistics([]float64{0.7})
+	near(t, "recall of one frame", recall, 1)
+	near(t, "decay of one frame", decay, 0)
+	if recall, decay = JStatistics(nil); recall != 0 || decay != 0 {
+		t.Errorf("no frame: recall %v decay %v, want 0, 0", recall, decay)
+	}
 }
