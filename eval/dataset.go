@@ -14,7 +14,7 @@ type SequenceResult struct {
 // ("Objects of Visible visible objects"), AvgRegionDensity is the mean of the
 // per-sequence average region densities (percent). The standard deviations
 // are population deviations, sqrt(E[x²] − E[x]²) (clamped at 0 against
-// rounding). Density (percent), IoU, JMean, JRecall and JDecay are plain
+// rounding). Density (percent), IoU, JMean, JMeanBenchmark, JRecall and JDecay are plain
 // means over the sequences, as the DAVIS benchmark averages them;
 // MoSegEvalAllPR does not report them.
 type Summary struct {
@@ -31,6 +31,7 @@ type Summary struct {
 	AvgRegionDensity float64          `json:"avg_region_density"`
 	IoU              float64          `json:"iou"`
 	JMean            float64          `json:"j_mean"`
+	JMeanBenchmark   float64          `json:"j_mean_benchmark"`
 	JRecall          float64          `json:"j_recall"`
 	JDecay           float64          `json:"j_decay"`
 }
@@ -61,6 +62,7 @@ func Dataset(names []string, results []*Result) *Summary {
 		s.AvgRegionDensity += r.AvgRegionDensity
 		s.IoU += r.IoU
 		s.JMean += r.JMean
+		s.JMeanBenchmark += r.JMeanBenchmark
 		s.JRecall += r.JRecall
 		s.JDecay += r.JDecay
 	}
@@ -79,6 +81,7 @@ func Dataset(names []string, results []*Result) *Summary {
 	s.AvgRegionDensity *= inv
 	s.IoU *= inv
 	s.JMean *= inv
+	s.JMeanBenchmark *= inv
 	s.JRecall *= inv
 	s.JDecay *= inv
 	return s

@@ -137,11 +137,15 @@ type Result struct {
 	// than 5 px, and 3 px around them): how well the masks draw the object
 	// where the annotation is not a 1-px line. The same cluster assignment.
 	JMeanAwayFromThin *float64 `json:"j_mean_away_from_thin_parts,omitempty"`
-	// JRecall and JDecay are the DAVIS recall and decay of the per-frame J
-	// (JStatistics: the fraction of frames with J > 0.5; the mean J of the
-	// first quarter of the frames minus that of the last quarter).
-	JRecall float64 `json:"j_recall"`
-	JDecay  float64 `json:"j_decay"`
+	// JMeanBenchmark, JRecall and JDecay are the DAVIS 2016 benchmark's J
+	// mean, recall and decay (Perazzi et al., CVPR 2016, Sec. 3.1), which
+	// leave out the first and the last evaluated frame (when there are at
+	// least three): the mean J of the frames between them, and JStatistics of
+	// them (the fraction with J > 0.5; the mean J of their first quarter minus
+	// that of their last). JMean keeps every frame.
+	JMeanBenchmark float64 `json:"j_mean_benchmark"`
+	JRecall        float64 `json:"j_recall"`
+	JDecay         float64 `json:"j_decay"`
 	// JFrames is J of every evaluated labelled frame, in frame order.
 	JFrames []FrameJ `json:"j_frames"`
 
@@ -499,7 +503,9 @@ func (a *accum) result(gt *dataset.GroundTruth, num numbering, e int, thr float6
 	res.IoU = fg.jaccard(a.overlap, a.clusterSize, a.regionSize)
 	js := fg.frameJ(a.frames)
 	res.JMean = fg.meanJ(a.frames)
-	res.JRecall, res.JDecay = JStatistics(js)
+	inner := benchmarkFrames(js)
+	res.JMeanBenchmark = mean(inner)
+	res.JRecall, res.JDecay = JStatistics(inner)
 	res.JFrames = make([]FrameJ, len(js))
 	for i, j := range js {
 		res.JFrames[i] = FrameJ{Frame: a.frames[i].frame, J: j}

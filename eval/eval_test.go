@@ -274,8 +274,8 @@ func TestErrors(t *testing.T) {
 // Two sequences aggregated as MoSegEvalAllPR: means of P̄ and R̄, F from the
 // means, summed objects and visible objects, population std devs.
 func TestDatasetAggregation(t *testing.T) {
-	a := &Result{Precision: 0.9, Recall: 0.875, Objects: 1, Visible: 1, AvgRegionDensity: 50, Density: 10, JMean: 0.8, JRecall: 1, JDecay: -0.4}
-	b := &Result{Precision: 5.0 / 6, Recall: 1.0 / 3, Objects: 0, Visible: 2, AvgRegionDensity: 70, Density: 30, JMean: 0.4, JRecall: 0.5, JDecay: 0.2}
+	a := &Result{Precision: 0.9, Recall: 0.875, Objects: 1, Visible: 1, AvgRegionDensity: 50, Density: 10, JMean: 0.8, JMeanBenchmark: 0.9, JRecall: 1, JDecay: -0.4}
+	b := &Result{Precision: 5.0 / 6, Recall: 1.0 / 3, Objects: 0, Visible: 2, AvgRegionDensity: 70, Density: 30, JMean: 0.4, JMeanBenchmark: 0.5, JRecall: 0.5, JDecay: 0.2}
 	s := Dataset([]string{"a", "skipped", "b"}, []*Result{a, nil, b})
 	p, r := (0.9+5.0/6)/2, (0.875+1.0/3)/2
 	near(t, "P", s.Precision, p)
@@ -286,6 +286,7 @@ func TestDatasetAggregation(t *testing.T) {
 	near(t, "avg region density", s.AvgRegionDensity, 60)
 	near(t, "density", s.Density, 20)
 	near(t, "J", s.JMean, 0.6)
+	near(t, "benchmark J", s.JMeanBenchmark, 0.7)
 	near(t, "J recall", s.JRecall, 0.75)
 	near(t, "J decay", s.JDecay, -0.1)
 	if s.Count != 2 || s.Objects != 1 || s.Visible != 3 || s.Sequences[1].Name != "b" {

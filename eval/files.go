@@ -204,7 +204,8 @@ func WriteReport(w io.Writer, title string, r *Result) error {
 	fmt.Fprintf(bw, "Precision, Recall, F:    %s  %s  %s %%\n", pct(r.Precision), pct(r.Recall), pct(r.F))
 	fmt.Fprintf(bw, "Extracted objects (F > %.2f, excluding background): %d of %d visible objects\n", r.Threshold, r.Objects, r.Visible)
 	fmt.Fprintf(bw, "Foreground IoU (pooled): %s %%; J mean over frames: %s %%\n", pct(r.IoU), pct(r.JMean))
-	fmt.Fprintf(bw, "J recall (frames with J > 50 %%): %s %%; J decay (first quarter − last quarter): %s %%\n", pct(r.JRecall), pct(r.JDecay))
+	fmt.Fprintf(bw, "DAVIS 2016 benchmark (first and last frame left out): J mean %s %%, J recall (frames with J > 50 %%) %s %%, J decay (first quarter − last quarter) %s %%\n",
+		pct(r.JMeanBenchmark), pct(r.JRecall), pct(r.JDecay))
 	if r.JMeanAwayFromThin != nil {
 		fmt.Fprintf(bw, "J mean away from object parts thinner than %d px: %s %%\n", 2*morph.ThinRadius+1, pct(*r.JMeanAwayFromThin))
 	}
@@ -215,16 +216,16 @@ func WriteReport(w io.Writer, title string, r *Result) error {
 // (P, R, F in percent, F from the mean P and R; objects of visible objects).
 func WriteTable(w io.Writer, s *Summary) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "sequence\tframes\tclusters\tP(%)\tR(%)\tF(%)\tobjects\tdensity(%)\tavg.reg.dens(%)\tIoU(%)\tJ(%)\tJ recall(%)\tJ decay(%)\t")
+	fmt.Fprintln(tw, "sequence\tframes\tclusters\tP(%)\tR(%)\tF(%)\tobjects\tdensity(%)\tavg.reg.dens(%)\tIoU(%)\tJ(%)\tJ bench.(%)\tJ recall(%)\tJ decay(%)\t")
 	for _, q := range s.Sequences {
 		r := q.Result
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%s\t%d/%d\t%.2f\t%.2f\t%s\t%s\t%s\t%s\t\n", q.Name, r.LabelledFrames, r.Clusters,
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%s\t%d/%d\t%.2f\t%.2f\t%s\t%s\t%s\t%s\t%s\t\n", q.Name, r.LabelledFrames, r.Clusters,
 			pct(r.Precision), pct(r.Recall), pct(r.F), r.Objects, r.Visible, r.Density, r.AvgRegionDensity, pct(r.IoU),
-			pct(r.JMean), pct(r.JRecall), pct(r.JDecay))
+			pct(r.JMean), pct(r.JMeanBenchmark), pct(r.JRecall), pct(r.JDecay))
 	}
-	fmt.Fprintf(tw, "all (%d)\t\t\t%s\t%s\t%s\t%d/%d\t%.2f\t%.2f\t%s\t%s\t%s\t%s\t\n", s.Count,
+	fmt.Fprintf(tw, "all (%d)\t\t\t%s\t%s\t%s\t%d/%d\t%.2f\t%.2f\t%s\t%s\t%s\t%s\t%s\t\n", s.Count,
 		pct(s.Precision), pct(s.Recall), pct(s.F), s.Objects, s.Visible, s.Density, s.AvgRegionDensity, pct(s.IoU),
-		pct(s.JMean), pct(s.JRecall), pct(s.JDecay))
-	fmt.Fprintf(tw, "std.dev.\t\t\t%s\t%s\t\t\t\t\t\t\t\t\t\n", pct(s.PrecisionStd), pct(s.RecallStd))
+		pct(s.JMean), pct(s.JMeanBenchmark), pct(s.JRecall), pct(s.JDecay))
+	fmt.Fprintf(tw, "std.dev.\t\t\t%s\t%s\t\t\t\t\t\t\t\t\t\t\n", pct(s.PrecisionStd), pct(s.RecallStd))
 	return tw.Flush()
 }

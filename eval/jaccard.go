@@ -70,12 +70,28 @@ func (f foreground) frameJ(frames []frameAcc) []float64 {
 }
 
 // meanJ is the DAVIS J mean: J of every frame's table, averaged.
-func (f foreground) meanJ(frames []frameAcc) float64 {
-	sum := 0.0
-	for _, j := range f.frameJ(frames) {
-		sum += j
+func (f foreground) meanJ(frames []frameAcc) float64 { return mean(f.frameJ(frames)) }
+
+// benchmarkFrames drops the first and the last frame's J, as the DAVIS 2016
+// benchmark scores a sequence (its loader strips both before J is averaged),
+// when at least three frames are left with one between them.
+func benchmarkFrames(js []float64) []float64 {
+	if len(js) < 3 {
+		return js
 	}
-	return sum / float64(len(frames))
+	return js[1 : len(js)-1]
+}
+
+// mean is the mean of xs, 0 for none.
+func mean(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := 0.0
+	for _, x := range xs {
+		s += x
+	}
+	return s / float64(len(xs))
 }
 
 // JStatistics returns the DAVIS recall and decay of per-frame Jaccard indices
@@ -97,12 +113,6 @@ func JStatistics(js []float64) (recall, decay float64) {
 	}
 	recall /= float64(n)
 	bound := func(i int) int { return int(math.Floor(1+float64(i)*float64(n-1)/4+0.5)) - 1 }
-	mean := func(lo, hi int) float64 {
-		s := 0.0
-		for _, j := range js[lo : hi+1] {
-			s += j
-		}
-		return s / float64(hi-lo+1)
-	}
-	return recall, mean(bound(0), bound(1)) - mean(bound(3), bound(4))
+	bin := func(i int) []float64 { return js[bound(i) : bound(i+1)+1] }
+	return recall, mean(bin(0)) - mean(bin(3))
 }

@@ -69,15 +69,35 @@ func TestMasksJaccardByHand(t *testing.T) {
 	}
 	near(t, "J mean", r.JMean, 0.8)
 	near(t, "pooled IoU", r.IoU, 7.0/9)
-	// Per frame: 0.6 and 1, both above 0.5 (recall 1). Two frames make the
-	// quarter bins {0}, {0, 1}, {1}, {1}: decay 0.6 − 1.
+	// Per frame: 0.6 and 1. With two frames the benchmark keeps both: J mean
+	// 0.8, both above 0.5 (recall 1), and the quarter bins are {0}, {0, 1},
+	// {1}, {1}: decay 0.6 − 1.
 	if len(r.JFrames) != 2 || r.JFrames[0].Frame != 0 || r.JFrames[1].Frame != 1 {
 		t.Fatalf("per-frame J %+v, want frames 0 and 1", r.JFrames)
 	}
 	near(t, "J of frame 0", r.JFrames[0].J, 0.6)
 	near(t, "J of frame 1", r.JFrames[1].J, 1)
+	near(t, "benchmark J", r.JMeanBenchmark, 0.8)
 	near(t, "J recall", r.JRecall, 1)
 	near(t, "J decay", r.JDecay, -0.4)
+
+	// Four frames, the mask of frame 0 on frames 0, 1 and 3 and the ground
+	// truth on frame 2: J 0.6, 0.6, 1, 0.6, mean 0.7. The DAVIS 2016
+	// benchmark leaves out frames 0 and 3: J mean (0.6 + 1)/2, recall 1,
+	// decay 0.6 − 1 as above.
+	gt4 := gtOf([]int{0, 1}, frame(0, 3, 3, region, nil), frame(1, 3, 3, region, nil), frame(2, 3, 3, region, nil), frame(3, 3, 3, region, nil))
+	masks4 := map[int]*LabelImage{0: masks[0], 1: masks[0], 2: masks[1], 3: masks[0]}
+	r4, err := Masks(gt4, masks4, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	near(t, "J mean of four frames", r4.JMean, 0.7)
+	near(t, "benchmark J of four frames", r4.JMeanBenchmark, 0.8)
+	near(t, "J recall of four frames", r4.JRecall, 1)
+	near(t, "J decay of four frames", r4.JDecay, -0.4)
+	if len(r4.JFrames) != 4 || r4.JFrames[3].Frame != 3 {
+		t.Errorf("per-frame J %+v, want four frames", r4.JFrames)
+	}
 	// The 2-px-wide object is a thin part (narrower than 5 px) and the band
 	// (3 px around it) covers the frame: nothing is left away from it, both
 	// unions are empty, J = 1 in both frames.

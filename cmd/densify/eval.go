@@ -37,8 +37,9 @@ are scored with every pixel of every labelled frame as a one-point track.
              objects of visible objects, standard deviations).
 
 The table is in percent. --json writes precision, recall, f (fractions), objects,
-visible, density and avg_region_density (percent), iou, j_mean, DAVIS's j_recall and j_decay,
-j_frames (J of every labelled frame) and per-region details;
+visible, density and avg_region_density (percent), iou, j_mean (every labelled frame), the
+DAVIS 2016 benchmark's j_mean_benchmark, j_recall and j_decay (first and last frame left
+out), j_frames (J of every labelled frame) and per-region details;
 for --dataset also the per-sequence objects under "sequences".`,
 		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error { return runEval(o) },
