@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Table of scripts/dense-eval.sh: per sequence the label IoU, dense J and F of every
-variant (mean ± sd over seeds), J of the unrefined masks (--refine none) and J away
-from the thin parts of the object (lines, cords narrower than 5 px) where the CSV has
-them, the oracle's J; the means; and every variant against
+variant (mean ± sd over seeds), J of the unrefined masks (--refine none), J away
+from the thin parts of the object (lines, cords narrower than 5 px) and the DAVIS 2016
+benchmark's J (first and last frame left out) where the CSV has them, the oracle's J; the means; and every variant against
 uniform: paired ΔF per sequence, sequences helped, and whether the mean ΔF exceeds the
 spread across seeds (the mean over sequences of the seeds' sd of F), and the same for J.
 
@@ -54,9 +54,11 @@ def ms(rs, k):
 fmt = lambda m, s: ("%.1f ± %.1f" % (m, s)) if s else "%.1f" % m
 raw = [v for v in variants if any(r.get("j_unrefined") for r in rows if r["variant"] == v)]
 thin = [v for v in variants if any(r.get("j_away_thin") for r in rows if r["variant"] == v)]
+bench = [v for v in variants if any(r.get("j_benchmark") for r in rows if r["variant"] == v)]
 keys = ([("j_mean", v) for v in variants] + [("j_unrefined", v) for v in raw] + [("j_away_thin", v) for v in thin]
-        + [("f", v) for v in variants])
-names = {"j_mean": "J %s", "j_unrefined": "J %s unrefined", "j_away_thin": "J %s away from thin parts", "f": "F %s"}
+        + [("j_benchmark", v) for v in bench] + [("f", v) for v in variants])
+names = {"j_mean": "J %s", "j_unrefined": "J %s unrefined", "j_away_thin": "J %s away from thin parts",
+         "j_benchmark": "J %s, DAVIS benchmark", "f": "F %s"}
 head = ["sequence", "label IoU"] + [names[k] % v for k, v in keys] + ["J oracle", "train min"]
 print("| " + " | ".join(head) + " |")
 print("|" + "---|" * len(head))

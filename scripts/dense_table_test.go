@@ -49,6 +49,22 @@ func TestDenseTableAwayFromThinParts(t *testing.T) {
 	}
 }
 
+// The DAVIS 2016 benchmark's J beside J, as mean ± sd over seeds: a, seeds
+// 1/2: 0.62/0.72 → 67.0 ± 7.1; b: 51.0; mean 59.0. A CSV without the
+// column prints without it (TestDenseTableAwayFromThinParts).
+func TestDenseTableBenchmarkJ(t *testing.T) {
+	head := "sequence,labels,variant,seed,precision,recall,f,j_mean,train_seconds,label_iou,j_unrefined,j_away_thin,j_benchmark\n"
+	out := denseTable(t, head+
+		"a,real,uniform,1,0.7,0.7,0.70,0.60,120,0.9,,,0.62\n"+
+		"a,real,uniform,2,0.8,0.8,0.80,0.70,120,0.9,,,0.72\n"+
+		"b,real,uniform,1,0.6,0.6,0.60,0.50,60,0.7,,,0.51\n")
+	testutil.Contains(t, "table", out,
+		"| sequence | label IoU | J uniform | J uniform, DAVIS benchmark | F uniform | J oracle | train min |",
+		"| a | 0.9 | 65.0 ± 7.1 | 67.0 ± 7.1 | 75.0 ± 7.1 | – | 2.0 |",
+		"| b | 0.7 | 50.0 | 51.0 | 60.0 | – | 1.0 |",
+		"| **mean** | 0.800 | 57.5 | 59.0 | 67.5 | – | 1.5 |")
+}
+
 // Variants against uniform, paired per sequence, for F and for J. By hand:
 // prune − uniform: ΔF a +2.0, b −1.0 → +0.50, helps 1 of 2; ΔJ a +4.0,
 // b +1.0 → +2.50, helps 2 of 2; one seed each, so no spread.
