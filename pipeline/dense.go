@@ -403,7 +403,9 @@ func (p *seqRun) denseEvalStage(dr *DenseResult, run string) error {
 		if err := writeJSON(p.lay.DenseEval(run), r); err != nil {
 			return nil, err
 		}
-		return scoresOf(r), nil
+		sc := scoresOf(r)
+		sc.JBenchmark = &r.JMeanBenchmark
+		return sc, nil
 	})
 	if err == nil {
 		dr.Scores = &sc

@@ -215,6 +215,9 @@ func (r *SequenceResult) checkScores() error {
 		if s.JAwayFromThin != nil {
 			fr = append(fr, [2]any{"j_mean_away_from_thin_parts", *s.JAwayFromThin})
 		}
+		if s.JBenchmark != nil {
+			fr = append(fr, [2]any{"j_mean_benchmark", *s.JBenchmark})
+		}
 		for _, f := range fr {
 			if v := f[1].(float64); !(v >= 0 && v <= 1) {
 				return fmt.Errorf("%s %s %g outside [0, 1]", what, f[0], v)

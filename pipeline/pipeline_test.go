@@ -146,6 +146,9 @@ func TestRunStagesSkipAndRerun(t *testing.T) {
 	}
 	// Dense masks are also scored away from thin object parts, and the
 	// report says so; the sparse scores are not.
+	if d := s.Dense[DefaultVariant].Scores; d.JBenchmark == nil || s.Sparse.JBenchmark != nil {
+		t.Errorf("DAVIS benchmark J: dense %v, sparse %v", d.JBenchmark, s.Sparse.JBenchmark)
+	}
 	if d := s.Dense[DefaultVariant].Scores; d.JAwayFromThin == nil || s.Sparse.JAwayFromThin != nil {
 		t.Errorf("J away from thin parts: dense %v, sparse %v", d.JAwayFromThin, s.Sparse.JAwayFromThin)
 	} else if md, _ := os.ReadFile(filepath.Join(work, "report.md")); !strings.Contains(string(md),
@@ -551,10 +554,32 @@ func TestReportMarkdown(t *testing.T) {
 	}
 	r.Sequences[1].Dense[VariantWeighted].Scores.JAwayFromThin = nil
 	r.summarise()
-	if m := r.Dense[VariantWeighted]; m.JAwayFromThin != nil || meanThinLine(r.Dense, r.Variants) != "" {
+	if m := r.Dense[VariantWeighted]; m.JAwayFromThin != nil || thinJ.meanLine(r.Dense, r.Variants) != "" {
 		t.Errorf("mean J away from thin parts given over 1 of 2 sequences: %+v", m)
 	}
 	r.Sequences[0].Dense[VariantWeighted].Scores.JAwayFromThin = nil
+	// The DAVIS 2016 benchmark's J the same way: per sequence beside J, and
+	// its mean (0.52 + 0.18)/2 = 0.35 beside 0.30 only when both have it.
+	b1, b2 := 0.52, 0.18
+	r.Sequences[0].Dense[VariantWeighted].Scores.JBenchmark = &b1
+	r.Sequences[1].Dense[VariantWeighted].Scores.JBenchmark = &b2
+	r.summarise()
+	b.Reset()
+	if err := r.Markdown(&b); err != nil {
+		t.Fatal(err)
+	}
+	sum.Reset()
+	r.WriteSummary(&sum)
+	testutil.Contains(t, "report", b.String(),
+		"Dense J (the DAVIS 2016 benchmark's, first and last frame left out): weighted 50.00 (52.00).",
+		"Mean dense J (the DAVIS 2016 benchmark's, first and last frame left out): weighted 30.00 (35.00).")
+	testutil.Contains(t, "summary", sum.String(), "Mean dense J (the DAVIS 2016 benchmark's, first and last frame left out): weighted 30.00 (35.00).")
+	r.Sequences[1].Dense[VariantWeighted].Scores.JBenchmark = nil
+	r.summarise()
+	if m := r.Dense[VariantWeighted]; m.JBenchmark != nil || benchmarkJ.meanLine(r.Dense, r.Variants) != "" {
+		t.Errorf("mean benchmark J given over 1 of 2 sequences: %+v", m)
+	}
+	r.Sequences[0].Dense[VariantWeighted].Scores.JBenchmark = nil
 	// Label quality away from thin parts: printed when the prepare stamp has
 	// it, left out (not printed as 0) for a stamp written before it existed.
 	away := trainset.LabelScores{IoU: 0.95}

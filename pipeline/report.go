@@ -61,9 +61,33 @@ type Mean struct {
 	// parts of the annotation (Scores.JAwayFromThin), given only when every
 	// sequence of the mean has it, so that it compares with JMean.
 	JAwayFromThin *float64 `json:"j_mean_away_from_thin_parts,omitempty"`
+	// JBenchmark is the mean of the per-sequence DAVIS 2016 benchmark J
+	// (Scores.JBenchmark), likewise given only when every sequence has it.
+	JBenchmark *float64 `json:"j_mean_benchmark,omitempty"`
 
-	thin    int // sequences with JAwayFromThin, and their sum
-	thinSum float64
+	thin, bench optionalSum
+}
+
+// optionalSum sums a score that some sequences' results lack.
+type optionalSum struct {
+	n   int
+	sum float64
+}
+
+func (o *optionalSum) add(x *float64) {
+	if x != nil {
+		o.n++
+		o.sum += *x
+	}
+}
+
+// mean is the mean over count sequences, nil unless all of them had it.
+func (o optionalSum) mean(count int) *float64 {
+	if count == 0 || o.n != count {
+		return nil
+	}
+	m := o.sum / float64(count)
+	return &m
 }
 
 func (m *Mean) add(s *Scores) {
@@ -73,10 +97,8 @@ func (m *Mean) add(s *Scores) {
 	m.F += s.F
 	m.IoU += s.IoU
 	m.JMean += s.JMean
-	if s.JAwayFromThin != nil {
-		m.thin++
-		m.thinSum += *s.JAwayFromThin
-	}
+	m.thin.add(s.JAwayFromThin)
+	m.bench.add(s.JBenchmark)
 }
 
 func (m *Mean) done() {
@@ -87,39 +109,72 @@ func (m *Mean) done() {
 		m.F /= n
 		m.IoU /= n
 		m.JMean /= n
-		if m.thin == m.Count {
-			t := m.thinSum / n
-			m.JAwayFromThin = &t
-		}
+		m.JAwayFromThin = m.thin.mean(m.Count)
+		m.JBenchmark = m.bench.mean(m.Count)
 	}
 }
 
-// meanThinLine gives each variant's mean dense J beside its mean J away
-// from the thin parts of the annotation, or "" when no variant's mean has
-// the latter.
-func meanThinLine(dense map[Variant]*Mean, variants []Variant) string {
-	parts := jBesideThin(variants, func(v Variant) (float64, *float64) {
-		if m := dense[v]; m != nil {
-			return m.JMean, m.JAwayFromThin
+// The lines that give a variant's dense J beside another J: away from the
+// thin parts of the annotation (1-px lines, cords, spokes:
+// morph.ThinPartsBand), or the DAVIS 2016 benchmark's.
+var (
+	thinJ = jBeside{
+		sequence: fmt.Sprintf("Dense J (away from object parts thinner than %d px, where the annotation draws 1-px lines)", 2*morph.ThinRadius+1),
+		mean:     fmt.Sprintf("Mean dense J (away from object parts thinner than %d px)", 2*morph.ThinRadius+1),
+		ofScores: func(s *Scores) *float64 { return s.JAwayFromThin },
+		ofMean:   func(m *Mean) *float64 { return m.JAwayFromThin },
+	}
+	benchmarkJ = jBeside{
+		sequence: "Dense J (the DAVIS 2016 benchmark's, first and last frame left out)",
+		mean:     "Mean dense J (the DAVIS 2016 benchmark's, first and last frame left out)",
+		ofScores: func(s *Scores) *float64 { return s.JBenchmark },
+		ofMean:   func(m *Mean) *float64 { return m.JBenchmark },
+	}
+)
+
+// jBeside is one such line: its titles for a sequence and for the means,
+// and where the other J is.
+type jBeside struct {
+	sequence, mean string
+	ofScores       func(*Scores) *float64
+	ofMean         func(*Mean) *float64
+}
+
+// sequenceLine gives each variant's dense J beside the other J of a
+// sequence, or "" when no variant has the latter.
+func (l jBeside) sequenceLine(s *SequenceResult, variants []Variant) string {
+	return l.line(l.sequence, variants, func(v Variant) (float64, *float64) {
+		if d := s.Dense[v]; d != nil && d.Scores != nil {
+			return d.Scores.JMean, l.ofScores(d.Scores)
 		}
 		return 0, nil
 	})
+}
+
+// meanLine gives each variant's mean dense J beside its mean other J, or ""
+// when no variant's mean has the latter.
+func (l jBeside) meanLine(dense map[Variant]*Mean, variants []Variant) string {
+	return l.line(l.mean, variants, func(v Variant) (float64, *float64) {
+		if m := dense[v]; m != nil {
+			return m.JMean, l.ofMean(m)
+		}
+		return 0, nil
+	})
+}
+
+// line lists "variant J (other J)", in percent, for every variant whose
+// scores (of) have the other J, after the title; "" for none.
+func (jBeside) line(title string, variants []Variant, of func(Variant) (j float64, other *float64)) string {
+	var parts []string
+	for _, v := range variants {
+		if j, other := of(v); other != nil {
+			parts = append(parts, fmt.Sprintf("%s %.2f (%.2f)", v, 100*j, 100**other))
+		}
+	}
 	if len(parts) == 0 {
 		return ""
 	}
-	return fmt.Sprintf("Mean dense J (away from object parts thinner than %d px): %s.", 2*morph.ThinRadius+1, strings.Join(parts, ", "))
-}
-
-// jBesideThin lists "variant J (J away from thin parts)", in percent, for
-// every variant whose scores (of) have the latter.
-func jBesideThin(variants []Variant, of func(Variant) (j float64, away *float64)) []string {
-	var parts []string
-	for _, v := range variants {
-		if j, away := of(v); away != nil {
-			parts = append(parts, fmt.Sprintf("%s %.2f (%.2f)", v, 100*j, 100**away))
-		}
-	}
-	return parts
+	return title + ": " + strings.Join(parts, ", ") + "."
 }
 
 // Report is the outcome of Run or Merge (report.json; report.md is its
@@ -298,8 +353,10 @@ func (r *Report) writeMeans(b *strings.Builder) {
 		b.WriteString(denseCells(meanScores(r.Dense[v])))
 	}
 	b.WriteString(" |\n")
-	if line := meanThinLine(r.Dense, r.Variants); line != "" {
-		b.WriteString("\n" + line + "\n")
+	for _, l := range []jBeside{thinJ, benchmarkJ} {
+		if line := l.meanLine(r.Dense, r.Variants); line != "" {
+			b.WriteString("\n" + line + "\n")
+		}
 	}
 }
 
@@ -348,8 +405,10 @@ func (r *Report) writeSequence(b *strings.Builder, s *SequenceResult) {
 	if line := oracleLine(s, r.Variants); line != "" {
 		b.WriteString(line + "\n")
 	}
-	if line := thinLine(s, r.Variants); line != "" {
-		b.WriteString(line + "\n")
+	for _, l := range []jBeside{thinJ, benchmarkJ} {
+		if line := l.sequenceLine(s, r.Variants); line != "" {
+			b.WriteString(line + "\n")
+		}
 	}
 	if line := roundsLine(s, r.Variants); line != "" {
 		b.WriteString(line + "\n")
@@ -485,22 +544,6 @@ func oracleLine(s *SequenceResult, variants []Variant) string {
 	}
 	return fmt.Sprintf("Oracle labels (ground truth on the same trajectories): dense J %.2f against %.2f with the segmentation's labels (%s): the labels cost %.2f points, the densifier %.2f; %s limits this sequence.",
 		100*o.Scores.JMean, 100*best.Scores.JMean, bestV, 100*seg, 100*den, limit)
-}
-
-// thinLine gives each variant's dense J beside its J away from the thin
-// parts of the annotation (1-px lines, cords, spokes: morph.ThinPartsBand),
-// or "" when no variant has the latter.
-func thinLine(s *SequenceResult, variants []Variant) string {
-	parts := jBesideThin(variants, func(v Variant) (float64, *float64) {
-		if d := s.Dense[v]; d != nil && d.Scores != nil {
-			return d.Scores.JMean, d.Scores.JAwayFromThin
-		}
-		return 0, nil
-	})
-	if len(parts) == 0 {
-		return ""
-	}
-	return fmt.Sprintf("Dense J (away from object parts thinner than %d px, where the annotation draws 1-px lines): %s.", 2*morph.ThinRadius+1, strings.Join(parts, ", "))
 }
 
 // roundsLine is the dense J of every self-training round of each variant

@@ -351,9 +351,14 @@ type Scores struct {
 	// JAwayFromThin is the dense masks' J away from the thin parts of the
 	// annotation (eval.Result.JMeanAwayFromThin); nil for sparse scores.
 	JAwayFromThin *float64 `json:"j_mean_away_from_thin_parts,omitempty"`
-	Objects       int      `json:"objects"`
-	Visible       int      `json:"visible"`
-	Density       float64  `json:"density"` // percent
+	// JBenchmark is the dense masks' J as the DAVIS 2016 benchmark scores a
+	// sequence, the first and the last frame left out
+	// (eval.Result.JMeanBenchmark), the number published methods report; nil
+	// for sparse scores and for results written before densify computed it.
+	JBenchmark *float64 `json:"j_mean_benchmark,omitempty"`
+	Objects    int      `json:"objects"`
+	Visible    int      `json:"visible"`
+	Density    float64  `json:"density"` // percent
 }
 
 func scoresOf(r *eval.Result) *Scores {

@@ -56,8 +56,10 @@ func (r *Report) WriteSummary(w io.Writer) {
 			fmt.Fprintf(w, " | %-8s %6s %6s %6s %6s", "", p(sc, P), p(sc, R), p(sc, F), p(sc, I))
 		}
 		fmt.Fprintln(w, " |")
-		if line := meanThinLine(r.Dense, r.Variants); line != "" {
-			fmt.Fprintln(w, line)
+		for _, l := range []jBeside{thinJ, benchmarkJ} {
+			if line := l.meanLine(r.Dense, r.Variants); line != "" {
+				fmt.Fprintln(w, line)
+			}
 		}
 	}
 	if r.ReportPath != "" {
