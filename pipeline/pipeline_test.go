@@ -536,50 +536,44 @@ func TestReportMarkdown(t *testing.T) {
 	if strings.Contains(md, "Mean dense J (away") || r.Dense[VariantWeighted].JAwayFromThin != nil {
 		t.Errorf("a mean J away from thin parts without any sequence having it:\n%s", md)
 	}
-	// Mean J away from thin parts: (0.60 + 0.20)/2 = 0.40 beside J's (0.50 +
-	// 0.10)/2 = 0.30, in report.md and the terminal summary; not given when
-	// one of the two sequences lacks it.
-	t1, t2 := 0.6, 0.2
-	r.Sequences[0].Dense[VariantWeighted].Scores.JAwayFromThin = &t1
-	r.Sequences[1].Dense[VariantWeighted].Scores.JAwayFromThin = &t2
-	r.summarise()
-	b.Reset()
-	if err := r.Markdown(&b); err != nil {
-		t.Fatal(err)
+	// Another J beside J, per sequence and as a mean, in report.md and the
+	// terminal summary; the mean only when both sequences have it. Away from
+	// thin parts: (0.60 + 0.20)/2 = 0.40 beside J's (0.50 + 0.10)/2 = 0.30;
+	// the DAVIS 2016 benchmark's: (0.52 + 0.18)/2 = 0.35.
+	for _, c := range []struct {
+		line       jBeside
+		of         func(*Scores) **float64
+		a, b       float64
+		perSeq     string
+		mean       string
+		meanOfMean func(*Mean) *float64
+	}{
+		{thinJ, func(s *Scores) **float64 { return &s.JAwayFromThin }, 0.6, 0.2,
+			"Dense J (away from object parts thinner than 5 px, where the annotation draws 1-px lines): weighted 50.00 (60.00).",
+			"Mean dense J (away from object parts thinner than 5 px): weighted 30.00 (40.00).", func(m *Mean) *float64 { return m.JAwayFromThin }},
+		{benchmarkJ, func(s *Scores) **float64 { return &s.JBenchmark }, 0.52, 0.18,
+			"Dense J (the DAVIS 2016 benchmark's, first and last frame left out): weighted 50.00 (52.00).",
+			"Mean dense J (the DAVIS 2016 benchmark's, first and last frame left out): weighted 30.00 (35.00).", func(m *Mean) *float64 { return m.JBenchmark }},
+	} {
+		s0, s1 := r.Sequences[0].Dense[VariantWeighted].Scores, r.Sequences[1].Dense[VariantWeighted].Scores
+		a, bb := c.a, c.b
+		*c.of(s0), *c.of(s1) = &a, &bb
+		r.summarise()
+		b.Reset()
+		if err := r.Markdown(&b); err != nil {
+			t.Fatal(err)
+		}
+		var sum bytes.Buffer
+		r.WriteSummary(&sum)
+		testutil.Contains(t, "report", b.String(), c.perSeq, c.mean)
+		testutil.Contains(t, "summary", sum.String(), c.mean)
+		*c.of(s1) = nil
+		r.summarise()
+		if m := r.Dense[VariantWeighted]; c.meanOfMean(m) != nil || c.line.meanLine(r.Dense, r.Variants) != "" {
+			t.Errorf("%s given over 1 of 2 sequences: %+v", c.mean, m)
+		}
+		*c.of(s0) = nil
 	}
-	var sum bytes.Buffer
-	r.WriteSummary(&sum)
-	for name, text := range map[string]string{"report": b.String(), "summary": sum.String()} {
-		testutil.Contains(t, name, text, "Mean dense J (away from object parts thinner than 5 px): weighted 30.00 (40.00).")
-	}
-	r.Sequences[1].Dense[VariantWeighted].Scores.JAwayFromThin = nil
-	r.summarise()
-	if m := r.Dense[VariantWeighted]; m.JAwayFromThin != nil || thinJ.meanLine(r.Dense, r.Variants) != "" {
-		t.Errorf("mean J away from thin parts given over 1 of 2 sequences: %+v", m)
-	}
-	r.Sequences[0].Dense[VariantWeighted].Scores.JAwayFromThin = nil
-	// The DAVIS 2016 benchmark's J the same way: per sequence beside J, and
-	// its mean (0.52 + 0.18)/2 = 0.35 beside 0.30 only when both have it.
-	b1, b2 := 0.52, 0.18
-	r.Sequences[0].Dense[VariantWeighted].Scores.JBenchmark = &b1
-	r.Sequences[1].Dense[VariantWeighted].Scores.JBenchmark = &b2
-	r.summarise()
-	b.Reset()
-	if err := r.Markdown(&b); err != nil {
-		t.Fatal(err)
-	}
-	sum.Reset()
-	r.WriteSummary(&sum)
-	testutil.Contains(t, "report", b.String(),
-		"Dense J (the DAVIS 2016 benchmark's, first and last frame left out): weighted 50.00 (52.00).",
-		"Mean dense J (the DAVIS 2016 benchmark's, first and last frame left out): weighted 30.00 (35.00).")
-	testutil.Contains(t, "summary", sum.String(), "Mean dense J (the DAVIS 2016 benchmark's, first and last frame left out): weighted 30.00 (35.00).")
-	r.Sequences[1].Dense[VariantWeighted].Scores.JBenchmark = nil
-	r.summarise()
-	if m := r.Dense[VariantWeighted]; m.JBenchmark != nil || benchmarkJ.meanLine(r.Dense, r.Variants) != "" {
-		t.Errorf("mean benchmark J given over 1 of 2 sequences: %+v", m)
-	}
-	r.Sequences[0].Dense[VariantWeighted].Scores.JBenchmark = nil
 	// Label quality away from thin parts: printed when the prepare stamp has
 	// it, left out (not printed as 0) for a stamp written before it existed.
 	away := trainset.LabelScores{IoU: 0.95}
