@@ -325,23 +325,27 @@ func mean1(m MeanSD) string {
 }
 
 // CSV writes sequence,variant,seed,precision,recall,f,iou,j_mean,
-// j_away_thin rows, one per scored model (fractions with 6 decimals; seed is
-// the 1-based index; j_away_thin is empty where the scores lack it).
+// j_away_thin,j_benchmark rows, one per scored model (fractions with 6
+// decimals; seed is the 1-based index; j_away_thin and j_benchmark, the DAVIS
+// 2016 benchmark's J, are empty where the scores lack them).
 func (a *Ablation) CSV(w io.Writer) error {
 	var b strings.Builder
-	b.WriteString("sequence,variant,seed,precision,recall,f,iou,j_mean,j_away_thin\n")
+	b.WriteString("sequence,variant,seed,precision,recall,f,iou,j_mean,j_away_thin,j_benchmark\n")
 	f := func(x float64) string { return strconv.FormatFloat(x, 'f', 6, 64) }
+	opt := func(x *float64) string {
+		if x == nil {
+			return ""
+		}
+		return f(*x)
+	}
 	for _, r := range a.Rows {
 		for _, v := range a.Variants {
 			for k, s := range r.Cells[v].Seeds {
 				if s == nil {
 					continue
 				}
-				thin := ""
-				if s.JAwayFromThin != nil {
-					thin = f(*s.JAwayFromThin)
-				}
-				fmt.Fprintf(&b, "%s,%s,%d,%s,%s,%s,%s,%s,%s\n", r.Sequence, v, k+1, f(s.Precision), f(s.Recall), f(s.F), f(s.IoU), f(s.JMean), thin)
+				fmt.Fprintf(&b, "%s,%s,%d,%s,%s,%s,%s,%s,%s,%s\n", r.Sequence, v, k+1, f(s.Precision), f(s.Recall), f(s.F), f(s.IoU), f(s.JMean),
+					opt(s.JAwayFromThin), opt(s.JBenchmark))
 			}
 		}
 	}

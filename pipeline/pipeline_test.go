@@ -442,7 +442,7 @@ func TestAblationTable(t *testing.T) {
 	if n := strings.Count(csv.String(), "\n"); n != 1+9 {
 		t.Errorf("csv has %d lines, want a header and 9 scored models:\n%s", n, csv.String())
 	}
-	if !strings.Contains(csv.String(), "b,weighted,2,0.900000,0.500000,0.440000,0.450000,0.450000,\n") {
+	if !strings.Contains(csv.String(), "b,weighted,2,0.900000,0.500000,0.440000,0.450000,0.450000,,\n") {
 		t.Errorf("csv misses b's second weighted seed:\n%s", csv.String())
 	}
 	// with a larger gap the difference exceeds the spread
@@ -459,6 +459,12 @@ func TestAblationTable(t *testing.T) {
 	}
 }
 
+// withBenchmark gives scores the DAVIS benchmark's J.
+func withBenchmark(s *Scores, j float64) *Scores {
+	s.JBenchmark = &j
+	return s
+}
+
 // J away from thin parts: a column per variant when some model has it,
 // mean ± sd over the seeds that have it, and a mean over the sequences only
 // when every sequence of the variant's J has it.
@@ -473,7 +479,7 @@ func TestAblationThinParts(t *testing.T) {
 	vs := []Variant{VariantUniform, VariantWeighted}
 	scores := map[string]map[Variant][]*Scores{
 		// uniform: thin 0.70, 0.80 (mean 0.75, sd 0.0707); weighted: one seed has it
-		"a": {VariantUniform: {sc(0.6, 0.7), sc(0.7, 0.8)}, VariantWeighted: {sc(0.5, 0.9), sc(0.5)}},
+		"a": {VariantUniform: {sc(0.6, 0.7), withBenchmark(sc(0.7, 0.8), 0.72)}, VariantWeighted: {sc(0.5, 0.9), sc(0.5)}},
 		// uniform 0.45; weighted: no seed has it
 		"b": {VariantUniform: {sc(0.4, 0.45)}, VariantWeighted: {sc(0.3)}},
 	}
@@ -495,8 +501,10 @@ func TestAblationThinParts(t *testing.T) {
 	if m := a.MeanJThin[VariantWeighted]; m.N != 1 || m.Mean != 0.9 {
 		t.Errorf("weighted's mean J away from thin parts %+v, want 0.9 over 1 sequence", m)
 	}
-	testutil.Contains(t, "csv", csv.String(), "sequence,variant,seed,precision,recall,f,iou,j_mean,j_away_thin\n",
-		"a,uniform,2,0.000000,0.000000,0.700000,0.000000,0.700000,0.800000\n", "a,weighted,2,0.000000,0.000000,0.500000,0.000000,0.500000,\n")
+	// The CSV also carries the DAVIS benchmark's J where the scores have it.
+	testutil.Contains(t, "csv", csv.String(), "sequence,variant,seed,precision,recall,f,iou,j_mean,j_away_thin,j_benchmark\n",
+		"a,uniform,1,0.000000,0.000000,0.600000,0.000000,0.600000,0.700000,\n",
+		"a,uniform,2,0.000000,0.000000,0.700000,0.000000,0.700000,0.800000,0.720000\n", "a,weighted,2,0.000000,0.000000,0.500000,0.000000,0.500000,,\n")
 }
 
 func TestReportMarkdown(t *testing.T) {
