@@ -502,7 +502,7 @@ func (a *accum) result(gt *dataset.GroundTruth, num numbering, e int, thr float6
 	fg := newForeground(res.RegionDetails, regionCluster)
 	res.IoU = fg.jaccard(a.overlap, a.clusterSize, a.regionSize)
 	js := fg.frameJ(a.frames)
-	res.JMean = fg.meanJ(a.frames)
+	res.JMean = mean(js)
 	inner := benchmarkFrames(js)
 	res.JMeanBenchmark = mean(inner)
 	res.JRecall, res.JDecay = JStatistics(inner)

@@ -52,11 +52,10 @@ def ms(rs, k):
     v = [100 * float(r[k]) for r in rs if r.get(k)]
     return (st.mean(v), st.stdev(v) if len(v) > 1 else 0.0) if v else (float("nan"), 0.0)
 fmt = lambda m, s: ("%.1f ± %.1f" % (m, s)) if s else "%.1f" % m
-raw = [v for v in variants if any(r.get("j_unrefined") for r in rows if r["variant"] == v)]
-thin = [v for v in variants if any(r.get("j_away_thin") for r in rows if r["variant"] == v)]
-bench = [v for v in variants if any(r.get("j_benchmark") for r in rows if r["variant"] == v)]
-keys = ([("j_mean", v) for v in variants] + [("j_unrefined", v) for v in raw] + [("j_away_thin", v) for v in thin]
-        + [("j_benchmark", v) for v in bench] + [("f", v) for v in variants])
+# the optional columns, for the variants with a value in some row (CSVs of earlier runs lack them)
+optional = [(k, v) for k in ("j_unrefined", "j_away_thin", "j_benchmark")
+            for v in variants if any(r.get(k) for r in rows if r["variant"] == v)]
+keys = [("j_mean", v) for v in variants] + optional + [("f", v) for v in variants]
 names = {"j_mean": "J %s", "j_unrefined": "J %s unrefined", "j_away_thin": "J %s away from thin parts",
          "j_benchmark": "J %s, DAVIS benchmark", "f": "F %s"}
 head = ["sequence", "label IoU"] + [names[k] % v for k, v in keys] + ["J oracle", "train min"]
