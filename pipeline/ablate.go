@@ -26,14 +26,16 @@ var DefaultAblationVariants = []Variant{VariantUniform, VariantWeighted, Variant
 // AblationCell is one variant on one sequence: the dense scores of its
 // seeds (nil where a seed has none) and the mean and sample standard
 // deviation of F and J over the seeds that have scores, and of J away from
-// the thin parts of the annotation (Scores.JAwayFromThin) over the seeds that
-// have it (N = 0 for scores of masks without a DAVIS annotation, or written
-// before it existed).
+// the thin parts of the annotation (Scores.JAwayFromThin) and the DAVIS 2016
+// benchmark's J (Scores.JBenchmark) over the seeds that have them (N = 0 for
+// scores of masks without a DAVIS annotation, or written before they
+// existed).
 type AblationCell struct {
-	Seeds []*Scores `json:"seeds"`
-	F     MeanSD    `json:"f"`
-	J     MeanSD    `json:"j"`
-	JThin MeanSD    `json:"j_away_from_thin_parts"`
+	Seeds      []*Scores `json:"seeds"`
+	F          MeanSD    `json:"f"`
+	J          MeanSD    `json:"j"`
+	JThin      MeanSD    `json:"j_away_from_thin_parts"`
+	JBenchmark MeanSD    `json:"j_benchmark"`
 }
 
 // MeanSD is a mean and sample standard deviation (0 for fewer than two
@@ -113,29 +115,34 @@ type Ablation struct {
 	// MeanJThin is the mean over sequences of the seed-mean J away from
 	// thin parts, over the sequences that have it; the tables print it only
 	// when that is every sequence of MeanJ.
-	MeanJThin   map[Variant]MeanSD `json:"mean_j_away_from_thin_parts"`
-	Comparisons []Comparison       `json:"comparisons"`
+	MeanJThin map[Variant]MeanSD `json:"mean_j_away_from_thin_parts"`
+	// MeanJBenchmark is the same for the DAVIS 2016 benchmark's J.
+	MeanJBenchmark map[Variant]MeanSD `json:"mean_j_benchmark"`
+	Comparisons    []Comparison       `json:"comparisons"`
 }
 
 // NewAblation builds the table from the runs' scores: scores[seq][variant]
 // lists the seeds' scores in seed order (nil entries: no score).
 func NewAblation(variants []Variant, seqs []string, scores map[string]map[Variant][]*Scores) *Ablation {
-	a := &Ablation{Variants: variants, MeanF: map[Variant]MeanSD{}, MeanJ: map[Variant]MeanSD{}, MeanJThin: map[Variant]MeanSD{}}
-	perF, perJ, perT := map[Variant][]float64{}, map[Variant][]float64{}, map[Variant][]float64{}
+	a := &Ablation{Variants: variants, MeanF: map[Variant]MeanSD{}, MeanJ: map[Variant]MeanSD{}, MeanJThin: map[Variant]MeanSD{}, MeanJBenchmark: map[Variant]MeanSD{}}
+	perF, perJ, perT, perB := map[Variant][]float64{}, map[Variant][]float64{}, map[Variant][]float64{}, map[Variant][]float64{}
 	for _, s := range seqs {
 		row := AblationRow{Sequence: s, Cells: map[Variant]*AblationCell{}}
 		for _, v := range variants {
 			c := &AblationCell{Seeds: scores[s][v]}
-			var f, j, th []float64
+			var f, j, th, bj []float64
 			for _, sc := range c.Seeds {
 				if sc != nil {
 					f, j = append(f, sc.F), append(j, sc.JMean)
 					if sc.JAwayFromThin != nil {
 						th = append(th, *sc.JAwayFromThin)
 					}
+					if sc.JBenchmark != nil {
+						bj = append(bj, *sc.JBenchmark)
+					}
 				}
 			}
-			c.F, c.J, c.JThin = meanSD(f), meanSD(j), meanSD(th)
+			c.F, c.J, c.JThin, c.JBenchmark = meanSD(f), meanSD(j), meanSD(th), meanSD(bj)
 			row.Cells[v] = c
 			if c.F.N > 0 {
 				perF[v], perJ[v] = append(perF[v], c.F.Mean), append(perJ[v], c.J.Mean)
@@ -143,11 +150,14 @@ func NewAblation(variants []Variant, seqs []string, scores map[string]map[Varian
 			if c.JThin.N > 0 {
 				perT[v] = append(perT[v], c.JThin.Mean)
 			}
+			if c.JBenchmark.N > 0 {
+				perB[v] = append(perB[v], c.JBenchmark.Mean)
+			}
 		}
 		a.Rows = append(a.Rows, row)
 	}
 	for _, v := range variants {
-		a.MeanF[v], a.MeanJ[v], a.MeanJThin[v] = meanSD(perF[v]), meanSD(perJ[v]), meanSD(perT[v])
+		a.MeanF[v], a.MeanJ[v], a.MeanJThin[v], a.MeanJBenchmark[v] = meanSD(perF[v]), meanSD(perJ[v]), meanSD(perT[v]), meanSD(perB[v])
 	}
 	if !slices.Contains(variants, VariantUniform) {
 		return a
@@ -220,57 +230,49 @@ func pm(m MeanSD) string {
 }
 
 // Markdown writes two tables: per sequence the dense F and J of every
-// variant (percent, mean ± sd over the seeds), and J away from the thin
-// parts of the annotation when some model has it, then the means over the
-// sequences; and every variant against uniform (mean ΔF, sequences helped,
-// seed spread, whether ΔF exceeds it, the same for J, and whether the
-// variant meets the rule for the default of run). Missing values are "–"; so is the
-// mean J away from thin parts of a variant when some of its sequences lack
-// it (a mean over fewer sequences than J's would not compare).
+// variant (percent, mean ± sd over the seeds), and J away from thin parts of
+// the annotation and the DAVIS 2016 benchmark's J when some model has them,
+// then the means over the sequences; and every variant against uniform
+// (mean ΔF, sequences helped, seed spread, whether ΔF exceeds it, the same
+// for J, and whether the variant meets the rule for the default of run).
+// Missing values are "–"; so is the mean of an optional J of a variant when
+// some of its sequences lack it (a mean over fewer sequences than J's would
+// not compare).
 func (a *Ablation) Markdown(w io.Writer) error {
 	var b strings.Builder
-	thin := a.hasThin()
-	cols := 2
-	b.WriteString("| sequence |")
-	for _, v := range a.Variants {
-		fmt.Fprintf(&b, " F (%s) |", v)
+	cols := []ablationColumn{
+		{"F", func(c *AblationCell) MeanSD { return c.F }, a.MeanF},
+		{"J", func(c *AblationCell) MeanSD { return c.J }, a.MeanJ},
 	}
-	for _, v := range a.Variants {
-		fmt.Fprintf(&b, " J (%s) |", v)
-	}
-	if thin {
-		cols = 3
-		for _, v := range a.Variants {
-			fmt.Fprintf(&b, " J away from thin parts (%s) |", v)
+	for _, o := range []ablationColumn{
+		{"J away from thin parts", func(c *AblationCell) MeanSD { return c.JThin }, a.MeanJThin},
+		{"benchmark J", func(c *AblationCell) MeanSD { return c.JBenchmark }, a.MeanJBenchmark},
+	} {
+		if a.has(o.of) {
+			cols = append(cols, o)
 		}
 	}
-	b.WriteString("\n|---|" + strings.Repeat("---:|", cols*len(a.Variants)) + "\n")
+	b.WriteString("| sequence |")
+	for _, c := range cols {
+		for _, v := range a.Variants {
+			fmt.Fprintf(&b, " %s (%s) |", c.title, v)
+		}
+	}
+	b.WriteString("\n|---|" + strings.Repeat("---:|", len(cols)*len(a.Variants)) + "\n")
 	for _, r := range a.Rows {
 		b.WriteString("| " + r.Sequence + " |")
-		for _, v := range a.Variants {
-			b.WriteString(" " + pm(r.Cells[v].F) + " |")
-		}
-		for _, v := range a.Variants {
-			b.WriteString(" " + pm(r.Cells[v].J) + " |")
-		}
-		if thin {
+		for _, c := range cols {
 			for _, v := range a.Variants {
-				b.WriteString(" " + pm(r.Cells[v].JThin) + " |")
+				b.WriteString(" " + pm(c.of(r.Cells[v])) + " |")
 			}
 		}
 		b.WriteString("\n")
 	}
 	b.WriteString("| **mean** |")
-	for _, v := range a.Variants {
-		b.WriteString(" " + mean1(a.MeanF[v]) + " |")
-	}
-	for _, v := range a.Variants {
-		b.WriteString(" " + mean1(a.MeanJ[v]) + " |")
-	}
-	if thin {
+	for i, c := range cols {
 		for _, v := range a.Variants {
-			m := a.MeanJThin[v]
-			if m.N != a.MeanJ[v].N {
+			m := c.mean[v]
+			if i >= 2 && m.N != a.MeanJ[v].N {
 				m = MeanSD{}
 			}
 			b.WriteString(" " + mean1(m) + " |")
@@ -305,11 +307,19 @@ func deltaCells(mean float64, helped, n, seeds int, spread float64, exceeds bool
 	return fmt.Sprintf("%+.2f | %d of %d | %s | %s", 100*mean, helped, n, sp, beyond)
 }
 
-// hasThin says whether some model of the table has J away from thin parts.
-func (a *Ablation) hasThin() bool {
+// ablationColumn is one score of the per-sequence table: its title, the
+// cell's value and the means over the sequences.
+type ablationColumn struct {
+	title string
+	of    func(*AblationCell) MeanSD
+	mean  map[Variant]MeanSD
+}
+
+// has says whether some model of the table has the score of(cell).
+func (a *Ablation) has(of func(*AblationCell) MeanSD) bool {
 	for _, r := range a.Rows {
 		for _, c := range r.Cells {
-			if c.JThin.N > 0 {
+			if of(c).N > 0 {
 				return true
 			}
 		}

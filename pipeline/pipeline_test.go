@@ -465,9 +465,9 @@ func withBenchmark(s *Scores, j float64) *Scores {
 	return s
 }
 
-// J away from thin parts: a column per variant when some model has it,
-// mean ± sd over the seeds that have it, and a mean over the sequences only
-// when every sequence of the variant's J has it.
+// J away from thin parts and the DAVIS benchmark's J: a column per variant
+// when some model has it, mean ± sd over the seeds that have it, and a mean
+// over the sequences only when every sequence of the variant's J has it.
 func TestAblationThinParts(t *testing.T) {
 	sc := func(j float64, thin ...float64) *Scores {
 		s := &Scores{F: j, JMean: j}
@@ -494,13 +494,26 @@ func TestAblationThinParts(t *testing.T) {
 	// uniform's mean: (0.75 + 0.45)/2 = 0.60 over both sequences; weighted
 	// has it on a only, so its mean is not comparable with its J's: "–"
 	testutil.Contains(t, "ablation", md.String(),
-		"| sequence | F (uniform) | F (weighted) | J (uniform) | J (weighted) | J away from thin parts (uniform) | J away from thin parts (weighted) |\n|---|---:|---:|---:|---:|---:|---:|\n",
-		"| a | 65.00 ± 7.07 | 50.00 ± 0.00 | 65.00 ± 7.07 | 50.00 ± 0.00 | 75.00 ± 7.07 | 90.00 |\n",
-		"| b | 40.00 | 30.00 | 40.00 | 30.00 | 45.00 | – |\n",
-		"| **mean** | 52.50 | 40.00 | 52.50 | 40.00 | 60.00 | – |\n")
+		"| sequence | F (uniform) | F (weighted) | J (uniform) | J (weighted) | J away from thin parts (uniform) | J away from thin parts (weighted) |",
+		"| a | 65.00 ± 7.07 | 50.00 ± 0.00 | 65.00 ± 7.07 | 50.00 ± 0.00 | 75.00 ± 7.07 | 90.00 |",
+		"| b | 40.00 | 30.00 | 40.00 | 30.00 | 45.00 | – |",
+		"| **mean** | 52.50 | 40.00 | 52.50 | 40.00 | 60.00 | – |")
 	if m := a.MeanJThin[VariantWeighted]; m.N != 1 || m.Mean != 0.9 {
 		t.Errorf("weighted's mean J away from thin parts %+v, want 0.9 over 1 sequence", m)
 	}
+	// One model has the DAVIS benchmark's J: its column follows, uniform's
+	// mean needs it on b too.
+	testutil.Contains(t, "ablation", md.String(),
+		"| J away from thin parts (weighted) | benchmark J (uniform) | benchmark J (weighted) |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+		"| 75.00 ± 7.07 | 90.00 | 72.00 | – |\n", "| 45.00 | – | – | – |\n", "| 60.00 | – | – | – |\n")
+	scores["b"][VariantUniform] = []*Scores{withBenchmark(sc(0.4, 0.45), 0.5)}
+	var md2 bytes.Buffer
+	if err := NewAblation(vs, []string{"a", "b"}, scores).Markdown(&md2); err != nil {
+		t.Fatal(err)
+	}
+	// (0.72 + 0.50)/2 = 0.61
+	testutil.Contains(t, "ablation with the benchmark's J on both", md2.String(), "| b | 40.00 | 30.00 | 40.00 | 30.00 | 45.00 | – | 50.00 | – |\n",
+		"| **mean** | 52.50 | 40.00 | 52.50 | 40.00 | 60.00 | – | 61.00 | – |\n")
 	// The CSV also carries the DAVIS benchmark's J where the scores have it.
 	testutil.Contains(t, "csv", csv.String(), "sequence,variant,seed,precision,recall,f,iou,j_mean,j_away_thin,j_benchmark\n",
 		"a,uniform,1,0.000000,0.000000,0.600000,0.000000,0.600000,0.700000,\n",

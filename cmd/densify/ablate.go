@@ -35,7 +35,7 @@ noise) and "prune" (the labels of the 5 % most uncertain trajectories dropped); 
 with --seeds seeds (default 3). The upstream stages (track, segment, uncertainty, prepare) are
 computed once and shared; every model predicts dense masks, which are scored with the FBMS protocol
 and DAVIS J. Writes WORK/ablation.md and WORK/ablation.csv: F and J per variant (mean ± sd over the
-seeds; also J away from object parts thinner than 5 px where the scores have it), the means over sequences, and every variant against uniform: the mean paired ΔF, on how
+seeds; also J away from object parts thinner than 5 px and the DAVIS 2016 benchmark's J where the scores have them), the means over sequences, and every variant against uniform: the mean paired ΔF, on how
 many sequences it helps, and whether the difference exceeds the spread across seeds. Sequences
 without ground truth have no scores.
 
