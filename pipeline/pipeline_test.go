@@ -597,19 +597,28 @@ func TestReportMarkdown(t *testing.T) {
 	}
 	// Label quality away from thin parts: printed when the prepare stamp has
 	// it, left out (not printed as 0) for a stamp written before it existed.
+	// The frames whose object has no object label are named, and the line
+	// is left out when there is none.
 	away := trainset.LabelScores{IoU: 0.95}
+	lost := []trainset.FrameLabels{{Frame: 0, ObjectPixels: 9, ObjectLabels: 2}, {Frame: 1, ObjectPixels: 9, BackgroundLabels: 3},
+		{Frame: 2, ObjectPixels: 9}, {Frame: 3}, {Frame: 4, ObjectPixels: 9}}
+	const lostLine = "In 3 of 5 annotated frames the object carries no object label (frames 1–2, 4)"
 	for _, c := range []struct {
-		away *trainset.LabelScores
-		want string
-	}{{&away, "IoU 0.800 over 100 labelled pixels (IoU 0.950 away from object parts thinner than 5 px); hard"},
-		{nil, "IoU 0.800 over 100 labelled pixels; hard"}} {
-		r.Sequences[0].Prepared = &PrepareInfo{LabelQuality: &trainset.LabelQuality{Labelled: trainset.LabelScores{Pixels: 100, IoU: 0.8}, AwayFromThin: c.away}}
+		away    *trainset.LabelScores
+		byFrame []trainset.FrameLabels
+		want    string
+	}{{&away, lost, "IoU 0.800 over 100 labelled pixels (IoU 0.950 away from object parts thinner than 5 px); hard"},
+		{nil, lost[:1], "IoU 0.800 over 100 labelled pixels; hard"}} {
+		r.Sequences[0].Prepared = &PrepareInfo{LabelQuality: &trainset.LabelQuality{Labelled: trainset.LabelScores{Pixels: 100, IoU: 0.8}, AwayFromThin: c.away, ByFrame: c.byFrame}}
 		var b bytes.Buffer
 		if err := r.Markdown(&b); err != nil {
 			t.Fatal(err)
 		}
 		if !strings.Contains(b.String(), c.want) {
 			t.Errorf("report lacks %q:\n%s", c.want, b.String())
+		}
+		if got, want := strings.Contains(b.String(), lostLine), len(c.byFrame) > 1; got != want {
+			t.Errorf("report names the unlabelled frames: %v, want %v:\n%s", got, want, b.String())
 		}
 	}
 	r.Sequences[0].Prepared = nil

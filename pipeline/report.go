@@ -12,6 +12,7 @@ import (
 
 	"github.com/densify/densify/internal/atomicfile"
 	"github.com/densify/densify/internal/morph"
+	"github.com/densify/densify/trainset"
 )
 
 // SequenceResult is one sequence's row of the report.
@@ -466,6 +467,10 @@ func writePrepared(b *strings.Builder, pr *PrepareInfo) {
 		fmt.Fprintf(b, "Training labels against the ground truth: foreground precision %.3f, recall %.3f, IoU %.3f over %d labelled pixels%s; hard-example pixels %.3f / %.3f / %.3f, correct %.1f %% of %d.\n",
 			q.Labelled.Precision, q.Labelled.Recall, q.Labelled.IoU, q.Labelled.Pixels, away,
 			q.Hard.Precision, q.Hard.Recall, q.Hard.IoU, 100*q.Hard.Accuracy, q.Hard.Pixels)
+		if fs := q.UnlabelledObjectFrames(); len(fs) > 0 {
+			fmt.Fprintf(b, "In %d of %d annotated frames the object carries no object label (frames %s): the trajectories lost it there, and the network learns it from the other frames only.\n",
+				len(fs), len(q.ByFrame), trainset.FrameSpans(fs))
+		}
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/densify/densify/dataset"
 	"github.com/densify/densify/internal/atomicfile"
@@ -48,6 +49,36 @@ type LabelQuality struct {
 	// optical flow's resolution of the background. Always set by
 	// ScoreLabels; nil in files written before it existed.
 	AwayFromThin *LabelScores `json:"away_from_thin_parts,omitempty"`
+	// ByFrame has one entry per ground-truth frame of the set, in the
+	// set's frame order: where the object carries no object label, the
+	// network has only the other frames to go by (UnlabelledObjectFrames).
+	// Nil in files written before it existed.
+	ByFrame []FrameLabels `json:"by_frame,omitempty"`
+}
+
+// FrameLabels are the labels of one annotated frame against its object:
+// the object's area in the ground truth (pixels of a region other than 0),
+// the object and background labels on it (TP and FN of LabelScores) and
+// the object labels off it (FP).
+type FrameLabels struct {
+	Frame            int `json:"frame"`
+	ObjectPixels     int `json:"object_pixels"`
+	ObjectLabels     int `json:"object_labels_on_object"`
+	BackgroundLabels int `json:"background_labels_on_object"`
+	ObjectLabelsOff  int `json:"object_labels_off_object"`
+}
+
+// UnlabelledObjectFrames are the frames (ByFrame) whose ground truth shows
+// an object on which no pixel is labelled object: the trajectories lost it
+// there (a fast jump, a small object behind branches) or never reached it.
+func (q LabelQuality) UnlabelledObjectFrames() []int {
+	var fs []int
+	for _, f := range q.ByFrame {
+		if f.ObjectPixels > 0 && f.ObjectLabels == 0 {
+			fs = append(fs, f.Frame)
+		}
+	}
+	return fs
 }
 
 // LengthScores are the LabelScores of the pixels labelled by trajectories
@@ -121,7 +152,11 @@ func ScoreLabels(set *Set, gt *dataset.GroundTruth) LabelQuality {
 		}
 		used := false
 		var band []bool
+		fl := FrameLabels{Frame: f.Frame}
 		for pix, l := range f.Labels {
+			if lf.Region[pix] > 0 {
+				fl.ObjectPixels++
+			}
 			if l == Unlabelled || lf.Region[pix] < 0 {
 				continue
 			}
@@ -130,6 +165,14 @@ func ScoreLabels(set *Set, gt *dataset.GroundTruth) LabelQuality {
 			}
 			used = true
 			fg, gtFG := l >= 1, lf.Region[pix] != 0
+			switch {
+			case fg && gtFG:
+				fl.ObjectLabels++
+			case fg:
+				fl.ObjectLabelsOff++
+			case gtFG:
+				fl.BackgroundLabels++
+			}
 			all.add(fg, gtFG)
 			if !band[pix] {
 				away.add(fg, gtFG)
@@ -144,6 +187,7 @@ func ScoreLabels(set *Set, gt *dataset.GroundTruth) LabelQuality {
 		if used {
 			q.Frames++
 		}
+		q.ByFrame = append(q.ByFrame, fl)
 	}
 	awayScores := away.scores()
 	q.Labelled, q.Hard, q.AwayFromThin = all.scores(), hard.scores(), &awayScores
@@ -185,4 +229,26 @@ func ReadLabelQuality(dir string) (LabelQuality, error) {
 		return q, fmt.Errorf("%s: %v", path, err)
 	}
 	return q, nil
+}
+
+// FrameSpans writes ascending frame numbers as runs of consecutive frames:
+// [16 17 18 22 62 63 64] → "16–18, 22, 62–64".
+func FrameSpans(fs []int) string {
+	var b strings.Builder
+	for i := 0; i < len(fs); {
+		j := i
+		for j+1 < len(fs) && fs[j+1] == fs[j]+1 {
+			j++
+		}
+		if b.Len() > 0 {
+			b.WriteString(", ")
+		}
+		if j > i {
+			fmt.Fprintf(&b, "%d–%d", fs[i], fs[j])
+		} else {
+			fmt.Fprintf(&b, "%d", fs[i])
+		}
+		i = j + 1
+	}
+	return b.String()
 }

@@ -21,7 +21,7 @@ func TestScoreLabelsHandComputed(t *testing.T) {
 	}}
 	gt := &dataset.GroundTruth{Frames: []dataset.LabelledFrame{
 		{Frame: 2, Width: 4, Height: 1, Region: []int{0, 1, 1, -1}},
-		{Frame: 3, Width: 4, Height: 1, Region: []int{0, 0, 0, 0}},
+		{Frame: 3, Width: 4, Height: 1, Region: []int{0, 0, 1, 0}},
 	}}
 	q := ScoreLabels(set, gt)
 	// labelled: TP 1 (pixel 1), FP 1 (pixel 0), FN 1 (pixel 2), TN 0
@@ -36,6 +36,17 @@ func TestScoreLabelsHandComputed(t *testing.T) {
 	}
 	if q.Frames != 1 {
 		t.Errorf("frames %d, want 1", q.Frames)
+	}
+	// per frame: frame 2's object is pixels 1 and 2 (pixel 3's colour is
+	// unknown), labelled object at 1 and background at 2, object off it at
+	// 0; frame 3 shows a one-pixel object and has no label; frame 7 has no
+	// ground truth.
+	wantF := []FrameLabels{{Frame: 2, ObjectPixels: 2, ObjectLabels: 1, BackgroundLabels: 1, ObjectLabelsOff: 1}, {Frame: 3, ObjectPixels: 1}}
+	if !reflect.DeepEqual(q.ByFrame, wantF) {
+		t.Errorf("by frame %+v, want %+v", q.ByFrame, wantF)
+	}
+	if u := q.UnlabelledObjectFrames(); !reflect.DeepEqual(u, []int{3}) {
+		t.Errorf("frames whose object has no object label %v, want [3]", u)
 	}
 	// by trajectory length: pixel 0 (FP) on a trajectory of 3 points,
 	// pixel 1 (TP) of 40; pixel 2 is an added point (length 0), pixel 3
@@ -170,5 +181,21 @@ func TestBackgroundClustersOverrideBorderRule(t *testing.T) {
 	opt.BackgroundClusters = []int{12345}
 	if _, err := Prepare(in, opt); err == nil {
 		t.Error("a background cluster that does not exist was accepted")
+	}
+}
+
+func TestFrameSpans(t *testing.T) {
+	for _, c := range []struct {
+		fs   []int
+		want string
+	}{
+		{nil, ""},
+		{[]int{5}, "5"},
+		{[]int{16, 17, 18, 22, 62, 63, 64}, "16–18, 22, 62–64"},
+		{[]int{0, 2, 3}, "0, 2–3"},
+	} {
+		if got := FrameSpans(c.fs); got != c.want {
+			t.Errorf("FrameSpans(%v) = %q, want %q", c.fs, got, c.want)
+		}
 	}
 }

@@ -24,6 +24,9 @@ func printPrepared(o *prepareOptions, set *trainset.Set, gt *dataset.GroundTruth
 			fmt.Fprintf(o.IO.Out, "away from object parts thinner than %d px: foreground P/R/IoU %.3f/%.3f/%.3f over %d labelled pixels\n",
 				2*morph.ThinRadius+1, a.Precision, a.Recall, a.IoU, a.Pixels)
 		}
+		if fs := q.UnlabelledObjectFrames(); len(fs) > 0 {
+			fmt.Fprintf(o.IO.Out, "object without an object label in %d of %d annotated frames: %s (label_quality.json, by_frame)\n", len(fs), len(q.ByFrame), trainset.FrameSpans(fs))
+		}
 		if len(q.ByLength) > 0 {
 			fmt.Fprint(o.IO.Out, "foreground precision by trajectory length (points):")
 			for _, l := range q.ByLength {
