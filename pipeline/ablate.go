@@ -241,12 +241,12 @@ func pm(m MeanSD) string {
 func (a *Ablation) Markdown(w io.Writer) error {
 	var b strings.Builder
 	cols := []ablationColumn{
-		{"F", func(c *AblationCell) MeanSD { return c.F }, a.MeanF},
-		{"J", func(c *AblationCell) MeanSD { return c.J }, a.MeanJ},
+		{"F", func(c *AblationCell) MeanSD { return c.F }, a.MeanF, false},
+		{"J", func(c *AblationCell) MeanSD { return c.J }, a.MeanJ, false},
 	}
 	for _, o := range []ablationColumn{
-		{"J away from thin parts", func(c *AblationCell) MeanSD { return c.JThin }, a.MeanJThin},
-		{"benchmark J", func(c *AblationCell) MeanSD { return c.JBenchmark }, a.MeanJBenchmark},
+		{"J away from thin parts", func(c *AblationCell) MeanSD { return c.JThin }, a.MeanJThin, true},
+		{"benchmark J", func(c *AblationCell) MeanSD { return c.JBenchmark }, a.MeanJBenchmark, true},
 	} {
 		if a.has(o.of) {
 			cols = append(cols, o)
@@ -269,10 +269,10 @@ func (a *Ablation) Markdown(w io.Writer) error {
 		b.WriteString("\n")
 	}
 	b.WriteString("| **mean** |")
-	for i, c := range cols {
+	for _, c := range cols {
 		for _, v := range a.Variants {
 			m := c.mean[v]
-			if i >= 2 && m.N != a.MeanJ[v].N {
+			if c.optional && m.N != a.MeanJ[v].N {
 				m = MeanSD{}
 			}
 			b.WriteString(" " + mean1(m) + " |")
@@ -308,11 +308,14 @@ func deltaCells(mean float64, helped, n, seeds int, spread float64, exceeds bool
 }
 
 // ablationColumn is one score of the per-sequence table: its title, the
-// cell's value and the means over the sequences.
+// cell's value and the means over the sequences. An optional score (one
+// that some models lack) prints its mean only for a variant that has it on
+// every sequence of its J.
 type ablationColumn struct {
-	title string
-	of    func(*AblationCell) MeanSD
-	mean  map[Variant]MeanSD
+	title    string
+	of       func(*AblationCell) MeanSD
+	mean     map[Variant]MeanSD
+	optional bool
 }
 
 // has says whether some model of the table has the score of(cell).
