@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -22,6 +23,7 @@ import (
 type pixel struct {
 	base, u, w, gamma, mu float32
 	hard                  bool
+	class                 int16
 }
 
 func calibratedWeights(t *testing.T, set string, wt weighting) []pixel {
@@ -51,7 +53,7 @@ func calibratedWeights(t *testing.T, set string, wt weighting) []pixel {
 			gamma, mu := read(mf.Gamma), read(mf.Mu)
 			for i, c := range l.Int16 {
 				if c >= 0 {
-					out = append(out, pixel{base: base.F32[i], u: u.F32[i], w: s.Weights[i], hard: hard.U8[i] == 1, gamma: gamma.F32[i], mu: mu.F32[i]})
+					out = append(out, pixel{base: base.F32[i], u: u.F32[i], w: s.Weights[i], hard: hard.U8[i] == 1, gamma: gamma.F32[i], mu: mu.F32[i], class: c})
 				}
 			}
 		}
@@ -117,16 +119,36 @@ func TestPruneDropsTheMostUncertain(t *testing.T) {
 	if frac := float64(neg) / float64(len(g.F32)); !(frac > 0.1 && frac < 0.25) {
 		t.Fatalf("%d of %d trajectories with γ < 0: the test needs a share in (0.1, 0.25)", neg, len(g.F32))
 	}
+	// Relabel every other uncertain pixel (u = 0.9) of the first frame as
+	// object, so that the drops are counted in both classes.
+	lp := filepath.Join(set, m.Frames[0].Labels)
+	la, ua := readNpy(t, lp), readNpy(t, filepath.Join(set, m.Frames[0].U))
+	k := 0
+	for i, l := range la.Int16 {
+		if l == 0 && ua.F32[i] == float32(0.9) {
+			if k%2 == 0 {
+				la.Int16[i] = 1
+			}
+			k++
+		}
+	}
+	if err := npy.Write(lp, la); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		q     float64
 		drops bool
 	}{{0.25, true}, {0.1, false}} {
 		dropped := 0
-		for _, p := range calibratedWeights(t, set, weighting{Variant: VariantPrune, Phi: -1, Prune: c.q}) {
+		var labelled, byClass [2]int
+		wt := weighting{Variant: VariantPrune, Phi: -1, Prune: c.q}
+		for _, p := range calibratedWeights(t, set, wt) {
 			want := p.base
+			labelled[p.class]++
 			if c.drops && p.u == float32(0.9) {
 				want = 0
 				dropped++
+				byClass[p.class]++
 			}
 			if p.w != want {
 				t.Fatalf("q %v, u %v: weight %v, want %v", c.q, p.u, p.w, want)
@@ -134,6 +156,18 @@ func TestPruneDropsTheMostUncertain(t *testing.T) {
 		}
 		if c.drops && dropped == 0 {
 			t.Errorf("q %v dropped nothing", c.q)
+		}
+		if c.drops && (byClass[0] == 0 || byClass[1] == 0) {
+			t.Fatalf("q %v dropped %v per class: the test needs drops in both", c.q, byClass)
+		}
+		// train.json reports the dropped labels per class
+		d, err := loadSets([]string{set}, 1, wt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []ClassPruned{{0, labelled[0], byClass[0]}, {1, labelled[1], byClass[1]}}
+		if got := d.pruned(); !reflect.DeepEqual(got, want) {
+			t.Errorf("q %v: pruned %+v, want %+v", c.q, got, want)
 		}
 	}
 }
@@ -249,4 +283,13 @@ func TestHardRightRecordsItsErrorModel(t *testing.T) {
 	if s := mustRun(t, cfg, []string{set}, filepath.Join(dir, "uniform")); s.Options.ErrorModel != nil {
 		t.Errorf("uniform recorded an error model: %+v", s.Options.ErrorModel)
 	}
+}
+
+func readNpy(t *testing.T, path string) *npy.Array {
+	t.Helper()
+	a, err := npy.Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
 }

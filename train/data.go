@@ -26,8 +26,9 @@ type sample struct {
 	// model has the edge channel (setEdges), else nil.
 	Edges []float32
 	// classW, classN: Σ base weight and labelled pixels per class at the
-	// set's resolution (trainData.PriorShift)
-	classW, classN []float64
+	// set's resolution (trainData.PriorShift); prunedN: of which VariantPrune
+	// drops the labels (nil for other variants)
+	classW, classN, prunedN []float64
 }
 
 // dataset is every training frame of one model.
@@ -41,6 +42,9 @@ type trainData struct {
 	// classW and classN sum the base weights (class balance) and count the
 	// labelled pixels of every class at the sets' resolution (PriorShift).
 	classW, classN []float64
+	// prunedN counts, per class at the sets' resolution, the labelled
+	// pixels whose labels VariantPrune drops (nil for other variants).
+	prunedN []float64
 }
 
 // PriorShift is the factor by which the class balance multiplies the odds of
@@ -126,6 +130,14 @@ func loadSets(dirs []string, scale float64, wt weighting) (*trainData, error) {
 			for c := range s.classW {
 				d.classW[c] += s.classW[c]
 				d.classN[c] += s.classN[c]
+			}
+			if s.prunedN != nil {
+				if len(d.prunedN) < len(s.prunedN) {
+					d.prunedN = append(d.prunedN, make([]float64, len(s.prunedN)-len(d.prunedN))...)
+				}
+				for c, n := range s.prunedN {
+					d.prunedN[c] += n
+				}
 			}
 			if s.SumW == 0 {
 				continue // a frame without labelled pixel contributes nothing
@@ -371,6 +383,10 @@ func loadFrame(dir string, m *trainset.Manifest, mf trainset.ManifestFrame, scal
 	}
 	weights := make([]float32, W*H)
 	classW, classN := make([]float64, classes), make([]float64, classes)
+	var prunedN []float64
+	if v == VariantPrune {
+		prunedN = make([]float64, classes)
+	}
 	for i, l := range la.Int16 {
 		w := wa.F32[i]
 		if l < 0 {
@@ -393,6 +409,9 @@ func loadFrame(dir string, m *trainset.Manifest, mf trainset.ManifestFrame, scal
 				pw.UT = float32(uncertainty.TemperedU(float64(gamma[i]), wt.Temperature))
 			}
 			pw.Pruned = gamma[i] < wt.pruneBelow
+			if prunedN != nil && pw.Pruned {
+				prunedN[l]++
+			}
 			if wt.ErrorModel != nil && pw.Hard { // Weight reads Right at hard examples only
 				pw.Right = 1-wt.ErrorModel.PWrong(float64(gamma[i]), float64(mu[i])) >= wt.MinRight
 			}
@@ -407,7 +426,7 @@ func loadFrame(dir string, m *trainset.Manifest, mf trainset.ManifestFrame, scal
 		return nil, fmt.Errorf("%s: frame is %dx%d but the labels of %s are %dx%d", mf.Image, b.Dx(), b.Dy(), lp, W, H)
 	}
 	w2, h2 := scaledSize(W, H, scale)
-	s := &sample{frame: mf.Frame, W: w2, H: h2, classW: classW, classN: classN}
+	s := &sample{frame: mf.Frame, W: w2, H: h2, classW: classW, classN: classN, prunedN: prunedN}
 	s.RGB = resizeRGB(img, w2, h2)
 	s.Labels, s.Weights, s.Hard = scaleLabels(la.Int16, weights, ha.U8, W, H, w2, h2)
 	for _, w := range s.Weights {
@@ -613,4 +632,27 @@ func unitRGB(dst []float32, rgb []byte) []float32 {
 		dst[i] = float32(v) / 255
 	}
 	return dst
+}
+
+// ClassPruned is one class of a pruned training set: its labelled pixels
+// and those whose labels VariantPrune drops.
+type ClassPruned struct {
+	Class    int `json:"class"`
+	Labelled int `json:"labelled_pixels"`
+	Dropped  int `json:"dropped_pixels"`
+}
+
+// pruned lists ClassPruned per class (nil unless VariantPrune).
+func (d *trainData) pruned() []ClassPruned {
+	if d.prunedN == nil {
+		return nil
+	}
+	out := make([]ClassPruned, len(d.classN))
+	for c := range out {
+		out[c] = ClassPruned{Class: c, Labelled: int(d.classN[c])}
+		if c < len(d.prunedN) {
+			out[c].Dropped = int(d.prunedN[c])
+		}
+	}
+	return out
 }

@@ -235,26 +235,29 @@ type CheckpointInfo struct {
 
 // Summary describes a finished training (train.json).
 type Summary struct {
-	Out        string     `json:"out"`
-	Checkpoint string     `json:"checkpoint"`
-	Options    Options    `json:"options"`
-	Params     int64      `json:"params"`
-	Device     string     `json:"device"`
-	Threads    int        `json:"threads"`
-	Epochs     int        `json:"epochs"`
-	Steps      int        `json:"steps"`
-	Frames     int        `json:"frames"`
-	Labelled   int        `json:"labelled_pixels"`
-	Hard       int        `json:"hard_pixels"`
-	Pseudo     int        `json:"pseudo_pixels,omitempty"` // self-training labels at training resolution
-	Width      int        `json:"train_width"`
-	Height     int        `json:"train_height"`
-	FinalLoss  float64    `json:"final_loss"` // mean loss of the last epoch
-	EpochLoss  []float64  `json:"epoch_loss"`
-	Seconds    float64    `json:"seconds"`
-	ResumedAt  int        `json:"resumed_at_epoch,omitempty"`
-	Averaged   []int      `json:"averaged_epochs,omitempty"` // epochs model.ckpt averages (Config.Average)
-	Models     []*Summary `json:"models,omitempty"`          // one per set when not Joint
+	Out        string  `json:"out"`
+	Checkpoint string  `json:"checkpoint"`
+	Options    Options `json:"options"`
+	Params     int64   `json:"params"`
+	Device     string  `json:"device"`
+	Threads    int     `json:"threads"`
+	Epochs     int     `json:"epochs"`
+	Steps      int     `json:"steps"`
+	Frames     int     `json:"frames"`
+	Labelled   int     `json:"labelled_pixels"`
+	Hard       int     `json:"hard_pixels"`
+	Pseudo     int     `json:"pseudo_pixels,omitempty"` // self-training labels at training resolution
+	// Pruned is, for VariantPrune, per class the labelled pixels of the
+	// prepared sets (at their resolution) and those whose labels it drops.
+	Pruned    []ClassPruned `json:"pruned,omitempty"`
+	Width     int           `json:"train_width"`
+	Height    int           `json:"train_height"`
+	FinalLoss float64       `json:"final_loss"` // mean loss of the last epoch
+	EpochLoss []float64     `json:"epoch_loss"`
+	Seconds   float64       `json:"seconds"`
+	ResumedAt int           `json:"resumed_at_epoch,omitempty"`
+	Averaged  []int         `json:"averaged_epochs,omitempty"` // epochs model.ckpt averages (Config.Average)
+	Models    []*Summary    `json:"models,omitempty"`          // one per set when not Joint
 }
 
 // Ranges of the numeric settings (Config.Validate). The learning rate of
@@ -592,7 +595,8 @@ func trainOne(ctx context.Context, cfg Config, sets []string, out string, progre
 	bar := progress.New(progressW, perEpoch*max(cfg.Epochs-start, 0), fmt.Sprintf("epoch %d/%d", start+1, cfg.Epochs))
 	sum := &Summary{Out: out, Checkpoint: filepath.Join(out, "model.ckpt"), Options: opts, Params: model.NumParams(),
 		Device: deviceName(dev), Threads: unet.Threads(), Epochs: cfg.Epochs, Frames: len(data.Samples),
-		Labelled: data.Labelled, Hard: data.Hard, Pseudo: data.Pseudo, Width: data.Samples[0].W, Height: data.Samples[0].H, ResumedAt: start}
+		Labelled: data.Labelled, Hard: data.Hard, Pseudo: data.Pseudo, Width: data.Samples[0].W, Height: data.Samples[0].H, ResumedAt: start,
+		Pruned: data.pruned()}
 	// Epoch losses of resumed epochs come from the log.
 	for e := 1; e <= start; e++ {
 		sum.EpochLoss = append(sum.EpochLoss, meanLoss(rows, e))
