@@ -123,22 +123,9 @@ func loadSets(dirs []string, scale float64, wt weighting) (*trainData, error) {
 			d.Pseudo += n
 		}
 		for _, s := range setSamples {
-			if len(d.classW) < len(s.classW) {
-				d.classW = append(d.classW, make([]float64, len(s.classW)-len(d.classW))...)
-				d.classN = append(d.classN, make([]float64, len(s.classN)-len(d.classN))...)
-			}
-			for c := range s.classW {
-				d.classW[c] += s.classW[c]
-				d.classN[c] += s.classN[c]
-			}
-			if s.prunedN != nil {
-				if len(d.prunedN) < len(s.prunedN) {
-					d.prunedN = append(d.prunedN, make([]float64, len(s.prunedN)-len(d.prunedN))...)
-				}
-				for c, n := range s.prunedN {
-					d.prunedN[c] += n
-				}
-			}
+			d.classW = addPerClass(d.classW, s.classW)
+			d.classN = addPerClass(d.classN, s.classN)
+			d.prunedN = addPerClass(d.prunedN, s.prunedN)
 			if s.SumW == 0 {
 				continue // a frame without labelled pixel contributes nothing
 			}
@@ -632,6 +619,18 @@ func unitRGB(dst []float32, rgb []byte) []float32 {
 		dst[i] = float32(v) / 255
 	}
 	return dst
+}
+
+// addPerClass adds the per-class values v into sum, growing sum to v's
+// classes; a nil sum stays nil for an empty v.
+func addPerClass(sum, v []float64) []float64 {
+	if len(sum) < len(v) {
+		sum = append(sum, make([]float64, len(v)-len(sum))...)
+	}
+	for c, x := range v {
+		sum[c] += x
+	}
+	return sum
 }
 
 // ClassPruned is one class of a pruned training set: its labelled pixels

@@ -16,7 +16,8 @@ func printTrained(o *trainOptions, s *train.Summary) {
 		}
 		if len(m.Pruned) > 0 {
 			fmt.Fprintf(o.IO.Out, "%s: prune dropped the labels of", m.Out)
-			for i, c := range m.Pruned {
+			sep := ""
+			for _, c := range m.Pruned {
 				name := fmt.Sprintf("class %d", c.Class)
 				switch {
 				case c.Class == 0:
@@ -24,7 +25,8 @@ func printTrained(o *trainOptions, s *train.Summary) {
 				case len(m.Pruned) == 2:
 					name = "object"
 				}
-				fmt.Fprintf(o.IO.Out, "%s %d of %d %s pixels (%.1f %%)", map[bool]string{true: ";", false: ""}[i > 0], c.Dropped, c.Labelled, name, 100*float64(c.Dropped)/float64(max(c.Labelled, 1)))
+				fmt.Fprintf(o.IO.Out, "%s %d of %d %s pixels (%.1f %%)", sep, c.Dropped, c.Labelled, name, 100*float64(c.Dropped)/float64(max(c.Labelled, 1)))
+				sep = ";"
 			}
 			fmt.Fprintln(o.IO.Out)
 		}
