@@ -1,10 +1,13 @@
 package train
 
 import (
+	"context"
 	"encoding/json"
 	"math"
+	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/densify/densify/unet"
@@ -63,5 +66,73 @@ func TestAverageOfTheLastEpochs(t *testing.T) {
 	}
 	if got := ckptCRCs(t, filepath.Join(out, "model.ckpt")); !reflect.DeepEqual(got, last) {
 		t.Fatal("after --average 0, model.ckpt does not hold the last epoch's weights")
+	}
+}
+
+// --keep-epochs 1 with --average 2 keeps the checkpoints of the last two
+// epochs only (what the average reads) and ends with the weights of a run
+// that keeps every epoch; a run interrupted in epoch 4 resumes from the
+// kept epoch 3 to the same weights; resuming the finished training with a
+// larger average is refused with a message naming the missing epoch.
+func TestKeepEpochs(t *testing.T) {
+	set, _ := synthSet(t, t.TempDir(), 48, 32, 5, testOptions())
+	dir := t.TempDir()
+	cfg := tinyConfig(5)
+	cfg.Average = 2
+	mustRun(t, cfg, []string{set}, filepath.Join(dir, "all"))
+	keep := cfg
+	keep.KeepEpochs = 1
+	out := filepath.Join(dir, "kept")
+	mustRun(t, keep, []string{set}, out)
+	names := func(d string) []string {
+		es, err := os.ReadDir(filepath.Join(d, "epochs"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var n []string
+		for _, e := range es {
+			n = append(n, e.Name())
+		}
+		return n
+	}
+	if got, want := names(out), []string{"epoch-004.ckpt", "epoch-005.ckpt", "last.adam"}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("epochs/ holds %v, want %v", got, want)
+	}
+	if len(names(filepath.Join(dir, "all"))) != 6 {
+		t.Fatalf("--keep-epochs 0 holds %v, want five checkpoints and last.adam", names(filepath.Join(dir, "all")))
+	}
+	want := ckptCRCs(t, filepath.Join(dir, "all", "model.ckpt"))
+	if got := ckptCRCs(t, filepath.Join(out, "model.ckpt")); !reflect.DeepEqual(got, want) {
+		t.Fatal("keeping fewer epochs changed model.ckpt")
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	stop := keep
+	stop.OnStep = func(epoch, step int, _ float64) {
+		if epoch == 4 {
+			cancel()
+		}
+	}
+	killed := filepath.Join(dir, "killed")
+	if _, err := Run(ctx, stop, []string{set}, killed, nil); err == nil {
+		t.Fatal("the interrupted run did not stop")
+	}
+	if got := names(killed); !reflect.DeepEqual(got, []string{"epoch-002.ckpt", "epoch-003.ckpt", "last.adam"}) {
+		t.Fatalf("after epoch 3, epochs/ holds %v", got)
+	}
+	res := keep
+	res.Resume = true
+	if r := mustRun(t, res, []string{set}, killed); r.ResumedAt != 3 {
+		t.Errorf("resumed after epoch %d, want 3", r.ResumedAt)
+	}
+	if got := ckptCRCs(t, filepath.Join(killed, "model.ckpt")); !reflect.DeepEqual(got, want) {
+		t.Fatal("the resumed run ends with other weights")
+	}
+
+	more := res
+	more.Average = 3
+	if _, err := Run(context.Background(), more, []string{set}, out, nil); err == nil || !strings.Contains(err.Error(), "epoch-003.ckpt") {
+		t.Errorf("a larger average over dropped epochs: %v", err)
 	}
 }

@@ -11,7 +11,7 @@
 // Files written to the output folder of one model:
 //
 //	model.ckpt                 the latest complete epoch (unet checkpoint format)
-//	epochs/epoch-NNN.ckpt      the model after epoch NNN (1-based)
+//	epochs/epoch-NNN.ckpt      the model after epoch NNN (1-based); every epoch, or the last Config.KeepEpochs
 //	epochs/last.adam           Adam moments and step count after the last complete epoch
 //	train_log.csv              epoch,step,loss,seconds (one row per optimisation step)
 //	train.json                 Summary
@@ -115,6 +115,14 @@ type Config struct {
 	// change the training, so a finished training resumed with another
 	// Average only rewrites model.ckpt. 0 or 1: the last weights.
 	Average int
+	// KeepEpochs, when > 0, keeps in epochs/ only the checkpoints of the
+	// last max(KeepEpochs, Average) complete epochs: what resuming a killed
+	// run and the average of model.ckpt read. 0 keeps every epoch (the
+	// default: per-epoch evaluation and a later --resume with a larger
+	// --average read them). One checkpoint of the unet-cpu preset at the
+	// DAVIS working scale is about 4 MB, a default training writes up to
+	// DefaultEpochs of them.
+	KeepEpochs int
 	// Resume continues from the last complete epoch in the output folder.
 	Resume bool
 	// Pseudo, when not empty, adds the labels of a self-training round to
@@ -295,6 +303,8 @@ func (c *Config) validate() error {
 		return fmt.Errorf("train: threads must be in [0, %d] (0 = all cores), got %d", MaxThreads, c.Threads)
 	case c.Average < 0 || c.Average > MaxEpochs:
 		return fmt.Errorf("train: averaged epochs must be in [0, %d] (0 or 1 = the last weights), got %d", MaxEpochs, c.Average)
+	case c.KeepEpochs < 0 || c.KeepEpochs > MaxEpochs:
+		return fmt.Errorf("train: kept epochs must be in [0, %d] (0 = every epoch), got %d", MaxEpochs, c.KeepEpochs)
 	}
 	if c.Model == nil {
 		if _, err := models.Lookup(c.Preset); err != nil {
@@ -633,6 +643,9 @@ func trainOne(ctx context.Context, cfg Config, sets []string, out string, progre
 		if err := saveEpoch(model, opt, out, epochDir, adamPath, info, rows); err != nil {
 			return nil, err
 		}
+		if err := dropEpochs(epochDir, epoch+1, cfg.keptEpochs()); err != nil {
+			return nil, err
+		}
 	}
 	bar.Finish()
 	if cfg.Average > 1 || start >= cfg.Epochs { // else model.ckpt holds the last epoch's weights already
@@ -680,7 +693,11 @@ func finalWeights(out, epochDir string, epochs, average int) ([]int, error) {
 	var paths []string
 	var used []int
 	for e := max(1, epochs-max(average, 1)+1); e <= epochs; e++ {
-		paths = append(paths, epochCkpt(epochDir, e))
+		p := epochCkpt(epochDir, e)
+		if _, err := os.Stat(p); errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("train: averaging the last %d epochs needs %s, which this training did not keep (--keep-epochs); train again into another --out", average, p)
+		}
+		paths = append(paths, p)
 		used = append(used, e)
 	}
 	if len(used) == 1 {
@@ -688,6 +705,35 @@ func finalWeights(out, epochDir string, epochs, average int) ([]int, error) {
 	}
 	info.AveragedEpochs = used
 	return used, unet.AverageCheckpoints(paths, filepath.Join(out, "model.ckpt"), info)
+}
+
+// keptEpochs is how many of the latest epoch checkpoints stay on disk
+// (0: all of them; see Config.KeepEpochs).
+func (c Config) keptEpochs() int {
+	if c.KeepEpochs == 0 {
+		return 0
+	}
+	return max(c.KeepEpochs, c.Average, 1)
+}
+
+// dropEpochs removes the checkpoints of epochs 1..last−keep from dir (none
+// when keep is 0). It runs after saveEpoch has written epoch last's
+// checkpoint and the optimiser state naming it, so what resume reads is
+// never among them.
+func dropEpochs(dir string, last, keep int) error {
+	if keep == 0 {
+		return nil
+	}
+	for e := last - keep; e >= 1; e-- {
+		err := os.Remove(epochCkpt(dir, e))
+		if errors.Is(err, os.ErrNotExist) {
+			break // earlier ones went with an earlier epoch
+		}
+		if err != nil {
+			return fmt.Errorf("train: %w", err)
+		}
+	}
+	return nil
 }
 
 func meanLoss(rows []logRow, epoch int) float64 {

@@ -109,6 +109,7 @@ var flagRanges = map[string]flagcheck.Range{
 	"prune":               {Lo: 0, Hi: 1, HiOpen: true, Note: fmt.Sprintf("0 = %g", train.DefaultPrune)},
 	"primary-margin":      flagcheck.Closed(0, 10),
 	"average":             {Lo: 0, Hi: 100000, Note: "0 or 1 = the last weights"},
+	"keep-epochs":         {Lo: 0, Hi: 100000, Note: "0 = every epoch"},
 	"min-right":           {Lo: 0, Hi: 1, Note: fmt.Sprintf("0 = %g", train.DefaultMinRight)},
 	"rounds":              {Lo: 0, Hi: pipeline.MaxRounds, Note: "0 = none"},
 	"pseudo-confidence":   {Lo: 0.5, Hi: 1, LoOpen: true, HiOpen: true},

@@ -48,6 +48,7 @@ func unetTrainConfig(o pipeline.TrainOptions, variant string, resume bool) (trai
 		cfg.LR = o.LR
 	}
 	cfg.Average = o.Average
+	cfg.KeepEpochs = 1 // the pipeline resumes a killed training only; model.ckpt's average keeps what it reads
 	if o.Schedule != "" {
 		s, err := train.ParseSchedule(o.Schedule)
 		if err != nil {

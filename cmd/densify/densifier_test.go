@@ -155,12 +155,13 @@ func TestSetRefineByName(t *testing.T) {
 }
 
 // unetTrainConfig keeps train.DefaultConfig where an option is zero (seed,
-// scale, threads and the flip switch always come from the options) and
-// carries every set option and the variant over.
+// scale, threads and the flip switch always come from the options, and the
+// pipeline keeps only the last epoch's checkpoint) and carries every set
+// option and the variant over.
 func TestUNetTrainConfig(t *testing.T) {
 	cfg, err := unetTrainConfig(pipeline.TrainOptions{}, "", false)
 	want := train.DefaultConfig()
-	want.Seed = 0
+	want.Seed, want.KeepEpochs = 0, 1
 	if err != nil || !reflect.DeepEqual(cfg, want) {
 		t.Fatalf("zero options: %+v, %v; want %+v", cfg, err, want)
 	}

@@ -81,12 +81,15 @@ const (
 	pseudoWeightUsage     = "self-training: each class's mask labels weigh, in all, this many times the sparse labels of that class"
 )
 
-// bindScheduleFlags binds the learning-rate schedule and the weight
-// averaging of train to c.
+// bindScheduleFlags binds the learning-rate schedule, the weight averaging
+// and the kept epoch checkpoints of train to c.
 func bindScheduleFlags(fl *pflag.FlagSet, c *train.Config) {
 	fl.Var(scheduleFlag{&c.Schedule}, "schedule", scheduleUsage)
 	fl.IntVar(&c.Average, "average", c.Average, averageUsage)
+	fl.IntVar(&c.KeepEpochs, "keep-epochs", c.KeepEpochs, keepEpochsUsage)
 }
+
+const keepEpochsUsage = "keep only the checkpoints of the last K epochs in epochs/ (at least --average of them; about 4 MB each at the automatic scale): enough to resume a killed run (0 = every epoch, which per-epoch evaluation and a later --resume with a larger --average read)"
 
 const averageUsage = "model.ckpt = the mean of the weights of the last K epochs (SWA, Izmailov et al., UAI 2018; 0 or 1 = the last weights); with --resume on a finished training it only rewrites model.ckpt"
 

@@ -43,7 +43,7 @@ Optimiser: Adam.
 
 With several --set folders one model is trained per set in <out>/<set name> (ACCV'20),
 or one model over all of them with --joint. Each model folder gets model.ckpt (last
-complete epoch), epochs/epoch-NNN.ckpt, train_log.csv (epoch,step,loss,seconds) and
+complete epoch), epochs/epoch-NNN.ckpt (every epoch, or the last --keep-epochs), train_log.csv (epoch,step,loss,seconds) and
 train.json. Ctrl-C or a kill stops between steps; --resume continues from the last
 complete epoch and ends with exactly the weights of an uninterrupted run. The same
 seed on CPU gives the same model.
