@@ -339,6 +339,18 @@ func TestBadInputCatalogue(t *testing.T) {
 			args: func(f *catalogueFixture, out string) []string {
 				return []string{"predict", "--model", f.path("g.txt"), "--frames", f.seq, "--out", filepath.Join(out, "masks"), "--preset", "nonsense"}
 			}},
+		{name: "refine without probability maps", code: 1, want: []string{filepath.Join(f.seq, "00000.png") + ": ", "(the probability maps of densify predict --prob)"},
+			args: func(f *catalogueFixture, out string) []string {
+				return []string{"refine", "--frames", f.seq, "--prob", f.seq, "--out", filepath.Join(out, "masks")}
+			}},
+		{name: "refine band 0", code: 1, want: []string{"--band 0 is out of range: want (0, 1]"},
+			args: func(f *catalogueFixture, out string) []string {
+				return []string{"refine", "--frames", f.seq, "--prob", f.seq, "--out", filepath.Join(out, "masks"), "--band", "0"}
+			}},
+		{name: "refine out is the probability maps", code: 1, want: []string{"is the input --prob"},
+			args: func(f *catalogueFixture, out string) []string {
+				return []string{"refine", "--frames", f.seq, "--prob", f.path("photo-masks"), "--out", f.path("photo-masks")}
+			}},
 
 		// 5. An output that is an input.
 		{name: "multicut out is the graph", code: 1, want: []string{"is the input --graph"},

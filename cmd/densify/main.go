@@ -74,7 +74,7 @@ func NewCmdRoot(f *Factory) *cobra.Command {
 	root.SetErr(f.IO.ErrOut)
 	for _, c := range []func(*Factory) *cobra.Command{NewCmdDoctor, NewCmdSynth, NewCmdTrack, NewCmdSegment,
 		NewCmdFitCosts, NewCmdMulticut, NewCmdUncertainty, NewCmdSparsify, NewCmdNBest, NewCmdEval,
-		NewCmdPrepare, NewCmdTrain, NewCmdPredict, NewCmdAblate, NewCmdRun, NewCmdDecompose,
+		NewCmdPrepare, NewCmdTrain, NewCmdPredict, NewCmdRefine, NewCmdAblate, NewCmdRun, NewCmdDecompose,
 		NewCmdReport, NewCmdSlurm} {
 		root.AddCommand(c(f))
 	}

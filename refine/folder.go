@@ -1,0 +1,116 @@
+package refine
+
+import (
+	"fmt"
+	"image"
+	"image/color"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"github.com/densify/densify/dataset"
+	"github.com/densify/densify/internal/atomicfile"
+	"github.com/densify/densify/internal/parallel"
+)
+
+// FolderStats sums the Stats of the frames of CutFolder.
+type FolderStats struct {
+	Frames  int // masks written
+	Refined int // frames the cut changed (the others are their map's threshold)
+	Before  int // foreground pixels of the thresholded maps (P > ½)
+	After   int // foreground pixels of the refined masks
+}
+
+// CutFolder refines saved probability maps with GraphCut, as densify
+// predict refines the maps it computes: frame i of frames (a sequence's
+// images in dataset.ListFrames order) and probDir/NNNNN.png, NNNNN = i
+// (the grey maps, probability × 255, that densify predict --prob writes,
+// fused when it fuses) give out/NNNNN.png, the refined mask (0/255 grey).
+// A researcher studies the refinement on the network's maps without
+// running the network again. A missing map, or one of another size than
+// its frame, is an error naming the file. out is built beside itself and
+// replaces an earlier folder as a whole (atomicfile.ReplaceDir): a failed
+// run leaves no partial output. workers frames are cut at a time (≤ 0:
+// GOMAXPROCS); progress, if not nil, is called after each frame.
+func CutFolder(frames []string, probDir, out string, o CutOptions, workers int, progress func(done, total int)) (FolderStats, error) {
+	if err := o.Validate(); err != nil {
+		return FolderStats{}, err
+	}
+	if len(frames) == 0 {
+		return FolderStats{}, fmt.Errorf("refine: no frames")
+	}
+	tmp, err := atomicfile.TempDir(out)
+	if err != nil {
+		return FolderStats{}, err
+	}
+	defer os.RemoveAll(tmp) // gone after ReplaceDir; a failed run's
+	stats := make([]Stats, len(frames))
+	var mu sync.Mutex // guards done and the progress calls
+	done := 0
+	err = parallel.For(len(frames), workers, func(i int) error {
+		defer func() {
+			mu.Lock()
+			defer mu.Unlock()
+			if done++; progress != nil {
+				progress(done, len(frames))
+			}
+		}()
+		name := fmt.Sprintf("%05d.png", i)
+		img, prob, err := readMap(frames[i], filepath.Join(probDir, name))
+		if err != nil {
+			return err
+		}
+		mask, st, err := GraphCut(img, prob, o)
+		if err != nil {
+			return fmt.Errorf("%s: %w", frames[i], err)
+		}
+		stats[i] = st
+		b := img.Bounds()
+		g := image.NewGray(image.Rect(0, 0, b.Dx(), b.Dy()))
+		for j, v := range mask {
+			g.Pix[j] = 255 * v
+		}
+		return atomicfile.WritePNG(filepath.Join(tmp, name), g)
+	})
+	if err != nil {
+		return FolderStats{}, err
+	}
+	if err := atomicfile.ReplaceDir(tmp, out); err != nil {
+		return FolderStats{}, err
+	}
+	var sum FolderStats
+	for _, st := range stats {
+		sum.Frames++
+		sum.Before += st.Before
+		sum.After += st.After
+		if st.Refined {
+			sum.Refined++
+		}
+	}
+	return sum, nil
+}
+
+// readMap reads a frame and its probability map (grey ×255, the frame's
+// size; a colour map is read as its grey value).
+func readMap(framePath, probPath string) (image.Image, []float32, error) {
+	img, err := dataset.ReadImage(framePath)
+	if err != nil {
+		return nil, nil, err
+	}
+	pm, err := dataset.ReadImageFormat(probPath, "png")
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w (the probability maps of densify predict --prob)", err)
+	}
+	b, pb := img.Bounds(), pm.Bounds()
+	if pb.Dx() != b.Dx() || pb.Dy() != b.Dy() {
+		return nil, nil, fmt.Errorf("%s: a %dx%d map for the %dx%d frame %s", probPath, pb.Dx(), pb.Dy(), b.Dx(), b.Dy(), framePath)
+	}
+	W, H := b.Dx(), b.Dy()
+	prob := make([]float32, W*H)
+	for y := 0; y < H; y++ {
+		for x := 0; x < W; x++ {
+			prob[y*W+x] = float32(color.GrayModel.Convert(pm.At(pb.Min.X+x, pb.Min.Y+y)).(color.Gray).Y) / 255
+		}
+	}
+	return img, prob, nil
+}
