@@ -80,7 +80,8 @@ exit 0
 
 // ROUNDS=2: each round trains from the round before's model.ckpt on its
 // masks, which that round predicted with --prob; the last round predicts
-// without; the flags of the first training (here --schedule, --seed) and
+// without; the flags of the first training (here --schedule, --seed, and
+// --keep-epochs 1, as no CHECKPOINTS reads the other epochs) and
 // PSEUDO reach every round; the CSV has a row per round.
 func TestDenseEvalRounds(t *testing.T) {
 	calls, csv := denseEval(t, t.TempDir(), "ROUNDS=2", "SCHEDULE=cosine", "PSEUDO=--pseudo-band 3")
@@ -98,8 +99,8 @@ func TestDenseEvalRounds(t *testing.T) {
 	}
 	first := "dense-default/uniform-s1"
 	for r, c := range trains {
-		if !strings.Contains(c, "--seed 1") || !strings.Contains(c, "--schedule cosine") {
-			t.Errorf("training %d lacks the seed or the schedule: %s", r, c)
+		if !strings.Contains(c, "--seed 1") || !strings.Contains(c, "--schedule cosine") || !strings.Contains(c, "--keep-epochs 1") {
+			t.Errorf("training %d lacks the seed, the schedule or --keep-epochs 1: %s", r, c)
 		}
 		if r == 0 {
 			if strings.Contains(c, "--init") || strings.Contains(c, "--pseudo") {
