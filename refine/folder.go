@@ -28,16 +28,34 @@ type FolderStats struct {
 // fused when it fuses) give out/NNNNN.png, the refined mask (0/255 grey).
 // A researcher studies the refinement on the network's maps without
 // running the network again. A missing map, or one of another size than
-// its frame, is an error naming the file. out is built beside itself and
-// replaces an earlier folder as a whole (atomicfile.ReplaceDir): a failed
-// run leaves no partial output. workers frames are cut at a time (≤ 0:
-// GOMAXPROCS); progress, if not nil, is called after each frame.
+// its frame, is an error naming the first such file in frame order, found
+// from the files' headers before any frame is cut. out is built beside
+// itself and replaces an earlier folder as a whole (atomicfile.ReplaceDir):
+// a failed run leaves no partial output. workers frames are cut at a time
+// (≤ 0: GOMAXPROCS); progress, if not nil, is called after each frame
+// written.
 func CutFolder(frames []string, probDir, out string, o CutOptions, workers int, progress func(done, total int)) (FolderStats, error) {
 	if err := o.Validate(); err != nil {
 		return FolderStats{}, err
 	}
 	if len(frames) == 0 {
 		return FolderStats{}, fmt.Errorf("refine: no frames")
+	}
+	// Every map is there and of its frame's size (headers only) before any
+	// cut: the first bad file in frame order is the one an error names.
+	for i, f := range frames {
+		p := filepath.Join(probDir, fmt.Sprintf("%05d.png", i))
+		w, h, err := dataset.ImageSize(f)
+		if err != nil {
+			return FolderStats{}, err
+		}
+		pw, ph, err := dataset.ImageSize(p)
+		if err != nil {
+			return FolderStats{}, fmt.Errorf("%w (the probability maps of densify predict --prob)", err)
+		}
+		if pw != w || ph != h {
+			return FolderStats{}, fmt.Errorf("%s: a %dx%d map for the %dx%d frame %s", p, pw, ph, w, h, f)
+		}
 	}
 	tmp, err := atomicfile.TempDir(out)
 	if err != nil {
@@ -48,13 +66,6 @@ func CutFolder(frames []string, probDir, out string, o CutOptions, workers int, 
 	var mu sync.Mutex // guards done and the progress calls
 	done := 0
 	err = parallel.For(len(frames), workers, func(i int) error {
-		defer func() {
-			mu.Lock()
-			defer mu.Unlock()
-			if done++; progress != nil {
-				progress(done, len(frames))
-			}
-		}()
 		name := fmt.Sprintf("%05d.png", i)
 		img, prob, err := readMap(frames[i], filepath.Join(probDir, name))
 		if err != nil {
@@ -70,7 +81,15 @@ func CutFolder(frames []string, probDir, out string, o CutOptions, workers int, 
 		for j, v := range mask {
 			g.Pix[j] = 255 * v
 		}
-		return atomicfile.WritePNG(filepath.Join(tmp, name), g)
+		if err := atomicfile.WritePNG(filepath.Join(tmp, name), g); err != nil {
+			return err
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if done++; progress != nil {
+			progress(done, len(frames))
+		}
+		return nil
 	})
 	if err != nil {
 		return FolderStats{}, err

@@ -107,11 +107,11 @@ func TestCutFolder(t *testing.T) {
 	if err := os.Remove(missing); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := CutFolder(frames, probDir, out, DefaultCutOptions(), 1, nil); err == nil || !strings.Contains(err.Error(), missing) {
+	if _, err := CutFolder(frames, probDir, out, DefaultCutOptions(), 2, nil); err == nil || !strings.Contains(err.Error(), missing) {
 		t.Errorf("missing map: %v", err)
 	}
 	writeTestPNG(t, missing, image.NewGray(image.Rect(0, 0, 60, 45)))
-	if _, err := CutFolder(frames, probDir, out, DefaultCutOptions(), 1, nil); err == nil || !strings.Contains(err.Error(), missing) || !strings.Contains(err.Error(), "60x45") {
+	if _, err := CutFolder(frames, probDir, out, DefaultCutOptions(), 2, nil); err == nil || !strings.Contains(err.Error(), missing) || !strings.Contains(err.Error(), "60x45") {
 		t.Errorf("small map: %v", err)
 	}
 	if after, _ := os.ReadFile(filepath.Join(out, "00001.png")); string(after) != string(before) {
