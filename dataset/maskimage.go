@@ -39,3 +39,18 @@ func Palette(n int) color.Palette {
 	}
 	return p
 }
+
+// ProbabilityValues reads a probability map as densify predict --prob
+// writes it (grey, probability × 255): each pixel's grey value
+// (color.GrayModel) divided by 255, row-major over img's bounds.
+func ProbabilityValues(img image.Image) []float32 {
+	b := img.Bounds()
+	W, H := b.Dx(), b.Dy()
+	p := make([]float32, W*H)
+	for y := 0; y < H; y++ {
+		for x := 0; x < W; x++ {
+			p[y*W+x] = float32(color.GrayModel.Convert(img.At(b.Min.X+x, b.Min.Y+y)).(color.Gray).Y) / 255
+		}
+	}
+	return p
+}

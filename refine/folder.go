@@ -2,8 +2,6 @@ package refine
 
 import (
 	"fmt"
-	"image"
-	"image/color"
 	"os"
 	"path/filepath"
 	"sync"
@@ -67,20 +65,21 @@ func CutFolder(frames []string, probDir, out string, o CutOptions, workers int, 
 	done := 0
 	err = parallel.For(len(frames), workers, func(i int) error {
 		name := fmt.Sprintf("%05d.png", i)
-		img, prob, err := readMap(frames[i], filepath.Join(probDir, name))
+		img, err := dataset.ReadImage(frames[i])
 		if err != nil {
 			return err
 		}
-		mask, st, err := GraphCut(img, prob, o)
+		pm, err := dataset.ReadImageFormat(filepath.Join(probDir, name), "png")
+		if err != nil {
+			return err
+		}
+		mask, st, err := GraphCut(img, dataset.ProbabilityValues(pm), o)
 		if err != nil {
 			return fmt.Errorf("%s: %w", frames[i], err)
 		}
 		stats[i] = st
 		b := img.Bounds()
-		g := image.NewGray(image.Rect(0, 0, b.Dx(), b.Dy()))
-		for j, v := range mask {
-			g.Pix[j] = 255 * v
-		}
+		g := dataset.MaskImage(mask, b.Dx(), b.Dy(), 1)
 		if err := atomicfile.WritePNG(filepath.Join(tmp, name), g); err != nil {
 			return err
 		}
@@ -107,29 +106,4 @@ func CutFolder(frames []string, probDir, out string, o CutOptions, workers int, 
 		}
 	}
 	return sum, nil
-}
-
-// readMap reads a frame and its probability map (grey ×255, the frame's
-// size; a colour map is read as its grey value).
-func readMap(framePath, probPath string) (image.Image, []float32, error) {
-	img, err := dataset.ReadImage(framePath)
-	if err != nil {
-		return nil, nil, err
-	}
-	pm, err := dataset.ReadImageFormat(probPath, "png")
-	if err != nil {
-		return nil, nil, fmt.Errorf("%w (the probability maps of densify predict --prob)", err)
-	}
-	b, pb := img.Bounds(), pm.Bounds()
-	if pb.Dx() != b.Dx() || pb.Dy() != b.Dy() {
-		return nil, nil, fmt.Errorf("%s: a %dx%d map for the %dx%d frame %s", probPath, pb.Dx(), pb.Dy(), b.Dx(), b.Dy(), framePath)
-	}
-	W, H := b.Dx(), b.Dy()
-	prob := make([]float32, W*H)
-	for y := 0; y < H; y++ {
-		for x := 0; x < W; x++ {
-			prob[y*W+x] = float32(color.GrayModel.Convert(pm.At(pb.Min.X+x, pb.Min.Y+y)).(color.Gray).Y) / 255
-		}
-	}
-	return img, prob, nil
 }

@@ -3,7 +3,6 @@ package trainset
 import (
 	"fmt"
 	"image"
-	"image/color"
 	"path/filepath"
 
 	"github.com/densify/densify/dataset"
@@ -81,16 +80,14 @@ func ReadPseudoLabels(dir string, frame, W, H int, o PseudoOptions) ([]int16, er
 		return nil, fmt.Errorf("%w (self-training reads the probability maps that predict writes with prob maps on)", err)
 	}
 	mask := make([]bool, W*H)
-	prob := make([]float32, W*H)
-	b, pb := mi.Bounds(), pi.Bounds()
+	b := mi.Bounds()
 	for y := 0; y < H; y++ {
 		for x := 0; x < W; x++ {
 			r, g, bl, _ := mi.At(b.Min.X+x, b.Min.Y+y).RGBA()
 			mask[y*W+x] = r|g|bl != 0
-			prob[y*W+x] = float32(color.GrayModel.Convert(pi.At(pb.Min.X+x, pb.Min.Y+y)).(color.Gray).Y) / 255
 		}
 	}
-	return PseudoLabels(mask, prob, W, H, o), nil
+	return PseudoLabels(mask, dataset.ProbabilityValues(pi), W, H, o), nil
 }
 
 // readSized reads an image that must be W×H.
