@@ -54,7 +54,7 @@ func TestImageHeaderBoundedByFileSize(t *testing.T) {
 	}
 	// Real images pass.
 	g := image.NewGray(image.Rect(0, 0, 300, 200))
-	writePNG(t, filepath.Join(dir, "ok.png"), g)
+	testutil.WritePNG(t, filepath.Join(dir, "ok.png"), g)
 	if w, h, err := ImageSize(filepath.Join(dir, "ok.png")); err != nil || w != 300 || h != 200 {
 		t.Errorf("ok.png: %dx%d %v", w, h, err)
 	}
@@ -91,7 +91,7 @@ func TestProgressiveJPEGMustBeComplete(t *testing.T) {
 
 func TestReadImageFormat(t *testing.T) {
 	dir := t.TempDir()
-	writePNG(t, filepath.Join(dir, "a.png"), image.NewGray(image.Rect(0, 0, 2, 2)))
+	testutil.WritePNG(t, filepath.Join(dir, "a.png"), image.NewGray(image.Rect(0, 0, 2, 2)))
 	if _, err := ReadImageFormat(filepath.Join(dir, "a.png"), "png"); err != nil {
 		t.Error(err)
 	}

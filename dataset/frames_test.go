@@ -3,7 +3,6 @@ package dataset
 import (
 	"image"
 	"image/color"
-	"image/png"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -79,25 +78,13 @@ func TestFrameNumber(t *testing.T) {
 	}
 }
 
-func writePNG(t *testing.T, path string, img image.Image) {
-	t.Helper()
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := png.Encode(f, img); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
-}
-
 func TestCheckSameSize(t *testing.T) {
 	dir := t.TempDir()
-	writePNG(t, filepath.Join(dir, "a_1.png"), image.NewGray(image.Rect(0, 0, 4, 3)))
+	testutil.WritePNG(t, filepath.Join(dir, "a_1.png"), image.NewGray(image.Rect(0, 0, 4, 3)))
 	if err := WritePPM(filepath.Join(dir, "a_2.ppm"), image.NewRGBA(image.Rect(0, 0, 4, 3))); err != nil {
 		t.Fatal(err)
 	}
-	writePNG(t, filepath.Join(dir, "a_3.png"), image.NewGray(image.Rect(0, 0, 4, 2)))
+	testutil.WritePNG(t, filepath.Join(dir, "a_3.png"), image.NewGray(image.Rect(0, 0, 4, 2)))
 	paths := []string{filepath.Join(dir, "a_1.png"), filepath.Join(dir, "a_2.ppm")}
 	if w, h, err := CheckSameSize(paths); err != nil || w != 4 || h != 3 {
 		t.Fatalf("%d %d %v", w, h, err)
@@ -125,7 +112,7 @@ func TestReadDAVISAnnotationsSynthetic(t *testing.T) {
 	for k := 0; k < 3; k++ {
 		m := image.NewGray(image.Rect(0, 0, 4, 2))
 		m.Pix = []uint8{0, 255, 127, 128, 0, 0, 0, uint8(k * 100)}
-		writePNG(t, filepath.Join(dir, []string{"00000.png", "00001.png", "00002.png"}[k]), m)
+		testutil.WritePNG(t, filepath.Join(dir, []string{"00000.png", "00001.png", "00002.png"}[k]), m)
 	}
 	writeFile(t, filepath.Join(dir, "readme.txt"), []byte("x"))
 	gt, err := ReadDAVISAnnotations(dir)
@@ -149,13 +136,13 @@ func TestReadDAVISAnnotationsSynthetic(t *testing.T) {
 	pal := image.NewPaletted(image.Rect(0, 0, 2, 1), color.Palette{color.Black, color.RGBA{128, 0, 0, 255}})
 	pal.Pix = []uint8{0, 1}
 	d2 := t.TempDir()
-	writePNG(t, filepath.Join(d2, "00000.png"), pal)
+	testutil.WritePNG(t, filepath.Join(d2, "00000.png"), pal)
 	gt, err = ReadDAVISAnnotations(d2)
 	if err != nil || !reflect.DeepEqual(gt.Frames[0].Region, []int{0, 1}) {
 		t.Fatalf("%v %v", gt, err)
 	}
 	// Masks of different sizes.
-	writePNG(t, filepath.Join(d2, "00001.png"), image.NewGray(image.Rect(0, 0, 3, 1)))
+	testutil.WritePNG(t, filepath.Join(d2, "00001.png"), image.NewGray(image.Rect(0, 0, 3, 1)))
 	if _, err := ReadDAVISAnnotations(d2); err == nil || !strings.Contains(err.Error(), "00001.png is 3x1 but") {
 		t.Fatalf("got %v", err)
 	}

@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/densify/densify/internal/testutil"
 )
 
 // fbmsSeq writes an FBMS-layout sequence: n frames <seq>_0001.png … and a
@@ -126,7 +128,7 @@ func TestFindSequencesRefusesControlCharacters(t *testing.T) {
 	for _, name := range []string{"ok", "bad\nname"} {
 		dir := filepath.Join(root, name)
 		os.MkdirAll(dir, 0o755)
-		writePNG(t, filepath.Join(dir, "f_0001.png"), image.NewGray(image.Rect(0, 0, 4, 4)))
+		testutil.WritePNG(t, filepath.Join(dir, "f_0001.png"), image.NewGray(image.Rect(0, 0, 4, 4)))
 	}
 	if _, err := FindSequences(root); err == nil || !strings.Contains(err.Error(), `the sequence name "bad\nname" holds the control character U+000A`) {
 		t.Errorf("%v", err)

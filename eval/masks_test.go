@@ -3,12 +3,13 @@ package eval
 import (
 	"image"
 	"image/color"
-	"image/png"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/densify/densify/internal/testutil"
 )
 
 func TestMaskFrame(t *testing.T) {
@@ -28,31 +29,19 @@ func TestMaskFrame(t *testing.T) {
 	}
 }
 
-func writePNG(t *testing.T, path string, img image.Image) {
-	t.Helper()
-	fh, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := png.Encode(fh, img); err != nil {
-		t.Fatal(err)
-	}
-	fh.Close()
-}
-
 func TestReadMaskDir(t *testing.T) {
 	dir := t.TempDir()
 	g := image.NewGray(image.Rect(0, 0, 2, 1))
 	g.Pix = []uint8{0, 255}
-	writePNG(t, filepath.Join(dir, "00000.png"), g)
+	testutil.WritePNG(t, filepath.Join(dir, "00000.png"), g)
 	c := image.NewNRGBA(image.Rect(0, 0, 2, 1))
 	c.Set(0, 0, color.NRGBA{1, 2, 3, 255})
 	c.Set(1, 0, color.NRGBA{0, 0, 0, 0})
-	writePNG(t, filepath.Join(dir, "00002.png"), c)
+	testutil.WritePNG(t, filepath.Join(dir, "00002.png"), c)
 	p := image.NewPaletted(image.Rect(0, 0, 2, 1), color.Palette{color.Black, color.White, color.Gray{9}})
 	p.Pix = []uint8{2, 1}
-	writePNG(t, filepath.Join(dir, "00003.png"), p)
-	writePNG(t, filepath.Join(dir, "notes.png"), g)
+	testutil.WritePNG(t, filepath.Join(dir, "00003.png"), p)
+	testutil.WritePNG(t, filepath.Join(dir, "notes.png"), g)
 	os.WriteFile(filepath.Join(dir, "00001.txt"), []byte("x"), 0o644)
 
 	m, err := ReadMaskDir(dir, nil)
@@ -74,7 +63,7 @@ func TestReadMaskDir(t *testing.T) {
 		t.Errorf("with gt: %v %v", m, err)
 	}
 	// Duplicate frame (FBMS name for frame 0) is an error.
-	writePNG(t, filepath.Join(dir, "seq_0001.png"), g)
+	testutil.WritePNG(t, filepath.Join(dir, "seq_0001.png"), g)
 	if _, err := ReadMaskDir(dir, nil); err == nil {
 		t.Error("duplicate frame accepted")
 	}

@@ -8,19 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-)
 
-func writeTestPNG(t *testing.T, path string, img image.Image) {
-	t.Helper()
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	if err := png.Encode(f, img); err != nil {
-		t.Fatal(err)
-	}
-}
+	"github.com/densify/densify/internal/testutil"
+)
 
 // Two frames of haloFrame with their maps saved as densify predict --prob
 // writes them (grey, probability × 255): CutFolder writes, per frame, the
@@ -44,8 +34,8 @@ func TestCutFolder(t *testing.T) {
 		q[i] = float32(pm.Pix[i]) / 255
 	}
 	for i, f := range frames {
-		writeTestPNG(t, f, img)
-		writeTestPNG(t, filepath.Join(probDir, fmt.Sprintf("%05d.png", i)), pm)
+		testutil.WritePNG(t, f, img)
+		testutil.WritePNG(t, filepath.Join(probDir, fmt.Sprintf("%05d.png", i)), pm)
 	}
 	out := filepath.Join(dir, "masks")
 	if err := os.MkdirAll(filepath.Join(out, "stale"), 0o755); err != nil {
@@ -110,7 +100,7 @@ func TestCutFolder(t *testing.T) {
 	if _, err := CutFolder(frames, probDir, out, DefaultCutOptions(), 2, nil); err == nil || !strings.Contains(err.Error(), missing) {
 		t.Errorf("missing map: %v", err)
 	}
-	writeTestPNG(t, missing, image.NewGray(image.Rect(0, 0, 60, 45)))
+	testutil.WritePNG(t, missing, image.NewGray(image.Rect(0, 0, 60, 45)))
 	if _, err := CutFolder(frames, probDir, out, DefaultCutOptions(), 2, nil); err == nil || !strings.Contains(err.Error(), missing) || !strings.Contains(err.Error(), "60x45") {
 		t.Errorf("small map: %v", err)
 	}

@@ -4,13 +4,13 @@ import (
 	"context"
 	"fmt"
 	"image"
-	"image/png"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/densify/densify/dataset"
+	"github.com/densify/densify/internal/testutil"
 	"github.com/densify/densify/synth"
 	"github.com/densify/densify/trainset"
 	"github.com/densify/densify/unet"
@@ -35,7 +35,7 @@ func synthSet(t testing.TB, dir string, w, h, frames int, opt trainset.Options) 
 	var paths []string
 	for f, img := range seq.Frames {
 		path := filepath.Join(fdir, fmt.Sprintf("%05d.png", f))
-		writePNG(t, path, img)
+		testutil.WritePNG(t, path, img)
 		paths = append(paths, path)
 	}
 	tracks := seq.GroundTruthTracks(3)
@@ -56,20 +56,6 @@ func synthSet(t testing.TB, dir string, w, h, frames int, opt trainset.Options) 
 		t.Fatal(err)
 	}
 	return out, paths
-}
-
-func writePNG(t testing.TB, path string, img image.Image) {
-	t.Helper()
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := png.Encode(f, img); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		t.Fatal(err)
-	}
 }
 
 // testOptions: small clean-up thresholds suited to 48×32 frames.

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/densify/densify/dataset"
+	"github.com/densify/densify/internal/testutil"
 	"github.com/densify/densify/refine"
 	"github.com/densify/densify/trajectory"
 )
@@ -31,7 +32,7 @@ func TestPredictWritesMasksOfFrameSize(t *testing.T) {
 	dir, frames, ckpt := binaryModel(t)
 
 	odd := filepath.Join(dir, "odd.png")
-	writePNG(t, odd, synthFrameOfSize(t, 50, 35))
+	testutil.WritePNG(t, odd, synthFrameOfSize(t, 50, 35))
 	inputs := []string{frames[0], odd}
 	for _, scale := range []float64{0, 0.5} {
 		masks := filepath.Join(dir, "masks", fmt.Sprint(scale))
@@ -359,7 +360,7 @@ func TestPredictMirrorIsEquivariant(t *testing.T) {
 		}
 	}
 	mirPath := filepath.Join(dir, "mirror.png")
-	writePNG(t, mirPath, mir)
+	testutil.WritePNG(t, mirPath, mir)
 	W := b.Dx()
 	gap := func(flip bool) (worst int) {
 		out := filepath.Join(dir, fmt.Sprint("flip-", flip))
@@ -396,8 +397,8 @@ func TestPredictReplacesItsFolder(t *testing.T) {
 	masks := filepath.Join(dir, "masks")
 	os.MkdirAll(filepath.Join(masks, "prob"), 0o755)
 	for i := range 8 {
-		writePNG(t, filepath.Join(masks, fmt.Sprintf("%05d.png", i)), image.NewGray(image.Rect(0, 0, 4, 4)))
-		writePNG(t, filepath.Join(masks, "prob", fmt.Sprintf("%05d.png", i)), image.NewGray(image.Rect(0, 0, 4, 4)))
+		testutil.WritePNG(t, filepath.Join(masks, fmt.Sprintf("%05d.png", i)), image.NewGray(image.Rect(0, 0, 4, 4)))
+		testutil.WritePNG(t, filepath.Join(masks, "prob", fmt.Sprintf("%05d.png", i)), image.NewGray(image.Rect(0, 0, 4, 4)))
 	}
 	stale := filepath.Join(dir, ".masks.tmp4242")
 	os.MkdirAll(filepath.Join(stale, "prob"), 0o755)

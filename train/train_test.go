@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/densify/densify/internal/npy"
+	"github.com/densify/densify/internal/testutil"
 	"github.com/densify/densify/trainset"
 	"github.com/densify/densify/unet"
 	"github.com/sugarme/gotch"
@@ -297,7 +298,7 @@ func TestBadInput(t *testing.T) {
 	// A frame of another size than its labels.
 	p := synthFrameOfSize(t, 40, 32)
 	orig, _ := os.ReadFile(frames[1])
-	writePNG(t, frames[1], p)
+	testutil.WritePNG(t, frames[1], p)
 	_, err := Run(context.Background(), cfg, []string{set}, filepath.Join(dir, "o1"), nil)
 	if err == nil || !strings.Contains(err.Error(), frames[1]) || !strings.Contains(err.Error(), "40x32") {
 		t.Errorf("frame/label size mismatch: %v", err)

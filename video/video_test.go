@@ -2,7 +2,6 @@ package video
 
 import (
 	"image"
-	"image/png"
 	"math"
 	"math/rand"
 	"os"
@@ -88,25 +87,13 @@ func TestToGray(t *testing.T) {
 	}
 }
 
-func writePNG(t *testing.T, path string, g *image.Gray) {
-	t.Helper()
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := png.Encode(f, g); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
-}
-
 // synthFrames writes n PNG frames of a texture translating by (2, 1)
 // px/frame and returns their paths.
 func synthFrames(t *testing.T, dir string, n, w, h int) []string {
 	var paths []string
 	for i := 0; i < n; i++ {
 		p := filepath.Join(dir, "seq_"+string(rune('0'+i/10))+string(rune('0'+i%10))+".png")
-		writePNG(t, p, smoothTexture(w, h, -2*i, -i))
+		testutil.WritePNG(t, p, smoothTexture(w, h, -2*i, -i))
 		paths = append(paths, p)
 	}
 	return paths
@@ -158,7 +145,7 @@ func TestReadFramesBadInput(t *testing.T) {
 	// a missing file in a path list is named.
 	gap := t.TempDir()
 	for _, i := range []int{0, 1, 3} {
-		writePNG(t, filepath.Join(gap, "f_"+string(rune('0'+i))+".png"), smoothTexture(32, 32, 0, 0))
+		testutil.WritePNG(t, filepath.Join(gap, "f_"+string(rune('0'+i))+".png"), smoothTexture(32, 32, 0, 0))
 	}
 	if _, err := dataset.ListFrames(gap); err == nil {
 		t.Error("gap in the numbering accepted by ListFrames")
@@ -171,7 +158,7 @@ func TestReadFramesBadInput(t *testing.T) {
 
 	// Different sizes.
 	odd := filepath.Join(dir, "odd.png")
-	writePNG(t, odd, smoothTexture(60, 48, 0, 0))
+	testutil.WritePNG(t, odd, smoothTexture(60, 48, 0, 0))
 	_, err = TrackSequence([]string{paths[0], paths[1], odd}, opt, DIS, nil)
 	if err == nil || !strings.Contains(err.Error(), "odd.png") || !strings.Contains(err.Error(), "60x48") {
 		t.Errorf("different sizes: %v", err)

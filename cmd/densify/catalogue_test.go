@@ -15,7 +15,6 @@ import (
 	"fmt"
 	"image"
 	"image/color"
-	"image/png"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -25,6 +24,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/densify/densify/internal/testutil"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -113,20 +113,6 @@ func listFiles(dir string) []string {
 	return out
 }
 
-func writePNG(t *testing.T, path string, img image.Image) {
-	t.Helper()
-	var buf bytes.Buffer
-	if err := png.Encode(&buf, img); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
 func newCatalogueFixture(t *testing.T) *catalogueFixture {
 	t.Helper()
 	root := t.TempDir()
@@ -197,9 +183,9 @@ func newCatalogueFixture(t *testing.T) *catalogueFixture {
 			c := k*160*120 + i
 			img.SetNRGBA(i%160, i/160, color.NRGBA{uint8(c >> 16), uint8(c >> 8), uint8(c), 255})
 		}
-		writePNG(t, f.path(fmt.Sprintf("photo-masks/%05d.png", fr)), img)
+		testutil.WritePNG(t, f.path(fmt.Sprintf("photo-masks/%05d.png", fr)), img)
 	}
-	writePNG(t, f.path("one-mask/00000.png"), image.NewGray(image.Rect(0, 0, 160, 120)))
+	testutil.WritePNG(t, f.path("one-mask/00000.png"), image.NewGray(image.Rect(0, 0, 160, 120)))
 
 	// Graphs and labels.
 	f.write(t, "g.txt", "# comment\n3 2\n0 1 1.5 0\n1 2 -2 0\n")

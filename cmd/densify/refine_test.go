@@ -4,12 +4,13 @@ import (
 	"fmt"
 	"image"
 	"image/color"
-	"image/png"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/densify/densify/internal/testutil"
 )
 
 // densify refine on two frames of a red disk (radius 12) whose maps paint
@@ -18,12 +19,7 @@ import (
 // so in pixels.
 func TestRefineCommand(t *testing.T) {
 	dir := t.TempDir()
-	seq, prob := filepath.Join(dir, "seq"), filepath.Join(dir, "prob")
-	for _, d := range []string{seq, prob} {
-		if err := os.Mkdir(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
+	seq, prob := filepath.Join(dir, "seq"), filepath.Join(dir, "prob") // made by WritePNG
 	const W, H = 80, 60
 	img, pm := image.NewRGBA(image.Rect(0, 0, W, H)), image.NewGray(image.Rect(0, 0, W, H))
 	disk, halo := 0, 0
@@ -44,19 +40,8 @@ func TestRefineCommand(t *testing.T) {
 		}
 	}
 	for i := range 2 {
-		for path, im := range map[string]image.Image{
-			filepath.Join(seq, fmt.Sprintf("%05d.png", i)):  img,
-			filepath.Join(prob, fmt.Sprintf("%05d.png", i)): pm,
-		} {
-			f, err := os.Create(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := png.Encode(f, im); err != nil {
-				t.Fatal(err)
-			}
-			f.Close()
-		}
+		testutil.WritePNG(t, filepath.Join(seq, fmt.Sprintf("%05d.png", i)), img)
+		testutil.WritePNG(t, filepath.Join(prob, fmt.Sprintf("%05d.png", i)), pm)
 	}
 	out := filepath.Join(dir, "masks")
 	stdout, _, err := execute(t, &Factory{}, "refine", "--frames", seq, "--prob", prob, "--out", out, "--band", "0.1")

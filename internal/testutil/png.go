@@ -6,6 +6,8 @@ import (
 	"hash/crc32"
 	"image"
 	"image/png"
+	"os"
+	"path/filepath"
 	"testing"
 )
 
@@ -24,4 +26,20 @@ func PNGClaiming(t testing.TB, w, h uint32) []byte {
 	binary.BigEndian.PutUint32(b[20:], h)
 	binary.BigEndian.PutUint32(b[29:], crc32.ChecksumIEEE(b[12:29]))
 	return b
+}
+
+// WritePNG encodes img as PNG to path, making path's folder if needed; any
+// failure ends the test.
+func WritePNG(tb testing.TB, path string, img image.Image) {
+	tb.Helper()
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, img); err != nil {
+		tb.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		tb.Fatal(err)
+	}
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		tb.Fatal(err)
+	}
 }
