@@ -279,6 +279,9 @@ type TrainOptions struct {
 	Pseudo *trainset.PseudoOptions `json:"pseudo,omitempty"`
 	// PseudoWeight is λ of train.Config.PseudoWeight (0 = its default).
 	PseudoWeight float64 `json:"pseudo_weight,omitempty"`
+	// CRFWeight is train.Config.CRFWeight, the weight of the relaxed Potts
+	// loss over every pixel, in every training of the run (0 = off).
+	CRFWeight float64 `json:"crf_weight,omitempty"`
 }
 
 // DefaultRounds is the default of TrainOptions.Rounds: one self-training
@@ -405,6 +408,8 @@ func (o *Options) Validate() error {
 		return fmt.Errorf("train: self-training rounds must be in [0, %d] (0 = none), got %d", MaxRounds, t.Rounds)
 	case !(t.PseudoWeight >= 0 && t.PseudoWeight <= 1e6):
 		return fmt.Errorf("train: self-training weight must be in (0, 1e6] (0 = default), got %v", t.PseudoWeight)
+	case !(t.CRFWeight >= 0 && t.CRFWeight <= 1e6):
+		return fmt.Errorf("train: CRF loss weight must be in [0, 1e6] (0 = off), got %v", t.CRFWeight)
 	}
 	if err := t.PseudoOrDefault().Validate(); err != nil {
 		return fmt.Errorf("train: %w", err)

@@ -32,6 +32,7 @@
 #   SCALE EPOCHS STEP_BUDGET PRESET BATCH THREADS   training budget (defaults: densify train's)
 #   SCHEDULE AVERAGE   learning-rate schedule and averaged epochs (densify train --schedule,
 #              --average)
+#   CRF        weight of the relaxed Potts loss (densify train --crf-weight)
 #   PREPARE    extra densify prepare flags (e.g. "--far-background 0.1")
 #   PREDICT    extra densify predict flags (e.g. "--temporal 0" for a cheaper ablation)
 #   SEQUENCES  space-separated subset (default: all)
@@ -88,6 +89,7 @@ train_args=()
 [[ -n "${THREADS:-}" ]] && train_args+=(--threads "$THREADS")
 [[ -n "${SCHEDULE:-}" ]] && train_args+=(--schedule "$SCHEDULE")
 [[ -n "${AVERAGE:-}" ]] && train_args+=(--average "$AVERAGE")
+[[ -n "${CRF:-}" ]] && train_args+=(--crf-weight "$CRF")
 [[ -z "${CHECKPOINTS:-}" ]] && train_args+=(--keep-epochs 1) # only CHECKPOINTS reads the others
 # shellcheck disable=SC2206
 prep_args=($PREPARE)

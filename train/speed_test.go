@@ -84,7 +84,7 @@ func BenchmarkTrainStepGo(b *testing.B) {
 			flip := make([]bool, sh.N)
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				if _, err := trainStep(m, opt, makeBatch(ss, flip), 1); err != nil {
+				if _, err := trainStep(m, opt, makeBatch(ss, flip), 1, 0); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -371,7 +371,7 @@ func TestSpeedWorker(t *testing.T) {
 		flip := make([]bool, n)
 		var buf batch
 		step = func() error {
-			_, err := trainStep(m, opt, buf.fill(ss, flip), 1)
+			_, err := trainStep(m, opt, buf.fill(ss, flip), 1, 0)
 			return err
 		}
 	case "infer":

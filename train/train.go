@@ -136,6 +136,10 @@ type Config struct {
 	PseudoOptions trainset.PseudoOptions
 	// PseudoWeight is λ above (0 = DefaultPseudoWeight).
 	PseudoWeight float64
+	// CRFWeight, when > 0, adds CRFWeight times the relaxed Potts loss of
+	// crfLoss (Tang et al., ECCV 2018) over all pixels to the labelled
+	// pixels' loss. 0: the labelled pixels' loss alone.
+	CRFWeight float64
 	// Init, when set, starts from this checkpoint's weights (the previous
 	// round's model) instead of a random initialisation; Adam starts
 	// afresh.
@@ -225,6 +229,7 @@ type Options struct {
 	PseudoOptions *trainset.PseudoOptions `json:"pseudo_options,omitempty"`
 	PseudoWeight  float64                 `json:"pseudo_weight,omitempty"`
 	Init          string                  `json:"init,omitempty"`
+	CRFWeight     float64                 `json:"crf_weight,omitempty"`
 }
 
 // CheckpointInfo is the "extra" record of the checkpoints written by Run.
@@ -278,6 +283,7 @@ const (
 	MaxBatch      = 4096
 	MaxScale      = 4.0
 	MaxThreads    = 4096
+	MaxCRFWeight  = 1e6
 )
 
 // Validate checks every setting before anything is read or written:
@@ -305,6 +311,8 @@ func (c *Config) validate() error {
 		return fmt.Errorf("train: averaged epochs must be in [0, %d] (0 or 1 = the last weights), got %d", MaxEpochs, c.Average)
 	case c.KeepEpochs < 0 || c.KeepEpochs > MaxEpochs:
 		return fmt.Errorf("train: kept epochs must be in [0, %d] (0 = every epoch), got %d", MaxEpochs, c.KeepEpochs)
+	case !(c.CRFWeight >= 0 && c.CRFWeight <= MaxCRFWeight):
+		return fmt.Errorf("train: CRF loss weight must be in [0, %g], got %v", MaxCRFWeight, c.CRFWeight)
 	}
 	if c.Model == nil {
 		if _, err := models.Lookup(c.Preset); err != nil {
@@ -544,7 +552,7 @@ func trainOne(ctx context.Context, cfg Config, sets []string, out string, progre
 	}
 	opts := Options{Model: mc, Sets: absAll(sets), Mode: data.Mode, LR: cfg.LR, Schedule: cfg.Schedule.recorded(), Batch: cfg.Batch, Scale: scale,
 		Variant: cfg.Variant, Factor: cfg.HardFactor, Temperature: cfg.Temperature, Prune: cfg.Prune, MinRight: cfg.MinRight,
-		ErrorModel: wt.ErrorModel, Flip: !cfg.NoFlip, Seed: cfg.Seed}
+		ErrorModel: wt.ErrorModel, Flip: !cfg.NoFlip, Seed: cfg.Seed, CRFWeight: cfg.CRFWeight}
 	if len(cfg.Pseudo) > 0 {
 		po := cfg.PseudoOptions
 		opts.Pseudo, opts.PseudoOptions, opts.PseudoWeight = absAll(cfg.Pseudo), &po, cfg.PseudoWeight
@@ -621,7 +629,7 @@ func trainOne(ctx context.Context, cfg Config, sets []string, out string, progre
 				return nil, fmt.Errorf("train: interrupted in epoch %d (%v); epochs 1..%d are saved in %s, continue with --resume", epoch+1, err, epoch, out)
 			}
 			opt.LR = cfg.Schedule.LRAt(cfg.LR, step, perEpoch*cfg.Epochs)
-			loss, err := trainStep(model, opt, buf.fill(bt.samples, bt.flip), data.Classes)
+			loss, err := trainStep(model, opt, buf.fill(bt.samples, bt.flip), data.Classes, cfg.CRFWeight)
 			if err != nil {
 				return nil, fmt.Errorf("train: epoch %d, step %d: %w", epoch+1, step+1, err)
 			}
@@ -896,8 +904,9 @@ func epochBatches(samples []*sample, n int, seed int64, e int, flip bool) []batc
 	return out
 }
 
-// trainStep runs forward, the weighted loss, backward and one Adam update.
-func trainStep(model *unet.Model, opt *adam, b *batch, classes int) (float64, error) {
+// trainStep runs forward, the weighted loss (plus crf times crfLoss when
+// crf > 0), backward and one Adam update.
+func trainStep(model *unet.Model, opt *adam, b *batch, classes int, crf float64) (float64, error) {
 	if err := opt.zeroGrad(); err != nil {
 		return 0, err
 	}
@@ -911,14 +920,27 @@ func trainStep(model *unet.Model, opt *adam, b *batch, classes int) (float64, er
 		if err != nil {
 			return err
 		}
+		var ws []*ts.Tensor
+		if crf > 0 {
+			if ws, err = crfWeights(s, x); err != nil {
+				return err
+			}
+		}
 		logits, err := model.Forward(s, x, true)
 		if err != nil {
 			return err
 		}
-		s.Free(x) // read only by the forward pass (its first convolution; the edge map and concatenation for 3 channels); autograd keeps nothing of it
+		s.Free(x) // read only by the forward pass (its first convolution; the edge map and concatenation for 3 channels) and crfWeights; autograd keeps nothing of it
 		l, err := weightedLoss(s, logits, y, w, b.SumW, classes)
 		if err != nil {
 			return err
+		}
+		if crf > 0 {
+			r, err := crfLoss(s, logits, ws, classes)
+			if err != nil {
+				return err
+			}
+			l = s.T(l.Add(s.T(r.MulScalar(s.Float(crf), false)), false))
 		}
 		check(l.Backward())
 		v, err := unet.Float32s(l)

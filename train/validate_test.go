@@ -23,6 +23,8 @@ func TestConfigValidateBeforeWork(t *testing.T) {
 		{func(c *Config) { c.Threads = -2 }, "threads must be in [0, 4096]"},
 		{func(c *Config) { c.Preset = "nonsense" }, `unknown model preset "nonsense" (available: unet-cpu, unet-paper)`},
 		{func(c *Config) { c.Device = "tpu" }, `unknown device "tpu"`},
+		{func(c *Config) { c.CRFWeight = -1 }, "CRF loss weight must be in [0, 1e+06], got -1"},
+		{func(c *Config) { c.CRFWeight = math.NaN() }, "CRF loss weight"},
 	} {
 		cfg := DefaultConfig()
 		c.mod(&cfg)

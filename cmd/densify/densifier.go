@@ -63,6 +63,7 @@ func unetTrainConfig(o pipeline.TrainOptions, variant string, resume bool) (trai
 		cfg.Device = o.Device
 	}
 	cfg.Scale, cfg.Seed, cfg.Threads, cfg.NoFlip = o.Scale, o.Seed, o.Threads, o.NoFlip
+	cfg.CRFWeight = o.CRFWeight
 	cfg.Resume = resume
 	if variant != "" {
 		v, err := train.ParseVariant(variant)

@@ -167,13 +167,13 @@ func TestUNetTrainConfig(t *testing.T) {
 	}
 	budget := 7
 	o := pipeline.TrainOptions{Preset: "unet-paper", Epochs: 3, StepBudget: &budget, LR: 0.5, BatchSize: 4, Device: "cuda",
-		Scale: 0.5, Seed: 9, Threads: 2, NoFlip: true}
+		Scale: 0.5, Seed: 9, Threads: 2, NoFlip: true, CRFWeight: 3}
 	cfg, err = unetTrainConfig(o, "uniform", true)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if cfg.Preset != "unet-paper" || cfg.Epochs != 3 || cfg.StepBudget != 7 || cfg.LR != 0.5 || cfg.Batch != 4 || cfg.Device != "cuda" ||
-		cfg.Scale != 0.5 || cfg.Seed != 9 || cfg.Threads != 2 || !cfg.NoFlip || !cfg.Resume || cfg.Variant != train.VariantUniform {
+		cfg.Scale != 0.5 || cfg.Seed != 9 || cfg.Threads != 2 || !cfg.NoFlip || !cfg.Resume || cfg.Variant != train.VariantUniform || cfg.CRFWeight != 3 {
 		t.Errorf("config %+v", cfg)
 	}
 	if _, err := unetTrainConfig(o, "no-such-variant", false); err == nil {

@@ -87,7 +87,10 @@ func bindScheduleFlags(fl *pflag.FlagSet, c *train.Config) {
 	fl.Var(scheduleFlag{&c.Schedule}, "schedule", scheduleUsage)
 	fl.IntVar(&c.Average, "average", c.Average, averageUsage)
 	fl.IntVar(&c.KeepEpochs, "keep-epochs", c.KeepEpochs, keepEpochsUsage)
+	fl.Float64Var(&c.CRFWeight, "crf-weight", c.CRFWeight, crfWeightUsage)
 }
+
+const crfWeightUsage = "weight of the relaxed Potts (CRF) loss over every pixel, labelled or not, beside the labels' loss (Tang et al., ECCV 2018): the masks follow the colour edges where the labels leave them free (0 = off)"
 
 const keepEpochsUsage = "keep only the checkpoints of the last K epochs in epochs/ (at least --average of them; about 4 MB each at the automatic scale): enough to resume a killed run (0 = every epoch, which per-epoch evaluation and a later --resume with a larger --average read)"
 
