@@ -41,6 +41,37 @@ func bruteCRF(x, S []float64, N, K, H, W int) float64 {
 	return sum / float64(pairs)
 }
 
+// crfOf is crfLoss of the logits z (shape zs) for the images x (shape xs).
+func crfOf(t *testing.T, x []float32, xs []int64, z []float32, zs []int64, classes int) float64 {
+	t.Helper()
+	var got float64
+	err := unet.Run(func(s *unet.Scope) error {
+		xt, err := unet.Tensor(s, x, xs, gotch.CPU)
+		if err != nil {
+			return err
+		}
+		zt, err := unet.Tensor(s, z, zs, gotch.CPU)
+		if err != nil {
+			return err
+		}
+		ws, err := crfWeights(s, xt)
+		if err != nil {
+			return err
+		}
+		l, err := crfLoss(s, zt, ws, classes)
+		if err != nil {
+			return err
+		}
+		v, err := unet.Float32s(l)
+		got = float64(v[0])
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got
+}
+
 // TestCRFLossBruteForce checks crfLoss against bruteCRF on random images
 // (colours from a few levels, so that some pairs weigh about 1 and others
 // about 0) and random logits, binary and with three classes.
@@ -80,31 +111,7 @@ func TestCRFLossBruteForce(t *testing.T) {
 			}
 		}
 		want := bruteCRF(xf, S, N, K, H, W)
-		var got float64
-		err := unet.Run(func(s *unet.Scope) error {
-			xt, err := unet.Tensor(s, x, []int64{N, 3, H, W}, gotch.CPU)
-			if err != nil {
-				return err
-			}
-			zt, err := unet.Tensor(s, z, []int64{N, int64(classes), H, W}, gotch.CPU)
-			if err != nil {
-				return err
-			}
-			ws, err := crfWeights(s, xt)
-			if err != nil {
-				return err
-			}
-			l, err := crfLoss(s, zt, ws, classes)
-			if err != nil {
-				return err
-			}
-			v, err := unet.Float32s(l)
-			got = float64(v[0])
-			return err
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
+		got := crfOf(t, x, []int64{N, 3, H, W}, z, []int64{N, int64(classes), H, W}, classes)
 		if want <= 0.01 || math.Abs(got-want) > 1e-5 {
 			t.Errorf("classes %d: crfLoss %.7f, brute force %.7f", classes, got, want)
 		}
@@ -123,31 +130,7 @@ func TestCRFLossSmallFrame(t *testing.T) {
 	}{{3, 0.5 * (1 + 2*math.Exp(-1.5)) / 3}, {1, 0}} {
 		grey := []float32{0, 0, crfSigma}[:tc.W]
 		x := append(append(append([]float32{}, grey...), grey...), grey...) // three equal channels
-		var got float64
-		err := unet.Run(func(s *unet.Scope) error {
-			xt, err := unet.Tensor(s, x, []int64{1, 3, 1, tc.W}, gotch.CPU)
-			if err != nil {
-				return err
-			}
-			zt, err := unet.Tensor(s, make([]float32, tc.W), []int64{1, 1, 1, tc.W}, gotch.CPU)
-			if err != nil {
-				return err
-			}
-			ws, err := crfWeights(s, xt)
-			if err != nil {
-				return err
-			}
-			l, err := crfLoss(s, zt, ws, 1)
-			if err != nil {
-				return err
-			}
-			v, err := unet.Float32s(l)
-			got = float64(v[0])
-			return err
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
+		got := crfOf(t, x, []int64{1, 3, 1, tc.W}, make([]float32, tc.W), []int64{1, 1, 1, tc.W}, 1)
 		if math.Abs(got-tc.want) > 1e-6 {
 			t.Errorf("width %d: R = %.7f, want %.7f", tc.W, got, tc.want)
 		}
