@@ -105,9 +105,8 @@ func pairViews(s *unet.Scope, t *ts.Tensor, o [2]int64) (p, q *ts.Tensor) {
 // where S_p is the network's class distribution at p (binary: (σ(z_p),
 // 1 − σ(z_p)); multi-label: softmax(z_p)), w_pq are crfWeights' and the
 // pairs are crfOffsets'. It costs a change of label between pixels of
-// similar colour, so the network's output follows the image's edges where
-// the sparse labels leave it free (a background region enclosed by the
-// object, between labelled points, is not filled in).
+// similar colour, so that where the sparse labels leave the network free
+// its output follows the image's colour edges.
 func crfLoss(s *unet.Scope, logits *ts.Tensor, ws []*ts.Tensor, classes int) (loss *ts.Tensor, err error) {
 	defer unet.Catch(&err)
 	var S *ts.Tensor

@@ -5,7 +5,8 @@
 // Keuper, UAI 2021, Sec. 4.3.
 //
 // Training minimises the weighted loss of weightedLoss (labelled pixels only,
-// Σ w ℓ / Σ w) with Adam (adam.go). One model is trained per sequence (ACCV'20)
+// Σ w ℓ / Σ w), plus Config.CRFWeight times the relaxed Potts loss of
+// crfLoss over every pixel when it is > 0, with Adam (adam.go). One model is trained per sequence (ACCV'20)
 // unless Config.Joint asks for one model over all sets.
 //
 // Files written to the output folder of one model:
@@ -138,7 +139,8 @@ type Config struct {
 	PseudoWeight float64
 	// CRFWeight, when > 0, adds CRFWeight times the relaxed Potts loss of
 	// crfLoss (Tang et al., ECCV 2018) over all pixels to the labelled
-	// pixels' loss. 0: the labelled pixels' loss alone.
+	// pixels' loss; train_log.csv's loss is then their sum. 0: the
+	// labelled pixels' loss alone.
 	CRFWeight float64
 	// Init, when set, starts from this checkpoint's weights (the previous
 	// round's model) instead of a random initialisation; Adam starts
