@@ -124,7 +124,7 @@ func crfLoss(s *unet.Scope, logits *ts.Tensor, ws []*ts.Tensor, classes int) (lo
 		}
 		p, q := pairViews(s, S, o)
 		inner := s.T(s.T(p.Mul(q, false)).SumDimIntlist([]int64{1}, true, gotch.Float, false))
-		term := s.T(s.T(s.T(inner.MulScalar(s.Float(-1), false)).AddScalar(s.Float(1), false)).Mul(ws[k], false))
+		term := s.T(s.T(inner.RsubScalar(s.Float(1), false)).Mul(ws[k], false))
 		sum := s.T(term.Sum(gotch.Float, false))
 		if total == nil {
 			total = sum

@@ -8,6 +8,7 @@ import (
 
 	"github.com/densify/densify/unet"
 	"github.com/sugarme/gotch"
+	"github.com/sugarme/gotch/ts"
 )
 
 // bruteCRF is crfLoss's R(S) by loops over the pixels of x (N·3·H·W) and the
@@ -44,32 +45,21 @@ func bruteCRF(x, S []float64, N, K, H, W int) float64 {
 // crfOf is crfLoss of the logits z (shape zs) for the images x (shape xs).
 func crfOf(t *testing.T, x []float32, xs []int64, z []float32, zs []int64, classes int) float64 {
 	t.Helper()
-	var got float64
-	err := unet.Run(func(s *unet.Scope) error {
+	return scalarOf(t, func(s *unet.Scope) (*ts.Tensor, error) {
 		xt, err := unet.Tensor(s, x, xs, gotch.CPU)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		zt, err := unet.Tensor(s, z, zs, gotch.CPU)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		ws, err := crfWeights(s, xt)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		l, err := crfLoss(s, zt, ws, classes)
-		if err != nil {
-			return err
-		}
-		v, err := unet.Float32s(l)
-		got = float64(v[0])
-		return err
+		return crfLoss(s, zt, ws, classes)
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return got
 }
 
 // TestCRFLossBruteForce checks crfLoss against bruteCRF on random images

@@ -15,6 +15,7 @@ import (
 	"github.com/densify/densify/trainset"
 	"github.com/densify/densify/unet"
 	"github.com/sugarme/gotch"
+	"github.com/sugarme/gotch/ts"
 )
 
 func TestLossDecreasesOnToySet(t *testing.T) {
@@ -39,26 +40,37 @@ func lossOf(t *testing.T, logits []float32, classes int, target, weight []float3
 	for _, w := range weight {
 		sumW += float64(w)
 	}
-	var out float64
-	err := unet.Run(func(s *unet.Scope) error {
+	return scalarOf(t, func(s *unet.Scope) (*ts.Tensor, error) {
 		z, err := unet.Tensor(s, logits, []int64{1, int64(classes), 2, n / 2}, gotch.CPU)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		y, err := unet.Tensor(s, target, []int64{1, 1, 2, n / 2}, gotch.CPU)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		w, err := unet.Tensor(s, weight, []int64{1, 1, 2, n / 2}, gotch.CPU)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		l, err := weightedLoss(s, z, y, w, sumW, classes)
+		return weightedLoss(s, z, y, w, sumW, classes)
+	})
+}
+
+// scalarOf runs f in a scope and returns the one value of the tensor it
+// returns; any error ends the test.
+func scalarOf(t *testing.T, f func(s *unet.Scope) (*ts.Tensor, error)) float64 {
+	t.Helper()
+	var out float64
+	err := unet.Run(func(s *unet.Scope) error {
+		l, err := f(s)
 		if err != nil {
 			return err
 		}
 		v, err := unet.Float32s(l)
-		out = float64(v[0])
+		if err == nil {
+			out = float64(v[0])
+		}
 		return err
 	})
 	if err != nil {
