@@ -152,6 +152,8 @@ func TestGraphCutErrors(t *testing.T) {
 		{make([]float32, 100), bad(func(o *CutOptions) { o.Confident = 1 }), "confident"},
 		{make([]float32, 100), bad(func(o *CutOptions) { o.Band = 0 }), "band"},
 		{make([]float32, 100), bad(func(o *CutOptions) { o.Scale = 1.5 }), "scale"},
+		{make([]float32, 100), bad(func(o *CutOptions) { o.DenseCRF = -1 }), "dense CRF weight"},
+		{make([]float32, 100), bad(func(o *CutOptions) { o.DenseCRF = math.NaN() }), "dense CRF weight"},
 	}
 	for _, c := range cases {
 		if _, _, err := GraphCut(img, c.prob, c.o); err == nil || !strings.Contains(err.Error(), c.want) {

@@ -119,6 +119,7 @@ var flagRanges = map[string]flagcheck.Range{
 	"confident":           {Lo: 0.5, Hi: 1, HiOpen: true},
 	"band":                {Lo: 0, Hi: 1, LoOpen: true},
 	"cut-scale":           {Lo: 0, Hi: 1, LoOpen: true},
+	"dense-crf":           {Lo: 0, Hi: 1e6, Note: "0 = off"},
 	"min-right":           {Lo: 0, Hi: 1, Note: fmt.Sprintf("0 = %g", train.DefaultMinRight)},
 	"rounds":              {Lo: 0, Hi: pipeline.MaxRounds, Note: "0 = none"},
 	"pseudo-confidence":   {Lo: 0.5, Hi: 1, LoOpen: true, HiOpen: true},

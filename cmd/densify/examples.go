@@ -56,7 +56,8 @@ const predictExample = `  densify predict --model model/model.ckpt --frames SEQ 
   densify predict --model model/model.ckpt --frames SEQ --out masks --refine none --temporal 0`
 
 const refineExample = `  densify refine --frames SEQ --prob masks/prob --out masks-band0.1 --band 0.1
-  densify refine --frames SEQ --prob masks/prob --out masks-one-cut --cuts 1 --threads 2`
+  densify refine --frames SEQ --prob masks/prob --out masks-one-cut --cuts 1 --threads 2
+  densify refine --frames SEQ --prob masks/prob --out masks-dense-crf --dense-crf 2`
 
 const ablateExample = `  densify ablate ~/data/davis --split val --out work --oracle
   densify ablate ~/data/davis --split val --out work --factors 10,100,1000 --phis 0.005,0.02`

@@ -46,6 +46,7 @@ a whole once every frame is refined.`,
 	fl.Float64Var(&c.Confident, "confident", c.Confident, "colour samples: P above this for the object, below 1 − this for the background")
 	fl.Float64Var(&c.Band, "band", c.Band, "pixels farther than this fraction of the frame's diagonal from the thresholded map are background; the background mixture is fitted within it")
 	fl.Float64Var(&c.Scale, "cut-scale", c.Scale, "the energy is built on the frame resized by this factor")
+	fl.Float64Var(&c.DenseCRF, "dense-crf", c.DenseCRF, "w, the weight in nats of a fully connected CRF's appearance term, run on the probabilities before the cut (0: none)")
 	fl.IntVar(&o.Threads, "threads", 0, "frames cut at the same time (0 = all cores)")
 	return cmd
 }
