@@ -22,7 +22,7 @@ import "math"
 //
 //	k(i, j) = exp(−‖p_i − p_j‖² / 2θ_α² − ‖I_i − I_j‖² / 2θ_β²),
 //
-// each of Iterations mean-field updates (K&K, Eq. 4) sets
+// each of the five mean-field updates (K&K, Eq. 4) sets
 //
 //	m_i = Σ_j k(i, j) Q_j / Σ_j k(i, j),
 //	Q_i ← σ( ψ_i(0) − ψ_i(1) + w (2 m_i − 1) ),
@@ -32,14 +32,16 @@ import "math"
 // of pixel i sum to one, j = i included), so w is in nats: w nats when every
 // pixel like i disagrees with it, whatever the size of the frame or of θ_α.
 // The sums are taken on a bilateral grid (Paris & Durand, ECCV 2006; Chen,
-// Paris & Durand, SIGGRAPH 2007) over (x, y, r, g, b) with cells of θ_α and
-// θ_β: multilinear splatting, a [1 2 1]/4 blur along each of the five axes
-// and multilinear slicing, which approximate the Gaussian in O(N + cells)
-// instead of the O(N²) of the sum.
+// Paris & Durand, SIGGRAPH 2007) over (x, y, r, g, b) with cells of
+// √(6/5)·θ_α and √(6/5)·θ_β: multilinear splatting, a [1 2 1]/4 blur along
+// each of the five axes and multilinear slicing, whose spreads add up to a
+// kernel of standard deviations θ_α and θ_β, approximate the Gaussian in
+// O(N + cells) instead of the O(N²) of the sum (within 0.02 of the exact
+// kernel means on TestBilateralGridAgainstBruteForce's frame).
 
-// Dense CRF constants: θ_α as a fraction of the frame's diagonal (80 px at
-// 854×480, the spatial range of K&K's appearance kernel in their released
-// examples), θ_β in grey levels (13 of 255, K&K's), five mean-field updates.
+// Dense CRF constants, set before any measurement: θ_α as a fraction of the
+// frame's diagonal (80 px at 854×480), θ_β in grey levels (13 of 255), five
+// mean-field updates.
 const (
 	denseCRFSpatial    = 0.08
 	denseCRFColour     = 13.0
@@ -74,8 +76,9 @@ func denseCRF(rgb, p []float64, w, h int, weight float64) []float64 {
 }
 
 // bilateralGrid holds, for each pixel, its position in a five-dimensional
-// grid (x/θ_α, y/θ_α, r/θ_β, g/θ_β, b/θ_β, offset by one cell of padding)
-// as the 32 corners of its cell and their multilinear weights.
+// grid (x, y over the spatial cell size, r, g, b less their smallest value
+// over the colour cell size, offset by one cell of padding) as the 32
+// corners of its cell and their multilinear weights.
 type bilateralGrid struct {
 	dims   [5]int
 	stride [5]int
