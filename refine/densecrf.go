@@ -53,11 +53,7 @@ const (
 // values per pixel, 0–255) and the network's probabilities p.
 func denseCRF(rgb, p []float64, w, h int, weight float64) []float64 {
 	g := newBilateralGrid(rgb, w, h, denseCRFSpatial*diagonal(w, h), denseCRFColour)
-	ones := make([]float64, w*h)
-	for i := range ones {
-		ones[i] = 1
-	}
-	norm := g.filter(ones)
+	norm := g.filter(constant(w*h, 1))
 	du := make([]float64, w*h) // ψ(0) − ψ(1) = log(P / (1 − P))
 	q := make([]float64, w*h)
 	for i, v := range p {
@@ -75,16 +71,27 @@ func denseCRF(rgb, p []float64, w, h int, weight float64) []float64 {
 	return q
 }
 
+// constant returns n copies of v.
+func constant(n int, v float64) []float64 {
+	c := make([]float64, n)
+	for i := range c {
+		c[i] = v
+	}
+	return c
+}
+
 // bilateralGrid holds, for each pixel, its position in a five-dimensional
 // grid (x, y over the spatial cell size, r, g, b less their smallest value
 // over the colour cell size, offset by one cell of padding) as the 32
-// corners of its cell and their multilinear weights.
+// corners of its cell and their multilinear weights, and the two grid
+// buffers that every filter call reuses.
 type bilateralGrid struct {
 	dims   [5]int
 	stride [5]int
 	size   int
 	corner [][32]int32
 	weight [][32]float32
+	a, b   []float64
 }
 
 func newBilateralGrid(rgb []float64, w, h int, thetaSpatial, thetaColour float64) *bilateralGrid {
@@ -114,6 +121,7 @@ func newBilateralGrid(rgb []float64, w, h int, thetaSpatial, thetaColour float64
 		g.stride[a] = g.size
 		g.size *= g.dims[a]
 	}
+	g.a, g.b = make([]float64, g.size), make([]float64, g.size)
 	for y := 0; y < h; y++ {
 		for x := 0; x < w; x++ {
 			i := y*w + x
@@ -146,7 +154,8 @@ func newBilateralGrid(rgb []float64, w, h int, thetaSpatial, thetaColour float64
 // filter returns, for every pixel i, ≈ Σ_j k(i, j) v_j: v splatted onto the
 // grid, blurred along each axis, and sliced at every pixel.
 func (g *bilateralGrid) filter(v []float64) []float64 {
-	a, b := make([]float64, g.size), make([]float64, g.size)
+	a, b := g.a, g.b
+	clear(a)
 	for i, val := range v {
 		for k := 0; k < 32; k++ {
 			a[g.corner[i][k]] += float64(g.weight[i][k]) * val

@@ -29,7 +29,7 @@ func TestBilateralGridAgainstBruteForce(t *testing.T) {
 		}
 	}
 	g := newBilateralGrid(rgb, w, h, sS, sC)
-	num, den := g.filter(v), g.filter(make1(w*h))
+	num, den := g.filter(v), g.filter(constant(w*h, 1))
 	worst := 0.0
 	for i := 0; i < w*h; i++ {
 		var sn, sd float64
@@ -46,14 +46,6 @@ func TestBilateralGridAgainstBruteForce(t *testing.T) {
 	if worst > 0.05 {
 		t.Fatalf("bilateral grid's kernel means differ from the exact ones by up to %.4f, want ≤ 0.05", worst)
 	}
-}
-
-func make1(n int) []float64 {
-	v := make([]float64, n)
-	for i := range v {
-		v[i] = 1
-	}
-	return v
 }
 
 // ringFrame is a red ring (radii 8–12) around a hole of the background's
