@@ -53,7 +53,7 @@ const (
 // values per pixel, 0–255) and the network's probabilities p.
 func denseCRF(rgb, p []float64, w, h int, weight float64) []float64 {
 	g := newBilateralGrid(rgb, w, h, denseCRFSpatial*diagonal(w, h), denseCRFColour)
-	norm := g.filter(constant(w*h, 1))
+	norm := g.filter(constant(w*h, 1.0))
 	du := make([]float64, w*h) // ψ(0) − ψ(1) = log(P / (1 − P))
 	q := make([]float64, w*h)
 	for i, v := range p {
@@ -72,8 +72,8 @@ func denseCRF(rgb, p []float64, w, h int, weight float64) []float64 {
 }
 
 // constant returns n copies of v.
-func constant(n int, v float64) []float64 {
-	c := make([]float64, n)
+func constant[T float32 | float64](n int, v T) []T {
+	c := make([]T, n)
 	for i := range c {
 		c[i] = v
 	}

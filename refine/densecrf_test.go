@@ -29,7 +29,7 @@ func TestBilateralGridAgainstBruteForce(t *testing.T) {
 		}
 	}
 	g := newBilateralGrid(rgb, w, h, sS, sC)
-	num, den := g.filter(v), g.filter(constant(w*h, 1))
+	num, den := g.filter(v), g.filter(constant(w*h, 1.0))
 	worst := 0.0
 	for i := 0; i < w*h; i++ {
 		var sn, sd float64

@@ -49,14 +49,6 @@ func indexFrame(i, w, h int) *image.Gray {
 	return g
 }
 
-func constMap(v float32, n int) []float32 {
-	m := make([]float32, n)
-	for i := range m {
-		m[i] = v
-	}
-	return m
-}
-
 // runTemporal pushes every map and returns the fused maps in order.
 func runTemporal(t *testing.T, o TemporalOptions, f Flow, w, h int, maps [][]float32) [][]float32 {
 	t.Helper()
@@ -97,7 +89,7 @@ func near(a, b float64) bool { return math.Abs(a-b) < 1e-6 }
 func TestTemporalStaticHandComputed(t *testing.T) {
 	o := DefaultTemporalOptions()
 	o.Radius = 1
-	maps := [][]float32{constMap(0.2, 12), constMap(0.8, 12), constMap(0.5, 12)}
+	maps := [][]float32{constant(12, float32(0.2)), constant(12, float32(0.8)), constant(12, float32(0.5))}
 	got := runTemporal(t, o, &shiftFlow{}, 4, 3, maps)
 	want := []float64{
 		(0.2 + 0.5*0.8) / 1.5,
@@ -154,7 +146,7 @@ func TestTemporalFollowsFlow(t *testing.T) {
 func TestTemporalRejectsInconsistentFlow(t *testing.T) {
 	o := DefaultTemporalOptions()
 	o.Radius = 2
-	maps := [][]float32{constMap(0.1, 100), constMap(0.9, 100), constMap(0.4, 100)}
+	maps := [][]float32{constant(100, float32(0.1)), constant(100, float32(0.9)), constant(100, float32(0.4))}
 	got := runTemporal(t, o, &shiftFlow{vx: 3, broken: true}, 10, 10, maps)
 	for i, m := range got {
 		for j := range m {
@@ -167,7 +159,7 @@ func TestTemporalRejectsInconsistentFlow(t *testing.T) {
 
 // Radius 0 is the identity and needs no flow.
 func TestTemporalRadiusZero(t *testing.T) {
-	maps := [][]float32{constMap(0.3, 6), constMap(0.7, 6)}
+	maps := [][]float32{constant(6, float32(0.3)), constant(6, float32(0.7))}
 	got := runTemporal(t, TemporalOptions{}, nil, 3, 2, maps)
 	for i := range maps {
 		for j := range maps[i] {
@@ -191,7 +183,7 @@ func TestTemporalStreamsWithBoundedState(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := range n {
-		out, err := tf.Push(indexFrame(i, 4, 4), constMap(0.5, 16))
+		out, err := tf.Push(indexFrame(i, 4, 4), constant(16, float32(0.5)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -232,13 +224,13 @@ func TestTemporalErrors(t *testing.T) {
 		t.Errorf("missing flow: %v", err)
 	}
 	tf, _ := NewTemporal(DefaultTemporalOptions(), &shiftFlow{})
-	if _, err := tf.Push(indexFrame(0, 4, 4), constMap(0, 15)); err == nil || !strings.Contains(err.Error(), "15 values") {
+	if _, err := tf.Push(indexFrame(0, 4, 4), constant(15, float32(0))); err == nil || !strings.Contains(err.Error(), "15 values") {
 		t.Errorf("short map: %v", err)
 	}
-	if _, err := tf.Push(indexFrame(0, 4, 4), constMap(0, 16)); err != nil {
+	if _, err := tf.Push(indexFrame(0, 4, 4), constant(16, float32(0))); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := tf.Push(indexFrame(1, 5, 4), constMap(0, 20)); err == nil || !strings.Contains(err.Error(), "5x4") {
+	if _, err := tf.Push(indexFrame(1, 5, 4), constant(20, float32(0))); err == nil || !strings.Contains(err.Error(), "5x4") {
 		t.Errorf("size change: %v", err)
 	}
 }
