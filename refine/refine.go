@@ -27,12 +27,13 @@
 // The default (DefaultCutOptions) was chosen among 30 settings on the ten
 // DAVIS 2016 dev sequences by the mean J and the number of sequences it
 // improves, and checked one setting at a time on the twenty development
-// sequences, where a narrower band won: the background mixture is fitted
+// sequences, where a narrower band won (the background mixture is fitted
 // on the band's confident background, so the band sets how local the
-// colour model of the background is. The cut costs 0.15–0.23 s on BenchmarkGraphCut's
-// 854×480 frame (car-shadow with a 30 px halo; 2 shared cores); the
-// exponentials of the Potts weights and the mixtures' densities take half of
-// it, the max-flow a quarter. CutOptions.DenseCRF (densify refine
+// colour model of the background is), and so did the full resolution, which
+// follows thin parts (spokes, rails, lines) that half resolution blurs.
+// BenchmarkGraphCut measures the cut on an 854×480 frame (car-shadow with a
+// 30 px halo); the exponentials of the Potts weights and the mixtures'
+// densities take half of it, the max-flow a quarter. CutOptions.DenseCRF (densify refine
 // --dense-crf, off by default) first runs mean-field inference in a fully
 // connected CRF with an appearance kernel (Krähenbühl & Koltun, NIPS 2011;
 // densecrf.go) on the probabilities, which joins every pixel to the pixels
