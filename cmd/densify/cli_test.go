@@ -354,7 +354,8 @@ func TestTrainOnFBMSLayoutFolder(t *testing.T) {
 }
 
 // An unknown refinement is refused by name, before any work, by predict and
-// by run (pipeline validation).
+// by run (pipeline validation), and so are predict's graph-cut settings out
+// of their ranges.
 func TestRefineFlagRefusesUnknown(t *testing.T) {
 	dir := t.TempDir()
 	for _, args := range [][]string{
@@ -367,6 +368,14 @@ func TestRefineFlagRefusesUnknown(t *testing.T) {
 		}
 		if _, err := os.Stat(filepath.Join(dir, "masks")); err == nil {
 			t.Errorf("%s: output written", args[0])
+		}
+	}
+	// predict takes the graph cut's settings from the flags of refine, with
+	// their ranges.
+	for flag, want := range map[string]string{"--cut-scale=2": "--cut-scale 2 is out of range: want (0, 1]", "--cuts=0": "--cuts 0 is out of range: want [1, 10]"} {
+		out, err := densify(t, "predict", "--model", filepath.Join(dir, "m.ckpt"), "--frames", dir, "--out", filepath.Join(dir, "masks"), flag)
+		if err == nil || !strings.Contains(out, want) {
+			t.Errorf("predict %s: err %v, output %q", flag, err, out)
 		}
 	}
 }

@@ -101,7 +101,7 @@ func (d unetDensifier) Predict(ctx context.Context, req pipeline.PredictRequest)
 	po := train.PredictOptions{
 		Prob: o.ProbMaps, Overlay: o.Overlays, Preset: o.Preset, Device: o.Device, Threads: o.Threads, PriorShift: o.PriorShift,
 		Mirror: o.Mirror, Progress: req.Progress}
-	if err := setRefine(&po, o.Refine, d.Cutter); err != nil {
+	if err := setRefine(&po, o.Refine, refine.DefaultCutOptions(), d.Cutter); err != nil {
 		return err
 	}
 	flow := d.Flow
@@ -150,10 +150,10 @@ func storedFlow(f refine.Flow, dir string, frames []string, keep bool) (refine.F
 }
 
 // setRefine sets o.Refine for a refinement named as in
-// pipeline.RefineMethods: "graphcut" is refine.ProbCut with
-// refine.DefaultCutOptions, "grabcut" refine.TrimapCut with c and
+// pipeline.RefineMethods: "graphcut" is refine.ProbCut with cut (an error
+// when cut is invalid), "grabcut" refine.TrimapCut with c and
 // refine.DefaultOptions (an error when c is nil); "none" and "" clear it.
-func setRefine(o *train.PredictOptions, method string, c refine.Cutter) error {
+func setRefine(o *train.PredictOptions, method string, cut refine.CutOptions, c refine.Cutter) error {
 	if err := pipeline.CheckRefine(method); err != nil {
 		return err
 	}
@@ -161,7 +161,10 @@ func setRefine(o *train.PredictOptions, method string, c refine.Cutter) error {
 	case "", "none":
 		o.Refine = nil
 	case "graphcut":
-		o.Refine = refine.ProbCut{Options: refine.DefaultCutOptions()}
+		if err := cut.Validate(); err != nil {
+			return err
+		}
+		o.Refine = refine.ProbCut{Options: cut}
 	case "grabcut":
 		if c == nil {
 			return fmt.Errorf("predict: refinement %q needs a graph cut, and this densifier has none", method)

@@ -128,28 +128,39 @@ func TestPipelineTrainingDefaultsAreTheTrainers(t *testing.T) {
 	}
 }
 
-// setRefine maps each name of pipeline.RefineMethods onto its refiner and
-// refuses an unknown name, and "grabcut" without a graph cut, by name.
+// setRefine maps each name of pipeline.RefineMethods onto its refiner, the
+// graph cut with the settings given, and refuses an unknown name, invalid
+// settings, and "grabcut" without a graph cut, by name.
 func TestSetRefineByName(t *testing.T) {
 	var o train.PredictOptions
 	cut := video.GrabCut{Seed: 1}
-	if err := setRefine(&o, "graphcut", nil); err != nil || o.Refine != (refine.ProbCut{Options: refine.DefaultCutOptions()}) {
+	if err := setRefine(&o, "graphcut", refine.DefaultCutOptions(), nil); err != nil || o.Refine != (refine.ProbCut{Options: refine.DefaultCutOptions()}) {
 		t.Fatalf("graphcut: %#v, %v", o.Refine, err)
 	}
-	if err := setRefine(&o, "grabcut", cut); err != nil || o.Refine != (refine.TrimapCut{Cutter: cut, Options: refine.DefaultOptions()}) {
+	half := refine.DefaultCutOptions()
+	half.Scale, half.Smooth = 0.5, 10
+	if err := setRefine(&o, "graphcut", half, nil); err != nil || o.Refine != (refine.ProbCut{Options: half}) {
+		t.Fatalf("graphcut at half scale: %#v, %v", o.Refine, err)
+	}
+	bad := refine.DefaultCutOptions()
+	bad.Band = 0
+	if err := setRefine(&o, "graphcut", bad, nil); err == nil || !strings.Contains(err.Error(), "band") {
+		t.Errorf("graphcut with band 0: %v", err)
+	}
+	if err := setRefine(&o, "grabcut", refine.DefaultCutOptions(), cut); err != nil || o.Refine != (refine.TrimapCut{Cutter: cut, Options: refine.DefaultOptions()}) {
 		t.Fatalf("grabcut: %#v, %v", o.Refine, err)
 	}
-	if err := setRefine(&o, "none", cut); err != nil || o.Refine != nil {
+	if err := setRefine(&o, "none", refine.DefaultCutOptions(), cut); err != nil || o.Refine != nil {
 		t.Fatalf("none: %#v, %v", o.Refine, err)
 	}
 	o.Refine = refine.ProbCut{}
-	if err := setRefine(&o, "", cut); err != nil || o.Refine != nil {
+	if err := setRefine(&o, "", refine.DefaultCutOptions(), cut); err != nil || o.Refine != nil {
 		t.Fatalf(`"": %#v, %v`, o.Refine, err)
 	}
-	if err := setRefine(&o, "grabcut", nil); err == nil || !strings.Contains(err.Error(), `refinement "grabcut" needs a graph cut`) {
+	if err := setRefine(&o, "grabcut", refine.DefaultCutOptions(), nil); err == nil || !strings.Contains(err.Error(), `refinement "grabcut" needs a graph cut`) {
 		t.Errorf("grabcut without a Cutter: %v", err)
 	}
-	if err := setRefine(&o, "crf", cut); err == nil || !strings.Contains(err.Error(), `unknown refinement "crf" (graphcut, grabcut or none)`) {
+	if err := setRefine(&o, "crf", refine.DefaultCutOptions(), cut); err == nil || !strings.Contains(err.Error(), `unknown refinement "crf" (graphcut, grabcut or none)`) {
 		t.Errorf("crf: %v", err)
 	}
 }

@@ -53,9 +53,10 @@ const trainExample = `  densify train --set set --out model
   densify train ~/data/fbms --split Trainingset --out models   # one U-Net per sequence`
 
 const predictExample = `  densify predict --model model/model.ckpt --frames SEQ --out masks --prob --overlay
-  densify predict --model model/model.ckpt --frames SEQ --out masks --refine none --temporal 0`
+  densify predict --model model/model.ckpt --frames SEQ --out masks --refine none --temporal 0
+  densify predict --model model/model.ckpt --frames SEQ --out masks-half --cut-scale 0.5 --smooth 10`
 
-const refineExample = `  densify refine --frames SEQ --prob masks/prob --out masks-band0.1 --band 0.1
+const refineExample = `  densify refine --frames SEQ --prob masks/prob --out masks-band0.2 --band 0.2
   densify refine --frames SEQ --prob masks/prob --out masks-one-cut --cuts 1 --threads 2
   densify refine --frames SEQ --prob masks/prob --out masks-dense-crf --dense-crf 2`
 

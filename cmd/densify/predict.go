@@ -18,6 +18,7 @@ type predictOptions struct {
 	Temporal           int
 	Flows              string
 	ComposeFlows       bool
+	Cut                refine.CutOptions // --refine graphcut's settings
 	Predict            train.PredictOptions
 }
 
@@ -30,7 +31,7 @@ const mirrorUsage = "test-time augmentation: average the network's posteriors on
 const refineUsage = "refinement of the predicted masks, which removes the halo the network paints around objects (package refine): graphcut (a minimum cut of the network's probabilities, colour models and contrast, pure Go), grabcut (OpenCV's GrabCut on a trimap from the mask) or none"
 
 func NewCmdPredict(f *Factory) *cobra.Command {
-	o := &predictOptions{IO: f.IO}
+	o := &predictOptions{IO: f.IO, Cut: refine.DefaultCutOptions()}
 	cmd := &cobra.Command{
 		Use:   "predict --model CKPT --frames DIR --out DIR",
 		Short: "Dense masks per frame from a trained U-Net (DAVIS-style PNGs)",
@@ -45,7 +46,8 @@ the mask is thresholded (prob/ then holds the fused maps); --flows DIR reads the
 a store (densify track --flows, or an earlier predict --flows DIR) and keeps there the ones
 it computes. --refine graphcut (the default)
 refines each binary mask by a minimum cut of the (fused) probabilities, colour models and
-contrast; --refine grabcut uses OpenCV's GrabCut on a trimap from the mask (package refine).
+contrast, whose settings the flags of densify refine set (--cut-scale, --smooth, --band, …);
+--refine grabcut uses OpenCV's GrabCut on a trimap from the mask (package refine).
 Frames of any size work; --scale resizes the input (default: the scale the model was
 trained at) and the logits are resized back to the frame's size.`,
 		Args: cobra.NoArgs,
@@ -68,6 +70,7 @@ trained at) and the logits are resized back to the frame's size.`,
 	fl.BoolVar(&p.Mirror, "mirror", pipeline.DefaultOptions().Train.Mirror, mirrorUsage)
 	fl.StringVar(&p.Device, "device", "cpu", "cpu, cuda or auto")
 	fl.IntVar(&p.Threads, "threads", 0, "libtorch CPU threads (0 = all cores)")
+	cutFlags(fl, &o.Cut)
 	return cmd
 }
 
@@ -75,7 +78,7 @@ func runPredict(o *predictOptions) error {
 	if o.Model == "" || o.Frames == "" || o.Out == "" {
 		return fmt.Errorf("predict needs --model, --frames and --out")
 	}
-	if err := setRefine(&o.Predict, o.Refine, video.GrabCut{Seed: 1}); err != nil {
+	if err := setRefine(&o.Predict, o.Refine, o.Cut, video.GrabCut{Seed: 1}); err != nil {
 		return err
 	}
 	frames, err := dataset.ListFrames(o.Frames)

@@ -7,6 +7,7 @@ import (
 	"github.com/densify/densify/internal/progress"
 	"github.com/densify/densify/refine"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 type refineOptions struct {
@@ -38,6 +39,14 @@ a whole once every frame is refined.`,
 	fl.StringVar(&o.Frames, "frames", "", "frames folder (FBMS or DAVIS naming)")
 	fl.StringVar(&o.Prob, "prob", "", "the probability maps: the prob/ folder of densify predict --prob")
 	fl.StringVar(&o.Out, "out", "", "output folder for the masks (replaced as a whole)")
+	cutFlags(fl, c)
+	fl.IntVar(&o.Threads, "threads", 0, "frames cut at the same time (0 = all cores)")
+	return cmd
+}
+
+// cutFlags registers the graph cut's settings (refine.CutOptions) on fl,
+// with c's values as the defaults: densify refine and densify predict share them.
+func cutFlags(fl *pflag.FlagSet, c *refine.CutOptions) {
 	fl.Float64Var(&c.Net, "net-weight", c.Net, "λ_n, the weight of the network's −log P")
 	fl.Float64Var(&c.Colour, "colour-weight", c.Colour, "λ_c, the weight of the colour mixtures' −log p")
 	fl.Float64Var(&c.Smooth, "smooth", c.Smooth, "γ, the weight of the contrast-sensitive Potts term")
@@ -47,8 +56,6 @@ a whole once every frame is refined.`,
 	fl.Float64Var(&c.Band, "band", c.Band, "pixels farther than this fraction of the frame's diagonal from the thresholded map are background; the background mixture is fitted within it")
 	fl.Float64Var(&c.Scale, "cut-scale", c.Scale, "the energy is built on the frame resized by this factor")
 	fl.Float64Var(&c.DenseCRF, "dense-crf", c.DenseCRF, "w, the weight in nats of a fully connected CRF's appearance term, run on the probabilities before the cut (0: none)")
-	fl.IntVar(&o.Threads, "threads", 0, "frames cut at the same time (0 = all cores)")
-	return cmd
 }
 
 func runRefine(o *refineOptions) error {
