@@ -13,25 +13,34 @@ import (
 // green, with noise, and the probabilities of a network that paints an
 // 8-px halo around it: 0.99 on the disk, 0.8 on the halo, 0.02 elsewhere.
 func haloFrame() (*image.RGBA, []float32, []bool) {
-	const W, H = 120, 90
-	rng := rand.New(rand.NewPCG(2, 4))
-	img := image.NewRGBA(image.Rect(0, 0, W, H))
-	prob := make([]float32, W*H)
-	disk := make([]bool, W*H)
-	for y := 0; y < H; y++ {
-		for x := 0; x < W; x++ {
-			r := math.Hypot(float64(x-60), float64(y-45))
-			c := [3]float64{120, 120, 120}
-			if x >= 60 {
-				c = [3]float64{40, 160, 60}
-			}
-			prob[y*W+x] = 0.02
-			if r <= 28 {
-				prob[y*W+x] = 0.8
-			}
-			if r <= 20 {
-				c, prob[y*W+x], disk[y*W+x] = [3]float64{200, 40, 40}, 0.99, true
-			}
+	return noisyFrame(120, 90, 2, 4, func(x, y int) ([3]float64, float32, bool) {
+		r := math.Hypot(float64(x-60), float64(y-45))
+		c, p := [3]float64{120, 120, 120}, float32(0.02)
+		if x >= 60 {
+			c = [3]float64{40, 160, 60}
+		}
+		if r <= 20 {
+			return [3]float64{200, 40, 40}, 0.99, true
+		}
+		if r <= 28 {
+			p = 0.8
+		}
+		return c, p, false
+	})
+}
+
+// noisyFrame draws a w×h frame whose pixel (x, y) has the colour at(x, y)
+// gives it plus Gaussian noise (sd 6, the generator seeded with s1, s2),
+// with the network's probability and the object mask at gives.
+func noisyFrame(w, h int, s1, s2 uint64, at func(x, y int) (c [3]float64, p float32, obj bool)) (*image.RGBA, []float32, []bool) {
+	rng := rand.New(rand.NewPCG(s1, s2))
+	img := image.NewRGBA(image.Rect(0, 0, w, h))
+	prob := make([]float32, w*h)
+	obj := make([]bool, w*h)
+	for y := 0; y < h; y++ {
+		for x := 0; x < w; x++ {
+			c, p, o := at(x, y)
+			prob[y*w+x], obj[y*w+x] = p, o
 			var v [3]uint8
 			for k := range v {
 				v[k] = uint8(min(255, max(0, c[k]+rng.NormFloat64()*6)))
@@ -39,7 +48,7 @@ func haloFrame() (*image.RGBA, []float32, []bool) {
 			img.SetRGBA(x, y, color.RGBA{v[0], v[1], v[2], 255})
 		}
 	}
-	return img, prob, disk
+	return img, prob, obj
 }
 
 func iou(m []uint8, ref []bool) float64 {
@@ -170,36 +179,21 @@ func TestGraphCutErrors(t *testing.T) {
 // that saw them at a quarter of the resolution: 0.99 on the disk, 0.7 on
 // each spoke and the 3 px beside it, 0.02 elsewhere.
 func spokeFrame() (*image.RGBA, []float32, []bool) {
-	const W, H = 120, 120
-	rng := rand.New(rand.NewPCG(3, 5))
-	img := image.NewRGBA(image.Rect(0, 0, W, H))
-	prob := make([]float32, W*H)
-	obj := make([]bool, W*H)
-	for y := 0; y < H; y++ {
-		for x := 0; x < W; x++ {
-			dx, dy := x-59, y-59
-			r := math.Hypot(float64(dx), float64(dy))
-			spoke := r <= 42 && (dx == 0 || dx == 1 || dy == 0 || dy == 1)
-			near := r <= 45 && (dx >= -3 && dx <= 4 || dy >= -3 && dy <= 4)
-			c := [3]float64{120, 120, 120}
-			prob[y*W+x] = 0.02
-			if near {
-				prob[y*W+x] = 0.7
-			}
-			if spoke || r <= 12 {
-				c, obj[y*W+x] = [3]float64{200, 40, 40}, true
-			}
-			if r <= 12 {
-				prob[y*W+x] = 0.99
-			}
-			var v [3]uint8
-			for k := range v {
-				v[k] = uint8(min(255, max(0, c[k]+rng.NormFloat64()*6)))
-			}
-			img.SetRGBA(x, y, color.RGBA{v[0], v[1], v[2], 255})
+	return noisyFrame(120, 120, 3, 5, func(x, y int) ([3]float64, float32, bool) {
+		dx, dy := x-59, y-59
+		r := math.Hypot(float64(dx), float64(dy))
+		if r <= 12 {
+			return [3]float64{200, 40, 40}, 0.99, true
 		}
-	}
-	return img, prob, obj
+		p := float32(0.02)
+		if r <= 45 && (dx >= -3 && dx <= 4 || dy >= -3 && dy <= 4) {
+			p = 0.7
+		}
+		if r <= 42 && (dx == 0 || dx == 1 || dy == 0 || dy == 1) {
+			return [3]float64{200, 40, 40}, p, true
+		}
+		return [3]float64{120, 120, 120}, p, false
+	})
 }
 
 // At the default full resolution the cut gives the spokes back their 2 px
