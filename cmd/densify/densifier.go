@@ -150,8 +150,8 @@ func storedFlow(f refine.Flow, dir string, frames []string, keep bool) (refine.F
 }
 
 // setRefine sets o.Refine for a refinement named as in
-// pipeline.RefineMethods: "graphcut" is refine.ProbCut with cut (an error
-// when cut is invalid), "grabcut" refine.TrimapCut with c and
+// pipeline.RefineMethods: "graphcut" is refine.ProbCut with cut (which
+// train.PredictOptions.Validate checks), "grabcut" refine.TrimapCut with c and
 // refine.DefaultOptions (an error when c is nil); "none" and "" clear it.
 func setRefine(o *train.PredictOptions, method string, cut refine.CutOptions, c refine.Cutter) error {
 	if err := pipeline.CheckRefine(method); err != nil {
@@ -161,9 +161,6 @@ func setRefine(o *train.PredictOptions, method string, cut refine.CutOptions, c 
 	case "", "none":
 		o.Refine = nil
 	case "graphcut":
-		if err := cut.Validate(); err != nil {
-			return err
-		}
 		o.Refine = refine.ProbCut{Options: cut}
 	case "grabcut":
 		if c == nil {

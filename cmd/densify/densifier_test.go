@@ -129,8 +129,9 @@ func TestPipelineTrainingDefaultsAreTheTrainers(t *testing.T) {
 }
 
 // setRefine maps each name of pipeline.RefineMethods onto its refiner, the
-// graph cut with the settings given, and refuses an unknown name, invalid
-// settings, and "grabcut" without a graph cut, by name.
+// graph cut with the settings given (invalid ones are refused by the
+// prediction options' check), and refuses an unknown name and "grabcut"
+// without a graph cut, by name.
 func TestSetRefineByName(t *testing.T) {
 	var o train.PredictOptions
 	cut := video.GrabCut{Seed: 1}
@@ -144,8 +145,11 @@ func TestSetRefineByName(t *testing.T) {
 	}
 	bad := refine.DefaultCutOptions()
 	bad.Band = 0
-	if err := setRefine(&o, "graphcut", bad, nil); err == nil || !strings.Contains(err.Error(), "band") {
-		t.Errorf("graphcut with band 0: %v", err)
+	if err := setRefine(&o, "graphcut", bad, nil); err != nil {
+		t.Fatalf("graphcut with band 0: %v", err)
+	}
+	if err := o.Validate(); err == nil || !strings.Contains(err.Error(), "band") {
+		t.Errorf("graphcut with band 0, the options' check: %v", err)
 	}
 	if err := setRefine(&o, "grabcut", refine.DefaultCutOptions(), cut); err != nil || o.Refine != (refine.TrimapCut{Cutter: cut, Options: refine.DefaultOptions()}) {
 		t.Fatalf("grabcut: %#v, %v", o.Refine, err)
