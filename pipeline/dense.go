@@ -221,10 +221,18 @@ func (p *seqRun) selfTrain(d Densifier, dr *DenseResult, run, set, ckpt string, 
 }
 
 // predictOptions are the prediction options of round r: a round that
-// another follows also writes the probability maps that round reads.
+// another follows also writes the probability maps that round reads. The
+// "graphcut" refinement's settings are spelled out, so the stamp records
+// the cut that made the masks (a changed default re-predicts them), and
+// dropped for the other refinements, which do not read them.
 func predictOptions(topt TrainOptions, r int) TrainOptions {
 	if r < topt.Rounds {
 		topt.ProbMaps = true
+	}
+	c := topt.CutOrDefault()
+	topt.Cut = nil
+	if topt.Refine == "graphcut" {
+		topt.Cut = &c
 	}
 	return topt.withoutRounds()
 }
@@ -284,12 +292,13 @@ func modelParams(densifier string, v Variant, topt TrainOptions) trainParams {
 	if phi >= 0 {
 		tp.Phi = &phi
 	}
-	// the preview outputs, the prior-shift correction, the refinement, the
-	// temporal fusion and the mirror averaging of predict do not change the
-	// model (PriorShift, Temporal and Mirror are omitted from the stamp when
-	// off, so folders trained without them keep their stamps)
+	// the preview outputs, the prior-shift correction, the refinement and
+	// its cut, the temporal fusion and the mirror averaging of predict do
+	// not change the model (PriorShift, Cut, Temporal and Mirror are omitted
+	// from the stamp when off, so folders trained without them keep their
+	// stamps)
 	tp.Options.Overlays, tp.Options.ProbMaps, tp.Options.PriorShift = false, false, false
-	tp.Options.Refine, tp.Options.Temporal, tp.Options.Mirror = "", 0, false
+	tp.Options.Refine, tp.Options.Cut, tp.Options.Temporal, tp.Options.Mirror = "", nil, 0, false
 	// nor do the rounds after it change the first round's model
 	tp.Options = tp.Options.withoutRounds()
 	return tp

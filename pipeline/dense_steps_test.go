@@ -1,7 +1,11 @@
 package pipeline
 
 import (
+	"encoding/json"
+	"strings"
 	"testing"
+
+	"github.com/densify/densify/refine"
 )
 
 // The training stamp keeps what changes the model: the densifier, the
@@ -9,13 +13,13 @@ import (
 // options without the predict-only ones.
 func TestModelParams(t *testing.T) {
 	topt := TrainOptions{Preset: "unet-cpu", Epochs: 3, Seed: 7, Overlays: true, ProbMaps: true, PriorShift: true,
-		Refine: "graphcut", Temporal: 2, Mirror: true}
+		Refine: "graphcut", Cut: &refine.CutOptions{Smooth: 3}, Temporal: 2, Mirror: true}
 	tp := modelParams("unet", WeightedWith(50, 0.25), topt)
 	if tp.Densifier != "unet" || tp.Variant != "hard" || tp.Factor != 50 || tp.Phi == nil || *tp.Phi != 0.25 {
 		t.Errorf("weighted-f50-phi0.25: %+v", tp)
 	}
 	o := tp.Options
-	if o.Overlays || o.ProbMaps || o.PriorShift || o.Refine != "" || o.Temporal != 0 || o.Mirror {
+	if o.Overlays || o.ProbMaps || o.PriorShift || o.Refine != "" || o.Cut != nil || o.Temporal != 0 || o.Mirror {
 		t.Errorf("predict-only options in the training stamp: %+v", o)
 	}
 	if o.Preset != "unet-cpu" || o.Epochs != 3 || o.Seed != 7 {
@@ -30,6 +34,37 @@ func TestModelParams(t *testing.T) {
 	}
 	if tp = modelParams("unet", VariantConfidence, topt); tp.Variant != "confidence" || tp.Phi != nil {
 		t.Errorf("confidence: %+v", tp)
+	}
+}
+
+// The prediction stamp spells out the graph cut that refines the masks:
+// the defaults when none is given, the given settings otherwise, and no
+// cut for a refinement that reads none. A round that another follows
+// writes probability maps; the self-training settings are not stamped.
+func TestPredictOptionsStampTheCut(t *testing.T) {
+	def := refine.DefaultCutOptions()
+	o := predictOptions(TrainOptions{Refine: "graphcut", Rounds: 1, PseudoWeight: 2}, 0)
+	if o.Cut == nil || *o.Cut != def || !o.ProbMaps || o.Rounds != 0 || o.PseudoWeight != 0 {
+		t.Errorf("default cut, round 0 of 1: %+v", o)
+	}
+	b, err := json.Marshal(o)
+	if err != nil || !strings.Contains(string(b), `"cut":{"net":0.5,"colour":1,"smooth":20,`) {
+		t.Errorf("stamp %s (%v)", b, err)
+	}
+	given := def
+	given.Smooth, given.Scale = 10, 0.5
+	topt := TrainOptions{Refine: "graphcut", Cut: &given, Rounds: 1}
+	if o := predictOptions(topt, 1); o.Cut == nil || *o.Cut != given || o.ProbMaps {
+		t.Errorf("given cut, last round: %+v", o)
+	}
+	for _, m := range []string{"none", "grabcut", ""} {
+		topt.Refine = m
+		if o := predictOptions(topt, 0); o.Cut != nil {
+			t.Errorf("refinement %q stamps the cut %+v", m, o.Cut)
+		}
+	}
+	if topt.Cut != &given || given.Smooth != 10 {
+		t.Error("the caller's options changed")
 	}
 }
 

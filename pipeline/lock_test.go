@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/densify/densify/dataset"
+	"github.com/densify/densify/refine"
 )
 
 func TestLockConflictStaleAndRelease(t *testing.T) {
@@ -124,6 +125,9 @@ func TestOptionsValidatedBeforeWork(t *testing.T) {
 		{func(o *Options) { o.Eval.Threshold = 2 }, "eval: threshold must be in (0, 1)"},
 		{func(o *Options) { o.Segment.Solver = "nope" }, `unknown solver "nope"`},
 		{func(o *Options) { o.Train.Seed, o.Seeds = math.MaxInt64, 2 }, "--seed 9223372036854775807 with --seeds 2"},
+		{func(o *Options) {
+			o.Train.Cut = &refine.CutOptions{Net: 0.5, Components: 5, Iterations: 2, Confident: 0.9, Band: 0.1}
+		}, "predict: refine: "},
 	} {
 		var log bytes.Buffer
 		o := testOptions(tracks, &fakeDensifier{}, &log)

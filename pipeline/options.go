@@ -257,6 +257,9 @@ type TrainOptions struct {
 	// "grabcut" (OpenCV's GrabCut on a trimap from the mask) or "none".
 	// Empty means none, as in folders made before it.
 	Refine string `json:"refine,omitempty"`
+	// Cut holds the settings of the "graphcut" refinement (nil =
+	// refine.DefaultCutOptions(); CutOrDefault).
+	Cut *refine.CutOptions `json:"cut,omitempty"`
 	// Temporal is the radius K of the temporal fusion of predicted
 	// probability maps along optical flow (package refine; 0 = off; the
 	// default of run and predict is refine.DefaultTemporalRadius).
@@ -298,6 +301,14 @@ func (t TrainOptions) PseudoOrDefault() trainset.PseudoOptions {
 		return *t.Pseudo
 	}
 	return trainset.DefaultPseudoOptions()
+}
+
+// CutOrDefault is Cut, or refine.DefaultCutOptions() when nil.
+func (t TrainOptions) CutOrDefault() refine.CutOptions {
+	if t.Cut != nil {
+		return *t.Cut
+	}
+	return refine.DefaultCutOptions()
 }
 
 // RefineMethods are the values of TrainOptions.Refine.
@@ -413,6 +424,9 @@ func (o *Options) Validate() error {
 	}
 	if err := t.PseudoOrDefault().Validate(); err != nil {
 		return fmt.Errorf("train: %w", err)
+	}
+	if err := t.CutOrDefault().Validate(); err != nil {
+		return fmt.Errorf("predict: %w", err)
 	}
 	return CheckRefine(t.Refine)
 }

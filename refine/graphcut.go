@@ -12,15 +12,15 @@ import (
 // CutOptions are the settings of GraphCut, the refinement that combines the
 // network's probabilities with colour models in one energy.
 type CutOptions struct {
-	Net        float64 // λ_n, weight of −log P_net
-	Colour     float64 // λ_c, weight of −log p(colour | side)
-	Smooth     float64 // γ, weight of the contrast-sensitive Potts term
-	Components int     // Gaussians per colour mixture
-	Iterations int     // cuts; the mixtures are refitted on each cut's labels before the next
-	Confident  float64 // colour samples: P > Confident for the object, P < 1 − Confident for the background
-	Band       float64 // pixels farther than Band·diagonal from the mask are fixed background; the background mixture is fitted within the band
-	Scale      float64 // the energy is built on the frame resized by this factor, in (0, 1]
-	DenseCRF   float64 // w, weight of the dense CRF's appearance term (densecrf.go) run on the probabilities before the cut; 0: none
+	Net        float64 `json:"net"`                 // λ_n, weight of −log P_net
+	Colour     float64 `json:"colour"`              // λ_c, weight of −log p(colour | side)
+	Smooth     float64 `json:"smooth"`              // γ, weight of the contrast-sensitive Potts term
+	Components int     `json:"components"`          // Gaussians per colour mixture
+	Iterations int     `json:"cuts"`                // cuts; the mixtures are refitted on each cut's labels before the next
+	Confident  float64 `json:"confident"`           // colour samples: P > Confident for the object, P < 1 − Confident for the background
+	Band       float64 `json:"band"`                // pixels farther than Band·diagonal from the mask are fixed background; the background mixture is fitted within the band
+	Scale      float64 `json:"scale"`               // the energy is built on the frame resized by this factor, in (0, 1]
+	DenseCRF   float64 `json:"dense_crf,omitempty"` // w, weight of the dense CRF's appearance term (densecrf.go) run on the probabilities before the cut; 0: none
 }
 
 // DefaultCutOptions are the default settings (see the package comment):

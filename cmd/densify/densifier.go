@@ -96,14 +96,24 @@ func (unetDensifier) Train(ctx context.Context, req pipeline.TrainRequest) (*pip
 	return &pipeline.TrainResult{Checkpoint: sum.Checkpoint, Epochs: sum.Epochs, FinalLoss: sum.FinalLoss}, nil
 }
 
-func (d unetDensifier) Predict(ctx context.Context, req pipeline.PredictRequest) error {
-	o := req.Options
+// unetPredictOptions maps the pipeline's prediction options onto
+// train.PredictOptions, with the refinement named by o.Refine (the graph
+// cut with o's settings, or GrabCut with c); the temporal fusion is set
+// apart, as it needs the flows.
+func unetPredictOptions(o pipeline.TrainOptions, c refine.Cutter) (train.PredictOptions, error) {
 	po := train.PredictOptions{
 		Prob: o.ProbMaps, Overlay: o.Overlays, Preset: o.Preset, Device: o.Device, Threads: o.Threads, PriorShift: o.PriorShift,
-		Mirror: o.Mirror, Progress: req.Progress}
-	if err := setRefine(&po, o.Refine, refine.DefaultCutOptions(), d.Cutter); err != nil {
+		Mirror: o.Mirror}
+	return po, setRefine(&po, o.Refine, o.CutOrDefault(), c)
+}
+
+func (d unetDensifier) Predict(ctx context.Context, req pipeline.PredictRequest) error {
+	o := req.Options
+	po, err := unetPredictOptions(o, d.Cutter)
+	if err != nil {
 		return err
 	}
+	po.Progress = req.Progress
 	flow := d.Flow
 	if o.Temporal > 0 {
 		flow, _ = storedFlow(flow, req.Flows, req.Frames, false) // without the store, the flows are computed

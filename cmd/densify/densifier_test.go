@@ -83,6 +83,21 @@ func TestRunWithUNet(t *testing.T) {
 	if opt.Train.Refine != "graphcut" || opt.Train.Temporal != refine.DefaultTemporalRadius || !opt.Train.Mirror {
 		t.Fatalf("default refinement %q, temporal fusion %d, mirror %v", opt.Train.Refine, opt.Train.Temporal, opt.Train.Mirror)
 	}
+	// Other settings of the graph cut: predicted again, the round trained
+	// again on the new masks, the first model kept.
+	half := refine.DefaultCutOptions()
+	half.Scale, half.Smooth = 0.5, 10
+	opt.Train.Cut = &half
+	rep, err = pipeline.Run(context.Background(), root, work, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range rep.Sequences[0].Stages {
+		rerun := st.Stage == "predict-uniform" || st.Stage == "eval-dense-uniform" || strings.HasSuffix(st.Stage, "-round1")
+		if st.Skipped == rerun {
+			t.Errorf("stage %s: skipped = %v after changing only the graph cut's settings", st.Stage, st.Skipped)
+		}
+	}
 	opt.Train.Overlays, opt.Train.Refine, opt.Train.Temporal, opt.Train.PriorShift, opt.Train.Mirror = true, "none", 0, true, false
 	rep, err = pipeline.Run(context.Background(), root, work, opt)
 	if err != nil {
@@ -166,6 +181,23 @@ func TestSetRefineByName(t *testing.T) {
 	}
 	if err := setRefine(&o, "crf", refine.DefaultCutOptions(), cut); err == nil || !strings.Contains(err.Error(), `unknown refinement "crf" (graphcut, grabcut or none)`) {
 		t.Errorf("crf: %v", err)
+	}
+}
+
+// The pipeline's prediction options reach the U-Net's: the graph cut with
+// the run's settings (the defaults when none are given), and the switches.
+func TestUnetPredictOptionsCarryTheCut(t *testing.T) {
+	half := refine.DefaultCutOptions()
+	half.Scale, half.Smooth = 0.5, 10
+	po, err := unetPredictOptions(pipeline.TrainOptions{Refine: "graphcut", Cut: &half, Mirror: true, ProbMaps: true}, nil)
+	if err != nil || po.Refine != (refine.ProbCut{Options: half}) || !po.Mirror || !po.Prob || po.Overlay {
+		t.Fatalf("given cut: %+v, %v", po, err)
+	}
+	if po, err = unetPredictOptions(pipeline.TrainOptions{Refine: "graphcut"}, nil); err != nil || po.Refine != (refine.ProbCut{Options: refine.DefaultCutOptions()}) {
+		t.Fatalf("default cut: %+v, %v", po.Refine, err)
+	}
+	if po, err = unetPredictOptions(pipeline.TrainOptions{Refine: "none", Cut: &half}, nil); err != nil || po.Refine != nil {
+		t.Fatalf("none: %+v, %v", po.Refine, err)
 	}
 }
 

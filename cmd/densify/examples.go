@@ -65,7 +65,8 @@ const ablateExample = `  densify ablate ~/data/davis --split val --out work --or
 
 const runExample = `  densify run SEQ --out work
   densify run ~/data/davis --split val --sequences blackswan,cows --out work
-  densify run ~/data/fbms --split Testset --out work --shard 0/4`
+  densify run ~/data/fbms --split Testset --out work --shard 0/4
+  densify run ~/data/davis --split val --out work-half-cut --cut-scale 0.5 --smooth 10`
 
 const reportExample = `  densify report work`
 

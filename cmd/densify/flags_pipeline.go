@@ -2,6 +2,7 @@ package main
 
 import (
 	"github.com/densify/densify/pipeline"
+	"github.com/densify/densify/refine"
 	"github.com/densify/densify/train"
 	"github.com/densify/densify/trainset"
 	"github.com/spf13/pflag"
@@ -22,6 +23,7 @@ type pipelineFlags struct {
 	backgroundSplit        float64
 	stepBudget             int
 	pseudo                 trainset.PseudoOptions
+	cut                    refine.CutOptions // --refine graphcut's settings
 }
 
 func (p *pipelineFlags) bind(f *pflag.FlagSet) {
@@ -45,6 +47,8 @@ func (p *pipelineFlags) bind(f *pflag.FlagSet) {
 	f.BoolVar(&t.ProbMaps, "prob", t.ProbMaps, "also write probability maps")
 	f.BoolVar(&t.PriorShift, "prior-shift", false, "predict with the prior shift of class-balanced training undone (odds of the object divided by its mean class weight)")
 	f.StringVar(&t.Refine, "refine", t.Refine, refineUsage)
+	p.cut = refine.DefaultCutOptions()
+	cutFlags(f, &p.cut)
 	f.IntVar(&t.Temporal, "temporal", t.Temporal, temporalUsage)
 	f.BoolVar(&t.ComposeFlows, "compose-flows", t.ComposeFlows, composeFlowsUsage)
 	f.BoolVar(&t.Mirror, "mirror", t.Mirror, mirrorUsage)

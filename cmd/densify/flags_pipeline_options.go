@@ -28,6 +28,8 @@ func (p *pipelineFlags) options(f *Factory, root string) (pipeline.Options, erro
 		o.Train.Pseudo = &ps
 	}
 	o.Train.StepBudget = &budget
+	cut := p.cut
+	o.Train.Cut = &cut
 	return o, err
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/densify/densify/motiongraph"
 	"github.com/densify/densify/pipeline"
+	"github.com/densify/densify/refine"
 	"github.com/densify/densify/trainset"
 	"github.com/spf13/pflag"
 )
@@ -83,26 +84,30 @@ func TestPrimaryObjectFlag(t *testing.T) {
 	}
 }
 
+// parseTrainFlags parses args as run's flags (with --out) and returns the
+// pipeline's training options.
+func parseTrainFlags(t *testing.T, args ...string) pipeline.TrainOptions {
+	t.Helper()
+	var p pipelineFlags
+	fs := pflag.NewFlagSet("run", pflag.ContinueOnError)
+	p.bind(fs)
+	if err := fs.Parse(append([]string{"--out", t.TempDir()}, args...)); err != nil {
+		t.Fatal(err)
+	}
+	f := &Factory{IO: &IOStreams{In: strings.NewReader(""), Out: io.Discard, ErrOut: io.Discard}, Getenv: func(string) string { return "" }}
+	o, err := p.options(f, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return o.Train
+}
+
 // --rounds (one by default) and the self-training flags reach the
 // pipeline's training options; without rounds no pseudo-label options are
 // set, and a
 // confidence outside (0.5, 1) is refused before any work.
 func TestSelfTrainingFlags(t *testing.T) {
-	parse := func(args ...string) pipeline.TrainOptions {
-		t.Helper()
-		var p pipelineFlags
-		fs := pflag.NewFlagSet("run", pflag.ContinueOnError)
-		p.bind(fs)
-		if err := fs.Parse(append([]string{"--out", t.TempDir()}, args...)); err != nil {
-			t.Fatal(err)
-		}
-		f := &Factory{IO: &IOStreams{In: strings.NewReader(""), Out: io.Discard, ErrOut: io.Discard}, Getenv: func(string) string { return "" }}
-		o, err := p.options(f, t.TempDir())
-		if err != nil {
-			t.Fatal(err)
-		}
-		return o.Train
-	}
+	parse := func(args ...string) pipeline.TrainOptions { return parseTrainFlags(t, args...) }
 	if tr := parse(); tr.Rounds != 1 || tr.Pseudo == nil || *tr.Pseudo != trainset.DefaultPseudoOptions() || tr.PseudoWeight != 1 {
 		t.Errorf("defaults: %d rounds, pseudo options %+v, λ %v; want one round, τ 0.9, band 5, λ 1", tr.Rounds, tr.Pseudo, tr.PseudoWeight)
 	}
@@ -117,5 +122,29 @@ func TestSelfTrainingFlags(t *testing.T) {
 	_, _, err := execute(t, &Factory{}, "run", dir, "--out", filepath.Join(dir, "w"), "--rounds", "1", "--pseudo-confidence", "0.5")
 	if err == nil || !strings.Contains(err.Error(), "--pseudo-confidence") {
 		t.Errorf("confidence 0.5: %v", err)
+	}
+}
+
+// The graph cut's flags of run and ablate (those of predict and refine)
+// reach the pipeline's training options; out of range they are refused
+// before any work, naming the flag.
+func TestCutFlagsReachThePipeline(t *testing.T) {
+	if tr := parseTrainFlags(t); tr.Cut == nil || *tr.Cut != refine.DefaultCutOptions() {
+		t.Errorf("defaults: cut %+v, want %+v", tr.Cut, refine.DefaultCutOptions())
+	}
+	want := refine.DefaultCutOptions()
+	want.Smooth, want.Scale, want.Band, want.Iterations = 10, 0.5, 0.2, 3
+	if tr := parseTrainFlags(t, "--smooth", "10", "--cut-scale", "0.5", "--band", "0.2", "--cuts", "3"); tr.Cut == nil || *tr.Cut != want {
+		t.Errorf("parsed: cut %+v, want %+v", tr.Cut, want)
+	}
+	for _, cmd := range []string{"run", "ablate"} {
+		dir := t.TempDir()
+		_, _, err := execute(t, &Factory{}, cmd, dir, "--out", filepath.Join(dir, "w"), "--cut-scale", "0")
+		if err == nil || !strings.Contains(err.Error(), "--cut-scale") {
+			t.Errorf("%s --cut-scale 0: %v", cmd, err)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "w")); !os.IsNotExist(err) {
+			t.Errorf("%s --cut-scale 0 made its work folder (%v)", cmd, err)
+		}
 	}
 }

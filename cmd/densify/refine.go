@@ -45,17 +45,18 @@ a whole once every frame is refined.`,
 }
 
 // cutFlags registers the graph cut's settings (refine.CutOptions) on fl,
-// with c's values as the defaults: densify refine and densify predict share them.
+// with c's values as the defaults: densify refine, predict, run and ablate
+// share them.
 func cutFlags(fl *pflag.FlagSet, c *refine.CutOptions) {
-	fl.Float64Var(&c.Net, "net-weight", c.Net, "λ_n, the weight of the network's −log P")
-	fl.Float64Var(&c.Colour, "colour-weight", c.Colour, "λ_c, the weight of the colour mixtures' −log p")
-	fl.Float64Var(&c.Smooth, "smooth", c.Smooth, "γ, the weight of the contrast-sensitive Potts term")
-	fl.IntVar(&c.Components, "components", c.Components, "Gaussians per colour mixture")
-	fl.IntVar(&c.Iterations, "cuts", c.Iterations, "cuts, the mixtures refitted on each cut's labels before the next")
-	fl.Float64Var(&c.Confident, "confident", c.Confident, "colour samples: P above this for the object, below 1 − this for the background")
-	fl.Float64Var(&c.Band, "band", c.Band, "pixels farther than this fraction of the frame's diagonal from the thresholded map are background; the background mixture is fitted within it")
-	fl.Float64Var(&c.Scale, "cut-scale", c.Scale, "the energy is built on the frame resized by this factor")
-	fl.Float64Var(&c.DenseCRF, "dense-crf", c.DenseCRF, "w, the weight in nats of a fully connected CRF's appearance term, run on the probabilities before the cut (0: none)")
+	fl.Float64Var(&c.Net, "net-weight", c.Net, "mask refinement: λ_n, the weight of the network's −log P")
+	fl.Float64Var(&c.Colour, "colour-weight", c.Colour, "mask refinement: λ_c, the weight of the colour mixtures' −log p")
+	fl.Float64Var(&c.Smooth, "smooth", c.Smooth, "mask refinement: γ, the weight of the contrast-sensitive Potts term")
+	fl.IntVar(&c.Components, "components", c.Components, "mask refinement: Gaussians per colour mixture")
+	fl.IntVar(&c.Iterations, "cuts", c.Iterations, "mask refinement: cuts, the mixtures refitted on each cut's labels before the next")
+	fl.Float64Var(&c.Confident, "confident", c.Confident, "mask refinement: colour samples are P above this for the object, below 1 − this for the background")
+	fl.Float64Var(&c.Band, "band", c.Band, "mask refinement: pixels farther than this fraction of the frame's diagonal from the thresholded map are background; the background mixture is fitted within it")
+	fl.Float64Var(&c.Scale, "cut-scale", c.Scale, "mask refinement: the energy is built on the frame resized by this factor")
+	fl.Float64Var(&c.DenseCRF, "dense-crf", c.DenseCRF, "mask refinement: w, the weight in nats of a fully connected CRF's appearance term, run on the probabilities before the cut (0: none)")
 }
 
 func runRefine(o *refineOptions) error {
