@@ -83,31 +83,28 @@ func TestRunWithUNet(t *testing.T) {
 	if opt.Train.Refine != "graphcut" || opt.Train.Temporal != refine.DefaultTemporalRadius || !opt.Train.Mirror {
 		t.Fatalf("default refinement %q, temporal fusion %d, mirror %v", opt.Train.Refine, opt.Train.Temporal, opt.Train.Mirror)
 	}
-	// Other settings of the graph cut: predicted again, the round trained
-	// again on the new masks, the first model kept.
+	// A change of predict's options alone predicts again and trains the
+	// self-training round again on the changed masks; the first model is kept.
 	half := refine.DefaultCutOptions()
 	half.Scale, half.Smooth = 0.5, 10
-	opt.Train.Cut = &half
-	rep, err = pipeline.Run(context.Background(), root, work, opt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, st := range rep.Sequences[0].Stages {
-		rerun := st.Stage == "predict-uniform" || st.Stage == "eval-dense-uniform" || strings.HasSuffix(st.Stage, "-round1")
-		if st.Skipped == rerun {
-			t.Errorf("stage %s: skipped = %v after changing only the graph cut's settings", st.Stage, st.Skipped)
+	for _, c := range []struct {
+		what   string
+		change func(*pipeline.TrainOptions)
+	}{
+		{"the graph cut's settings", func(o *pipeline.TrainOptions) { o.Cut = &half }},
+		{"the overlay, prior-shift, refinement, temporal and mirror options", func(o *pipeline.TrainOptions) {
+			o.Overlays, o.Refine, o.Temporal, o.PriorShift, o.Mirror = true, "none", 0, true, false
+		}},
+	} {
+		c.change(&opt.Train)
+		if rep, err = pipeline.Run(context.Background(), root, work, opt); err != nil {
+			t.Fatal(err)
 		}
-	}
-	opt.Train.Overlays, opt.Train.Refine, opt.Train.Temporal, opt.Train.PriorShift, opt.Train.Mirror = true, "none", 0, true, false
-	rep, err = pipeline.Run(context.Background(), root, work, opt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, st := range rep.Sequences[0].Stages {
-		// the self-training round trains on the first round's masks, which changed
-		rerun := st.Stage == "predict-uniform" || st.Stage == "eval-dense-uniform" || strings.HasSuffix(st.Stage, "-round1")
-		if st.Skipped == rerun {
-			t.Errorf("stage %s: skipped = %v after changing only the overlay, prior-shift, refinement, temporal and mirror options", st.Stage, st.Skipped)
+		for _, st := range rep.Sequences[0].Stages {
+			rerun := st.Stage == "predict-uniform" || st.Stage == "eval-dense-uniform" || strings.HasSuffix(st.Stage, "-round1")
+			if st.Skipped == rerun {
+				t.Errorf("stage %s: skipped = %v after changing only %s", st.Stage, st.Skipped, c.what)
+			}
 		}
 	}
 	if _, err := os.Stat(filepath.Join(work, "tiny", "masks-uniform", "overlay", "00000.png")); err != nil {
