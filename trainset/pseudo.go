@@ -16,6 +16,11 @@ import (
 type PseudoOptions struct {
 	// Confidence τ ∈ (0.5, 1): a foreground pixel of the mask is kept where
 	// its probability is ≥ τ, a background pixel where it is ≤ 1 − τ.
+	// τ = 0 keeps every pixel of the mask outside the band, whatever its
+	// probability: the refined mask alone is the label, so the round also
+	// learns what the refinement added to or took from the network's map
+	// (where the probability disagrees with the mask, which τ > 0.5 leaves
+	// unlabelled), and no probability map is read.
 	Confidence float64 `json:"confidence"`
 	// Band: pixels closer than Band (pixels, Euclidean) to a pixel of the
 	// other class of the mask stay unlabelled, where the refined boundary
@@ -27,10 +32,11 @@ type PseudoOptions struct {
 // band of 5 px at the frames' resolution.
 func DefaultPseudoOptions() PseudoOptions { return PseudoOptions{Confidence: 0.9, Band: 5} }
 
-// Validate refuses a confidence outside (0.5, 1) and a negative band.
+// Validate refuses a confidence other than 0 outside (0.5, 1) and a
+// negative band.
 func (o PseudoOptions) Validate() error {
-	if !(o.Confidence > 0.5 && o.Confidence < 1) {
-		return fmt.Errorf("self-training confidence must be in (0.5, 1), got %g", o.Confidence)
+	if !(o.Confidence == 0 || o.Confidence > 0.5 && o.Confidence < 1) {
+		return fmt.Errorf("self-training confidence must be 0 (the mask alone) or in (0.5, 1), got %g", o.Confidence)
 	}
 	if !(o.Band >= 0 && o.Band <= 1e4) {
 		return fmt.Errorf("self-training band must be in [0, 10000] px, got %g", o.Band)
@@ -42,7 +48,8 @@ func (o PseudoOptions) Validate() error {
 // binary mask (true: foreground) and foreground probabilities: 1 where the
 // mask is foreground, p ≥ τ and no background pixel of the mask lies within
 // the band; 0 where the mask is background, p ≤ 1 − τ and no foreground
-// pixel lies within the band; Unlabelled elsewhere.
+// pixel lies within the band; Unlabelled elsewhere. With τ = 0 the
+// probabilities are not read (prob may be nil).
 func PseudoLabels(mask []bool, prob []float32, W, H int, o PseudoOptions) []int16 {
 	out := make([]int16, W*H)
 	b2 := o.Band * o.Band
@@ -55,9 +62,9 @@ func PseudoLabels(mask []bool, prob []float32, W, H int, o PseudoOptions) []int1
 	for i, fg := range mask {
 		out[i] = Unlabelled
 		switch {
-		case fg && prob[i] >= tau && (toBG == nil || toBG[i] >= b2):
+		case fg && (tau == 0 || prob[i] >= tau) && (toBG == nil || toBG[i] >= b2):
 			out[i] = 1
-		case !fg && prob[i] <= 1-tau && (toFG == nil || toFG[i] >= b2):
+		case !fg && (tau == 0 || prob[i] <= 1-tau) && (toFG == nil || toFG[i] >= b2):
 			out[i] = 0
 		}
 	}
@@ -65,19 +72,15 @@ func PseudoLabels(mask []bool, prob []float32, W, H int, o PseudoOptions) []int1
 }
 
 // ReadPseudoLabels reads frame's mask (dir/NNNNN.png, 0-based frame index,
-// as densify predict writes it: non-zero is foreground) and its probability
-// map (dir/prob/NNNNN.png, grey ×255) and returns PseudoLabels; both must be
-// W×H.
+// as densify predict writes it: non-zero is foreground) and, unless τ = 0,
+// its probability map (dir/prob/NNNNN.png, grey ×255) and returns
+// PseudoLabels; both must be W×H.
 func ReadPseudoLabels(dir string, frame, W, H int, o PseudoOptions) ([]int16, error) {
 	name := fmt.Sprintf("%05d.png", frame)
 	mp, pp := filepath.Join(dir, name), filepath.Join(dir, "prob", name)
 	mi, err := readSized(mp, W, H)
 	if err != nil {
 		return nil, err
-	}
-	pi, err := readSized(pp, W, H)
-	if err != nil {
-		return nil, fmt.Errorf("%w (self-training reads the probability maps that predict writes with prob maps on)", err)
 	}
 	mask := make([]bool, W*H)
 	b := mi.Bounds()
@@ -86,6 +89,13 @@ func ReadPseudoLabels(dir string, frame, W, H int, o PseudoOptions) ([]int16, er
 			r, g, bl, _ := mi.At(b.Min.X+x, b.Min.Y+y).RGBA()
 			mask[y*W+x] = r|g|bl != 0
 		}
+	}
+	if o.Confidence == 0 {
+		return PseudoLabels(mask, nil, W, H, o), nil
+	}
+	pi, err := readSized(pp, W, H)
+	if err != nil {
+		return nil, fmt.Errorf("%w (self-training reads the probability maps that predict writes with prob maps on)", err)
 	}
 	return PseudoLabels(mask, dataset.ProbabilityValues(pi), W, H, o), nil
 }

@@ -32,13 +32,28 @@ func TestPseudoLabelsByHand(t *testing.T) {
 			t.Errorf("band %g: %v, want %v", c.band, got, c.want)
 		}
 	}
-	for _, o := range []PseudoOptions{{Confidence: 0.5}, {Confidence: 1}, {Confidence: 0.9, Band: -1}} {
+	// τ = 0: the mask alone, whatever the probabilities (none given), the
+	// band as before.
+	for _, c := range []struct {
+		band float64
+		want []int16
+	}{
+		{0, []int16{1, 1, 1, 0, 0, 0}},
+		{1.5, []int16{1, 1, -1, -1, 0, 0}},
+	} {
+		if got := PseudoLabels(mask, nil, 6, 1, PseudoOptions{Band: c.band}); !slices.Equal(got, c.want) {
+			t.Errorf("τ 0, band %g: %v, want %v", c.band, got, c.want)
+		}
+	}
+	for _, o := range []PseudoOptions{{Confidence: 0.5}, {Confidence: 0.3}, {Confidence: 1}, {Confidence: -1}, {Confidence: 0.9, Band: -1}} {
 		if o.Validate() == nil {
 			t.Errorf("%+v accepted", o)
 		}
 	}
-	if err := DefaultPseudoOptions().Validate(); err != nil {
-		t.Error(err)
+	for _, o := range []PseudoOptions{DefaultPseudoOptions(), {Confidence: 0, Band: 5}} {
+		if err := o.Validate(); err != nil {
+			t.Error(err)
+		}
 	}
 }
 
@@ -70,6 +85,10 @@ func TestReadPseudoLabelsRoundTrip(t *testing.T) {
 	o := PseudoOptions{Confidence: 0.6}
 	if _, err := ReadPseudoLabels(dir, 2, W, H, o); err == nil || !strings.Contains(err.Error(), filepath.Join(dir, "prob", "00002.png")) {
 		t.Errorf("missing probability map: %v", err)
+	}
+	// τ = 0 reads the mask alone
+	if got, err := ReadPseudoLabels(dir, 2, W, H, PseudoOptions{}); err != nil || !slices.Equal(got, []int16{1, 1, 0, 0, 1, 1, 0, 0, 1, 1, 0, 0}) {
+		t.Errorf("τ 0 without a probability map: %v, %v", got, err)
 	}
 	if err := atomicfile.WritePNG(filepath.Join(dir, "prob", "00002.png"), p); err != nil {
 		t.Fatal(err)

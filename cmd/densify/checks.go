@@ -122,7 +122,7 @@ var flagRanges = map[string]flagcheck.Range{
 	"dense-crf":           {Lo: 0, Hi: 1e6, Note: "0 = off"},
 	"min-right":           {Lo: 0, Hi: 1, Note: fmt.Sprintf("0 = %g", train.DefaultMinRight)},
 	"rounds":              {Lo: 0, Hi: pipeline.MaxRounds, Note: "0 = none"},
-	"pseudo-confidence":   {Lo: 0.5, Hi: 1, LoOpen: true, HiOpen: true},
+	"pseudo-confidence":   {Lo: 0.5, Hi: 1, LoOpen: true, HiOpen: true, Zero: true},
 	"pseudo-band":         flagcheck.Closed(0, 1e4),
 	"pseudo-weight":       {Lo: 0, Hi: 1e6, Note: fmt.Sprintf("0 = %g", train.DefaultPseudoWeight)},
 }

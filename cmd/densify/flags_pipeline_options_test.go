@@ -104,8 +104,8 @@ func parseTrainFlags(t *testing.T, args ...string) pipeline.TrainOptions {
 
 // --rounds (one by default) and the self-training flags reach the
 // pipeline's training options; without rounds no pseudo-label options are
-// set, and a
-// confidence outside (0.5, 1) is refused before any work.
+// set; a confidence of 0 (the mask alone) is taken, one other than 0
+// outside (0.5, 1) refused before any work.
 func TestSelfTrainingFlags(t *testing.T) {
 	parse := func(args ...string) pipeline.TrainOptions { return parseTrainFlags(t, args...) }
 	if tr := parse(); tr.Rounds != 1 || tr.Pseudo == nil || *tr.Pseudo != trainset.DefaultPseudoOptions() || tr.PseudoWeight != 1 {
@@ -117,6 +117,9 @@ func TestSelfTrainingFlags(t *testing.T) {
 	tr := parse("--rounds", "2", "--pseudo-confidence", "0.8", "--pseudo-band", "3", "--pseudo-weight", "0.5")
 	if tr.Rounds != 2 || tr.Pseudo == nil || *tr.Pseudo != (trainset.PseudoOptions{Confidence: 0.8, Band: 3}) || tr.PseudoWeight != 0.5 {
 		t.Errorf("parsed: %d rounds, %+v, λ %v", tr.Rounds, tr.Pseudo, tr.PseudoWeight)
+	}
+	if tr := parse("--pseudo-confidence", "0"); tr.Pseudo == nil || *tr.Pseudo != (trainset.PseudoOptions{Confidence: 0, Band: 5}) {
+		t.Errorf("--pseudo-confidence 0 (the mask alone): %+v", tr.Pseudo)
 	}
 	dir := t.TempDir()
 	_, _, err := execute(t, &Factory{}, "run", dir, "--out", filepath.Join(dir, "w"), "--rounds", "1", "--pseudo-confidence", "0.5")

@@ -76,7 +76,7 @@ func bindSelfTrainingFlags(fl *pflag.FlagSet, c *train.Config) {
 }
 
 const (
-	pseudoConfidenceUsage = "self-training: a mask pixel is a label where its foreground probability is ≥ this (foreground) or ≤ 1 − this (background)"
+	pseudoConfidenceUsage = "self-training: a mask pixel is a label where its foreground probability is ≥ this (foreground) or ≤ 1 − this (background); 0: every mask pixel outside the band, whatever its probability"
 	pseudoBandUsage       = "self-training: mask pixels within this many pixels of the mask's boundary stay unlabelled"
 	pseudoWeightUsage     = "self-training: each class's mask labels weigh, in all, this many times the sparse labels of that class"
 )

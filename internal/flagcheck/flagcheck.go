@@ -17,10 +17,12 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// Range is the allowed interval of a numeric flag.
+// Range is the allowed interval of a numeric flag; with Zero, 0 is allowed
+// as well (a switch outside the interval, e.g. "0 = off").
 type Range struct {
 	Lo, Hi         float64
 	LoOpen, HiOpen bool
+	Zero           bool
 	Note           string // e.g. "0 = auto"
 }
 
@@ -33,6 +35,9 @@ func (r Range) String() string {
 		h = ")"
 	}
 	s := fmt.Sprintf("%s%s, %s%s", l, strconv.FormatFloat(r.Lo, 'g', -1, 64), strconv.FormatFloat(r.Hi, 'g', -1, 64), h)
+	if r.Zero {
+		s = "0 or " + s
+	}
 	if r.Note != "" {
 		s += "; " + r.Note
 	}
@@ -42,6 +47,9 @@ func (r Range) String() string {
 func (r Range) Contains(v float64) bool {
 	if math.IsNaN(v) {
 		return false
+	}
+	if r.Zero && v == 0 {
+		return true
 	}
 	if v < r.Lo || (r.LoOpen && v == r.Lo) || v > r.Hi || (r.HiOpen && v == r.Hi) {
 		return false

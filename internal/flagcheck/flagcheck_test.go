@@ -12,6 +12,10 @@ func TestTableChecksRangesAndPaths(t *testing.T) {
 	if open.String() != "(0, 1); x" || open.Contains(0) || !open.Contains(0.5) || open.Contains(1) || Closed(1, 2).String() != "[1, 2]" {
 		t.Fatalf("range %v", open)
 	}
+	orZero := Range{Lo: 0.5, Hi: 1, LoOpen: true, HiOpen: true, Zero: true, Note: "0 = off"}
+	if orZero.String() != "0 or (0.5, 1); 0 = off" || !orZero.Contains(0) || orZero.Contains(0.25) || orZero.Contains(0.5) || !orZero.Contains(0.75) || orZero.Contains(-1) {
+		t.Fatalf("range %v", orZero)
+	}
 	tab := Table{Flags: map[string]Range{"k": Closed(1, 10)}, IO: map[string]IO{"c": {Out: []string{"out"}, In: []string{"in"}}}}
 	cmd := &cobra.Command{Use: "c", RunE: func(*cobra.Command, []string) error { return nil }}
 	var k int
