@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/densify/densify/refine"
+	"github.com/densify/densify/trainset"
 )
 
 // The training stamp keeps what changes the model: the densifier, the
@@ -40,7 +41,8 @@ func TestModelParams(t *testing.T) {
 // The prediction stamp spells out the graph cut that refines the masks:
 // the defaults when none is given, the given settings otherwise, and no
 // cut for a refinement that reads none. A round that another follows
-// writes probability maps; the self-training settings are not stamped.
+// writes probability maps, unless its labels are the masks alone (τ = 0);
+// the self-training settings are not stamped.
 func TestPredictOptionsStampTheCut(t *testing.T) {
 	def := refine.DefaultCutOptions()
 	o := predictOptions(TrainOptions{Refine: "graphcut", Rounds: 1, PseudoWeight: 2}, 0)
@@ -50,6 +52,11 @@ func TestPredictOptionsStampTheCut(t *testing.T) {
 	b, err := json.Marshal(o)
 	if err != nil || !strings.Contains(string(b), `"cut":{"net":0.5,"colour":1,"smooth":20,`) {
 		t.Errorf("stamp %s (%v)", b, err)
+	}
+	masksAlone := trainset.DefaultPseudoOptions()
+	masksAlone.Confidence = 0
+	if o := predictOptions(TrainOptions{Refine: "graphcut", Rounds: 1, Pseudo: &masksAlone}, 0); o.ProbMaps {
+		t.Errorf("round 0 of 1 with τ = 0, whose round reads no maps, writes them: %+v", o)
 	}
 	given := def
 	given.Smooth, given.Scale = 10, 0.5
