@@ -26,6 +26,12 @@ type PseudoOptions struct {
 	// other class of the mask stay unlabelled, where the refined boundary
 	// is least sure.
 	Band float64 `json:"band"`
+	// KeepCut also keeps, with τ > 0, the pixels where the refinement
+	// overruled the network: a foreground pixel of the mask with p < ½ (the
+	// cut added it) and a background pixel with p > ½ (the cut took it), so
+	// that only the pixels on which both agree without confidence stay
+	// unlabelled.
+	KeepCut bool `json:"keep_cut,omitempty"`
 }
 
 // DefaultPseudoOptions are the self-training labels' defaults: τ = 0.9 and a
@@ -48,7 +54,8 @@ func (o PseudoOptions) Validate() error {
 // binary mask (true: foreground) and foreground probabilities: 1 where the
 // mask is foreground, p ≥ τ and no background pixel of the mask lies within
 // the band; 0 where the mask is background, p ≤ 1 − τ and no foreground
-// pixel lies within the band; Unlabelled elsewhere. With τ = 0 the
+// pixel lies within the band; Unlabelled elsewhere. With KeepCut, p < ½
+// also keeps a foreground pixel and p > ½ a background one. With τ = 0 the
 // probabilities are not read (prob may be nil).
 func PseudoLabels(mask []bool, prob []float32, W, H int, o PseudoOptions) []int16 {
 	out := make([]int16, W*H)
@@ -62,9 +69,9 @@ func PseudoLabels(mask []bool, prob []float32, W, H int, o PseudoOptions) []int1
 	for i, fg := range mask {
 		out[i] = Unlabelled
 		switch {
-		case fg && (tau == 0 || prob[i] >= tau) && (toBG == nil || toBG[i] >= b2):
+		case fg && (tau == 0 || prob[i] >= tau || o.KeepCut && prob[i] < 0.5) && (toBG == nil || toBG[i] >= b2):
 			out[i] = 1
-		case !fg && (tau == 0 || prob[i] <= 1-tau) && (toFG == nil || toFG[i] >= b2):
+		case !fg && (tau == 0 || prob[i] <= 1-tau || o.KeepCut && prob[i] > 0.5) && (toFG == nil || toFG[i] >= b2):
 			out[i] = 0
 		}
 	}

@@ -45,6 +45,19 @@ func TestPseudoLabelsByHand(t *testing.T) {
 			t.Errorf("τ 0, band %g: %v, want %v", c.band, got, c.want)
 		}
 	}
+	// KeepCut: the cut's overrulings are labels too. Eight pixels, the
+	// mask's foreground on the first four: 0.3 (the cut added it) and 0.7
+	// (the cut took it) are kept, 0.6 and 0.4 (the cut agreed, unsure) stay
+	// open, 0.5 is neither above nor below ½.
+	mask8 := []bool{true, true, true, true, false, false, false, false}
+	prob8 := []float32{0.95, 0.6, 0.3, 0.5, 0.05, 0.4, 0.7, 0.5}
+	want8 := []int16{1, -1, 1, -1, 0, -1, 0, -1}
+	if got := PseudoLabels(mask8, prob8, 8, 1, PseudoOptions{Confidence: 0.9, KeepCut: true}); !slices.Equal(got, want8) {
+		t.Errorf("keep cut: %v, want %v", got, want8)
+	}
+	if got := PseudoLabels(mask8, prob8, 8, 1, PseudoOptions{Confidence: 0.9}); !slices.Equal(got, []int16{1, -1, -1, -1, 0, -1, -1, -1}) {
+		t.Errorf("without keep cut: %v", got)
+	}
 	for _, o := range []PseudoOptions{{Confidence: 0.5}, {Confidence: 0.3}, {Confidence: 1}, {Confidence: -1}, {Confidence: 0.9, Band: -1}} {
 		if o.Validate() == nil {
 			t.Errorf("%+v accepted", o)

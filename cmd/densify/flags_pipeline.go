@@ -56,6 +56,7 @@ func (p *pipelineFlags) bind(f *pflag.FlagSet) {
 	p.pseudo = trainset.DefaultPseudoOptions()
 	f.Float64Var(&p.pseudo.Confidence, "pseudo-confidence", p.pseudo.Confidence, pseudoConfidenceUsage)
 	f.Float64Var(&p.pseudo.Band, "pseudo-band", p.pseudo.Band, pseudoBandUsage)
+	f.BoolVar(&p.pseudo.KeepCut, "pseudo-keep-cut", p.pseudo.KeepCut, pseudoKeepCutUsage)
 	f.Float64Var(&t.PseudoWeight, "pseudo-weight", train.DefaultPseudoWeight, pseudoWeightUsage)
 	f.Float64Var(&t.CRFWeight, "crf-weight", t.CRFWeight, crfWeightUsage)
 	f.BoolVar(&p.noOverlay, "no-overlay", false, "do not write per-frame overlay previews")

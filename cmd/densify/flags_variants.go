@@ -71,6 +71,7 @@ func bindSelfTrainingFlags(fl *pflag.FlagSet, c *train.Config) {
 	c.PseudoOptions = trainset.DefaultPseudoOptions()
 	fl.Float64Var(&c.PseudoOptions.Confidence, "pseudo-confidence", c.PseudoOptions.Confidence, pseudoConfidenceUsage)
 	fl.Float64Var(&c.PseudoOptions.Band, "pseudo-band", c.PseudoOptions.Band, pseudoBandUsage)
+	fl.BoolVar(&c.PseudoOptions.KeepCut, "pseudo-keep-cut", c.PseudoOptions.KeepCut, pseudoKeepCutUsage)
 	fl.Float64Var(&c.PseudoWeight, "pseudo-weight", train.DefaultPseudoWeight, pseudoWeightUsage)
 	fl.StringVar(&c.Init, "init", "", "start from this checkpoint's weights (a self-training round: the previous model.ckpt) instead of a random initialisation")
 }
@@ -78,6 +79,7 @@ func bindSelfTrainingFlags(fl *pflag.FlagSet, c *train.Config) {
 const (
 	pseudoConfidenceUsage = "self-training: a mask pixel is a label where its foreground probability is ≥ this (foreground) or ≤ 1 − this (background); 0: every mask pixel outside the band, whatever its probability"
 	pseudoBandUsage       = "self-training: mask pixels within this many pixels of the mask's boundary stay unlabelled"
+	pseudoKeepCutUsage    = "self-training: also a label where the refinement overruled the network (a mask pixel whose probability is on the other side of ½), so only the pixels both call unsure stay unlabelled"
 	pseudoWeightUsage     = "self-training: each class's mask labels weigh, in all, this many times the sparse labels of that class"
 )
 
