@@ -104,7 +104,8 @@ func parseTrainFlags(t *testing.T, args ...string) pipeline.TrainOptions {
 
 // --rounds (one by default) and the self-training flags reach the
 // pipeline's training options; without rounds no pseudo-label options are
-// set; a confidence of 0 (the mask alone) is taken, one other than 0
+// set; a confidence of 0 (the mask alone) and --pseudo-keep-cut are
+// taken, a confidence other than 0
 // outside (0.5, 1) refused before any work.
 func TestSelfTrainingFlags(t *testing.T) {
 	parse := func(args ...string) pipeline.TrainOptions { return parseTrainFlags(t, args...) }
@@ -120,6 +121,9 @@ func TestSelfTrainingFlags(t *testing.T) {
 	}
 	if tr := parse("--pseudo-confidence", "0"); tr.Pseudo == nil || *tr.Pseudo != (trainset.PseudoOptions{Confidence: 0, Band: 5}) {
 		t.Errorf("--pseudo-confidence 0 (the mask alone): %+v", tr.Pseudo)
+	}
+	if tr := parse("--pseudo-keep-cut"); tr.Pseudo == nil || *tr.Pseudo != (trainset.PseudoOptions{Confidence: 0.9, Band: 5, KeepCut: true}) {
+		t.Errorf("--pseudo-keep-cut: %+v", tr.Pseudo)
 	}
 	dir := t.TempDir()
 	_, _, err := execute(t, &Factory{}, "run", dir, "--out", filepath.Join(dir, "w"), "--rounds", "1", "--pseudo-confidence", "0.5")
