@@ -105,8 +105,8 @@ func parseTrainFlags(t *testing.T, args ...string) pipeline.TrainOptions {
 // --rounds (one by default) and the self-training flags reach the
 // pipeline's training options; without rounds no pseudo-label options are
 // set; a confidence of 0 (the mask alone) and --pseudo-keep-cut are
-// taken, a confidence other than 0
-// outside (0.5, 1) refused before any work.
+// taken, a confidence other than 0 outside (0.5, 1) refused before any
+// work.
 func TestSelfTrainingFlags(t *testing.T) {
 	parse := func(args ...string) pipeline.TrainOptions { return parseTrainFlags(t, args...) }
 	if tr := parse(); tr.Rounds != 1 || tr.Pseudo == nil || *tr.Pseudo != trainset.DefaultPseudoOptions() || tr.PseudoWeight != 1 {
