@@ -221,13 +221,13 @@ func (p *seqRun) selfTrain(d Densifier, dr *DenseResult, run, set, ckpt string, 
 }
 
 // predictOptions are the prediction options of round r: a round that
-// another follows also writes the probability maps that round reads, unless
-// its labels are the refined masks alone (confidence τ = 0 reads none). The
+// another follows also writes the probability maps that round reads, when
+// it reads them (trainset.PseudoOptions.ReadsProb: not for τ = 0). The
 // "graphcut" refinement's settings are spelled out, so the stamp records
 // the cut that made the masks (a changed default re-predicts them), and
 // dropped for the other refinements, which do not read them.
 func predictOptions(topt TrainOptions, r int) TrainOptions {
-	if r < topt.Rounds && topt.PseudoOrDefault().Confidence != 0 {
+	if r < topt.Rounds && topt.PseudoOrDefault().ReadsProb() {
 		topt.ProbMaps = true
 	}
 	c := topt.CutOrDefault()

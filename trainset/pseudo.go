@@ -50,6 +50,10 @@ func (o PseudoOptions) Validate() error {
 	return nil
 }
 
+// ReadsProb reports whether the labels read the probability maps: for
+// every τ but 0 (the mask alone).
+func (o PseudoOptions) ReadsProb() bool { return o.Confidence != 0 }
+
 // PseudoLabels are the dense labels of one W×H frame from its predicted
 // binary mask (true: foreground) and foreground probabilities: 1 where the
 // mask is foreground, p ≥ τ and no background pixel of the mask lies within
@@ -97,7 +101,7 @@ func ReadPseudoLabels(dir string, frame, W, H int, o PseudoOptions) ([]int16, er
 			mask[y*W+x] = r|g|bl != 0
 		}
 	}
-	if o.Confidence == 0 {
+	if !o.ReadsProb() {
 		return PseudoLabels(mask, nil, W, H, o), nil
 	}
 	pi, err := readSized(pp, W, H)

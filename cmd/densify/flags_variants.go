@@ -68,12 +68,20 @@ func (f variantsFlag) Type() string { return "variants" }
 // weight and the starting checkpoint (--init).
 func bindSelfTrainingFlags(fl *pflag.FlagSet, c *train.Config) {
 	fl.StringArrayVar(&c.Pseudo, "pseudo", nil, "self-training: a folder of masks with prob/ maps (densify predict --prob) for the frames of each --set, in order (repeatable)")
-	c.PseudoOptions = trainset.DefaultPseudoOptions()
-	fl.Float64Var(&c.PseudoOptions.Confidence, "pseudo-confidence", c.PseudoOptions.Confidence, pseudoConfidenceUsage)
-	fl.Float64Var(&c.PseudoOptions.Band, "pseudo-band", c.PseudoOptions.Band, pseudoBandUsage)
-	fl.BoolVar(&c.PseudoOptions.KeepCut, "pseudo-keep-cut", c.PseudoOptions.KeepCut, pseudoKeepCutUsage)
+	bindPseudoFlags(fl, &c.PseudoOptions)
 	fl.Float64Var(&c.PseudoWeight, "pseudo-weight", train.DefaultPseudoWeight, pseudoWeightUsage)
 	fl.StringVar(&c.Init, "init", "", "start from this checkpoint's weights (a self-training round: the previous model.ckpt) instead of a random initialisation")
+}
+
+// bindPseudoFlags binds the selection of a round's pseudo-labels
+// (--pseudo-confidence, --pseudo-band, --pseudo-keep-cut) to o, starting
+// from trainset.DefaultPseudoOptions: train and the pipeline commands share
+// them.
+func bindPseudoFlags(fl *pflag.FlagSet, o *trainset.PseudoOptions) {
+	*o = trainset.DefaultPseudoOptions()
+	fl.Float64Var(&o.Confidence, "pseudo-confidence", o.Confidence, pseudoConfidenceUsage)
+	fl.Float64Var(&o.Band, "pseudo-band", o.Band, pseudoBandUsage)
+	fl.BoolVar(&o.KeepCut, "pseudo-keep-cut", o.KeepCut, pseudoKeepCutUsage)
 }
 
 const (
