@@ -70,6 +70,12 @@ type Options struct {
 	// helped cows, supported part of blackswan's reflection again and cost
 	// more dense J there than it gained.
 	SupportLength int `json:",omitempty"`
+	// SupportAlone keeps, for SupportRadius, the short trajectories' points
+	// of a segment in a frame where the segment has no point of a long
+	// trajectory: there nothing can support them, and dropping them erases
+	// the segment from the frame (an object passing behind a tree, whose
+	// trajectories all end at the occluder).
+	SupportAlone bool `json:",omitempty"`
 	// ColourWindow, when > 0, also drops the foreground points of every
 	// trajectory whose colours are, on the whole, more probable under the
 	// background's colour model than under its class's (colourRejected: the

@@ -196,23 +196,25 @@ func longTrajectories(ts *trajectory.TrackSet, group func(label int) (c int, ok 
 // alone would also remove the short trajectories of objects that move fast
 // everywhere (libby's are all shorter than 16 points); requiring a long
 // trajectory of the same segment nearby keeps those where the object is.
-func unsupportedPoints[P any](pts []P, at func(P) (x, y, seg int, long bool), r float64) map[int]bool {
+func unsupportedPoints[P any](pts []P, at func(P) (x, y, seg int, long bool), r float64, keepAlone bool) map[int]bool {
 	out := map[int]bool{}
 	if !(r > 0) {
 		return out
 	}
 	var xy [][2]int
 	var segOf []int
+	present := map[int]bool{}
 	for _, p := range pts {
 		if x, y, seg, long := at(p); long && seg >= 0 {
 			xy = append(xy, [2]int{x, y})
 			segOf = append(segOf, seg)
+			present[seg] = true
 		}
 	}
 	b := newPointBuckets(xy, r)
 	for i, p := range pts {
 		x, y, seg, long := at(p)
-		if long || seg < 0 {
+		if long || seg < 0 || (keepAlone && !present[seg]) {
 			continue
 		}
 		if !b.nearWhere(x, y, func(j int) bool { return segOf[j] == seg }) {

@@ -650,7 +650,7 @@ func (p *preparation) dropUnsupported(f int, pts []framePoint) []framePoint {
 			return q.pix % p.W, q.pix / p.W, -1, true
 		}
 		return q.pix % p.W, q.pix / p.W, p.ts.Tracks[q.track].Label, p.long[q.track]
-	}, p.opt.SupportRadius)
+	}, p.opt.SupportRadius, p.opt.SupportAlone)
 	return p.drop(f, pts, func(k int, _ framePoint) bool { return unsupported[k] }, &p.set.DroppedUnsupported)
 }
 

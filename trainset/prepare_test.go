@@ -524,6 +524,40 @@ func TestUnexplainedBackgroundTrajectoriesLeftUnlabelled(t *testing.T) {
 	}
 }
 
+// Segment 7 has a long trajectory of 4 points in frames 0–3 at (10, 10) and
+// two of one point at (30, 20), one in frame 0 and one in frame 5 (the
+// point-weighted median is 4: only the first is long). In frame 0 the short
+// point lies 22 px from the long one and is dropped with r = 5, with or
+// without SupportAlone. In frame 5 the segment has no long trajectory: the
+// short point is dropped by default and kept with SupportAlone.
+func TestSupportAloneKeepsASegmentWithoutLongTrajectoriesInItsFrame(t *testing.T) {
+	ts := &trajectory.TrackSet{Frames: 6, Tracks: []trajectory.Track{
+		track(0, 2, 2, 0, 1, 2, 3, 4, 5),
+		track(7, 10, 10, 0, 1, 2, 3), track(7, 30, 20, 0), track(7, 30, 20, 5),
+	}}
+	in := Input{Tracks: ts, Width: 40, Height: 30}
+	for _, alone := range []bool{false, true} {
+		opt := bare()
+		opt.BackgroundClusters, opt.SupportRadius, opt.SupportAlone = []int{0}, 5, alone
+		set, err := Prepare(in, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		at := func(f, x, y int) int16 { return set.Frames[f].Labels[y*40+x] }
+		want5 := Unlabelled
+		wantDropped := 2
+		if alone {
+			want5, wantDropped = 1, 1
+		}
+		if at(0, 10, 10) != 1 || at(0, 30, 20) != Unlabelled || at(5, 30, 20) != want5 {
+			t.Errorf("alone %v: labels %d %d %d, want 1 %d %d", alone, at(0, 10, 10), at(0, 30, 20), at(5, 30, 20), Unlabelled, want5)
+		}
+		if set.DroppedUnsupported != wantDropped {
+			t.Errorf("alone %v: %d points dropped, want %d", alone, set.DroppedUnsupported, wantDropped)
+		}
+	}
+}
+
 // Segment 7 has trajectories of 4, 1 and 1 points (point-weighted median
 // length 4: only the first is long), segment 9 of 2 and 1 (median 2).
 // With r = 5, the short point 3 px from segment 7's long trajectory keeps

@@ -113,12 +113,12 @@ func TestSynthEvalPrepareChain(t *testing.T) {
 	// recorded (it is 0 on this short synthetic sequence; the rule itself
 	// is tested in trainset).
 	supSet := filepath.Join(dir, "set-sup")
-	out, err := densify(t, "prepare", "--frames", seq, "--tracks", labelled[0], "--segment", filepath.Join(sdir, "segment.json"), "--out", supSet, "--support-radius", "4", "--support-length", "9")
+	out, err := densify(t, "prepare", "--frames", seq, "--tracks", labelled[0], "--segment", filepath.Join(sdir, "segment.json"), "--out", supSet, "--support-radius", "4", "--support-length", "9", "--support-alone")
 	if err != nil {
 		t.Fatalf("prepare --support-radius: %v\n%s", err, out)
 	}
 	sup := readJSON(t, filepath.Join(supSet, "manifest.json"))
-	if sup["parameters"].(map[string]any)["SupportRadius"] != 4.0 || sup["parameters"].(map[string]any)["SupportLength"] != 9.0 ||
+	if sup["parameters"].(map[string]any)["SupportRadius"] != 4.0 || sup["parameters"].(map[string]any)["SupportLength"] != 9.0 || sup["parameters"].(map[string]any)["SupportAlone"] != true ||
 		!strings.Contains(out, fmt.Sprintf(", %v foreground points of short trajectories dropped (no long trajectory of their segment within 4 px)", sup["dropped_unsupported_points"])) {
 		t.Fatalf("prepare --support-radius 4: manifest %v\n%s", sup["parameters"], out)
 	}
