@@ -21,6 +21,11 @@ type CutOptions struct {
 	Band       float64 `json:"band"`                // pixels farther than Band·diagonal from the mask are fixed background; the background mixture is fitted within the band
 	Scale      float64 `json:"scale"`               // the energy is built on the frame resized by this factor, in (0, 1]
 	DenseCRF   float64 `json:"dense_crf,omitempty"` // w, weight of the dense CRF's appearance term (densecrf.go) run on the probabilities before the cut; 0: none
+	// LogitShift b shifts the network's log-odds before everything else:
+	// P' = σ(logit P + b), the Bayes decision under a prior whose object
+	// odds are e^b times the training's (b > 0 grows the masks). 0: none,
+	// the default; P = 0 and P = 1 stay as they are.
+	LogitShift float64 `json:"logit_shift,omitempty"`
 }
 
 // DefaultCutOptions are the default settings (see the package comment):
@@ -52,6 +57,8 @@ func (o CutOptions) Validate() error {
 		}
 	}
 	switch {
+	case !(math.Abs(o.LogitShift) <= 20):
+		return fmt.Errorf("refine: the logit shift must be in [−20, 20], got %v", o.LogitShift)
 	case o.Components < 1 || o.Components > 10:
 		return fmt.Errorf("refine: components must be in [1, 10], got %d", o.Components)
 	case o.Iterations < 1 || o.Iterations > 10:
@@ -119,6 +126,11 @@ func GraphCut(img image.Image, prob []float32, o CutOptions) ([]uint8, Stats, er
 		if !(p >= 0 && p <= 1) {
 			return nil, Stats{}, fmt.Errorf("refine: probability %v at pixel (%d,%d), outside [0, 1]", p, i%W, i/W)
 		}
+	}
+	if o.LogitShift != 0 {
+		prob = shiftLogits(prob, o.LogitShift)
+	}
+	for i, p := range prob {
 		if p > 0.5 {
 			out[i] = 1
 			st.Before++
@@ -212,4 +224,21 @@ func cutEnergy(rgb, p []float64, node []int32, n, w, h int, o CutOptions) (lab [
 		}
 	}
 	return colourcut.Cut(rgb, node, n, w, h, u0, u1, sample, colourcut.Options{Colour: o.Colour, Smooth: o.Smooth, Components: o.Components, Iterations: o.Iterations})
+}
+
+// shiftLogits returns σ(logit p + b) for every p of prob (CutOptions.LogitShift);
+// 0 and 1 stay 0 and 1.
+func shiftLogits(prob []float32, b float64) []float32 {
+	out := make([]float32, len(prob))
+	eb := math.Exp(b)
+	for i, p := range prob {
+		switch {
+		case p <= 0, p >= 1:
+			out[i] = p
+		default:
+			odds := float64(p) / (1 - float64(p)) * eb
+			out[i] = float32(odds / (1 + odds))
+		}
+	}
+	return out
 }

@@ -163,6 +163,8 @@ func TestGraphCutErrors(t *testing.T) {
 		{make([]float32, 100), bad(func(o *CutOptions) { o.Scale = 1.5 }), "scale"},
 		{make([]float32, 100), bad(func(o *CutOptions) { o.DenseCRF = -1 }), "dense CRF weight"},
 		{make([]float32, 100), bad(func(o *CutOptions) { o.DenseCRF = math.NaN() }), "dense CRF weight"},
+		{make([]float32, 100), bad(func(o *CutOptions) { o.LogitShift = 21 }), "logit shift"},
+		{make([]float32, 100), bad(func(o *CutOptions) { o.LogitShift = math.NaN() }), "logit shift"},
 	}
 	for _, c := range cases {
 		if _, _, err := GraphCut(img, c.prob, c.o); err == nil || !strings.Contains(err.Error(), c.want) {
@@ -171,6 +173,56 @@ func TestGraphCutErrors(t *testing.T) {
 	}
 	if err := ok.Validate(); err != nil {
 		t.Errorf("defaults: %v", err)
+	}
+}
+
+// The logit shift is the cut of the shifted maps: on the halo frame,
+// GraphCut with LogitShift b gives the mask GraphCut gives the maps
+// σ(logit P + b) without it. A flat map of 0.4 with b = +1 becomes
+// σ(logit 0.4 + 1) = 0.644 > ½, a full mask left uncut; with b = −1 a flat
+// map of 0.6 becomes 0.356, an empty one. By hand: σ(logit 0.4 − 2) =
+// 0.0827, σ(logit 0.8 − 2) = 0.3512.
+func TestGraphCutLogitShift(t *testing.T) {
+	img, prob, _ := haloFrame()
+	for _, b := range []float64{-2, 1.5} {
+		o := DefaultCutOptions()
+		o.LogitShift = b
+		got, _, err := GraphCut(img, prob, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		shifted := make([]float32, len(prob))
+		for i, p := range prob {
+			shifted[i] = float32(1 / (1 + math.Exp(-(math.Log(float64(p)/(1-float64(p)))+b))))
+		}
+		want, _, err := GraphCut(img, shifted, DefaultCutOptions())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range got {
+			if got[i] != want[i] {
+				t.Fatalf("b = %v: pixel %d is %d with the shift, %d on the shifted map", b, i, got[i], want[i])
+			}
+		}
+	}
+	if p := shiftLogits([]float32{0.4, 0.8, 0, 1}, -2); math.Abs(float64(p[0])-0.0827) > 1e-4 || math.Abs(float64(p[1])-0.3512) > 1e-4 || p[2] != 0 || p[3] != 1 {
+		t.Errorf("σ(logit P − 2) of 0.4, 0.8, 0, 1: %v, want 0.0827 0.3512 0 1", p)
+	}
+	n := 120 * 90
+	for _, c := range []struct {
+		p, b float64
+		want int
+	}{{0.4, 1, n}, {0.4, 0, 0}, {0.6, -1, 0}, {0.6, 0, n}} {
+		flat := make([]float32, n)
+		for i := range flat {
+			flat[i] = float32(c.p)
+		}
+		o := DefaultCutOptions()
+		o.LogitShift = c.b
+		out, st, err := GraphCut(img, flat, o)
+		if err != nil || st.Refined || countOnes(out) != c.want || st.Before != c.want {
+			t.Errorf("flat %v, b = %v: %d px (before %d, refined %v), err %v; want %d", c.p, c.b, countOnes(out), st.Before, st.Refined, err, c.want)
+		}
 	}
 }
 

@@ -57,6 +57,7 @@ func cutFlags(fl *pflag.FlagSet, c *refine.CutOptions) {
 	fl.Float64Var(&c.Band, "band", c.Band, "mask refinement: pixels farther than this fraction of the frame's diagonal from the thresholded map are background; the background mixture is fitted within it")
 	fl.Float64Var(&c.Scale, "cut-scale", c.Scale, "mask refinement: the energy is built on the frame resized by this factor")
 	fl.Float64Var(&c.DenseCRF, "dense-crf", c.DenseCRF, "mask refinement: w, the weight in nats of a fully connected CRF's appearance term, run on the probabilities before the cut (0: none)")
+	fl.Float64Var(&c.LogitShift, "logit-shift", c.LogitShift, "mask refinement: b, added to the network's log-odds before the refinement, P' = σ(logit P + b) (> 0 grows the masks)")
 }
 
 func runRefine(o *refineOptions) error {
