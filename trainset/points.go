@@ -181,7 +181,8 @@ func longTrajectories(ts *trajectory.TrackSet, group func(label int) (c int, ok 
 // unsupportedPoints returns the indices of the points of short
 // trajectories (long false, segment seg ≥ 0) with no point of a long
 // trajectory of the same segment within radius r (pointBuckets). Points
-// with seg < 0 (background) are never returned.
+// with seg < 0 (background) are never returned, nor, with keepAlone, those
+// of a segment with no long trajectory among pts (Options.SupportAlone).
 //
 // Why: the points of a moving segment that sit on short trajectories are
 // the segment's least reliable labels. A tracker (Sundaram et al. ECCV
