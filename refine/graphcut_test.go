@@ -193,7 +193,7 @@ func TestGraphCutLogitShift(t *testing.T) {
 		}
 		shifted := make([]float32, len(prob))
 		for i, p := range prob {
-			shifted[i] = float32(1 / (1 + math.Exp(-(math.Log(float64(p)/(1-float64(p)))+b))))
+			shifted[i] = float32(1 / (1 + math.Exp(-(math.Log(float64(p)/(1-float64(p))) + b))))
 		}
 		want, _, err := GraphCut(img, shifted, DefaultCutOptions())
 		if err != nil {
