@@ -122,19 +122,26 @@ func GraphCut(img image.Image, prob []float32, o CutOptions) ([]uint8, Stats, er
 	}
 	out := make([]uint8, W*H)
 	st := Stats{}
+	var shifted []float32 // σ(logit P + b), when LogitShift b ≠ 0
+	expB := math.Exp(o.LogitShift)
+	if o.LogitShift != 0 {
+		shifted = make([]float32, len(prob))
+	}
 	for i, p := range prob {
 		if !(p >= 0 && p <= 1) {
 			return nil, Stats{}, fmt.Errorf("refine: probability %v at pixel (%d,%d), outside [0, 1]", p, i%W, i/W)
 		}
-	}
-	if o.LogitShift != 0 {
-		prob = shiftLogits(prob, o.LogitShift)
-	}
-	for i, p := range prob {
+		if shifted != nil {
+			p = shiftLogit(p, expB)
+			shifted[i] = p
+		}
 		if p > 0.5 {
 			out[i] = 1
 			st.Before++
 		}
+	}
+	if shifted != nil {
+		prob = shifted
 	}
 	st.After = st.Before
 	if st.Before == 0 || st.Before == W*H {
@@ -226,19 +233,12 @@ func cutEnergy(rgb, p []float64, node []int32, n, w, h int, o CutOptions) (lab [
 	return colourcut.Cut(rgb, node, n, w, h, u0, u1, sample, colourcut.Options{Colour: o.Colour, Smooth: o.Smooth, Components: o.Components, Iterations: o.Iterations})
 }
 
-// shiftLogits returns σ(logit p + b) for every p of prob (CutOptions.LogitShift);
-// 0 and 1 stay 0 and 1.
-func shiftLogits(prob []float32, b float64) []float32 {
-	out := make([]float32, len(prob))
-	eb := math.Exp(b)
-	for i, p := range prob {
-		switch {
-		case p <= 0, p >= 1:
-			out[i] = p
-		default:
-			odds := float64(p) / (1 - float64(p)) * eb
-			out[i] = float32(odds / (1 + odds))
-		}
+// shiftLogit returns σ(logit p + b) for p in [0, 1], given e^b
+// (CutOptions.LogitShift); 0 and 1 stay 0 and 1.
+func shiftLogit(p float32, expB float64) float32 {
+	if p <= 0 || p >= 1 {
+		return p
 	}
-	return out
+	odds := float64(p) / (1 - float64(p)) * expB
+	return float32(odds / (1 + odds))
 }

@@ -205,7 +205,8 @@ func TestGraphCutLogitShift(t *testing.T) {
 			}
 		}
 	}
-	if p := shiftLogits([]float32{0.4, 0.8, 0, 1}, -2); math.Abs(float64(p[0])-0.0827) > 1e-4 || math.Abs(float64(p[1])-0.3512) > 1e-4 || p[2] != 0 || p[3] != 1 {
+	e := math.Exp(-2)
+	if p := []float32{shiftLogit(0.4, e), shiftLogit(0.8, e), shiftLogit(0, e), shiftLogit(1, e)}; math.Abs(float64(p[0])-0.0827) > 1e-4 || math.Abs(float64(p[1])-0.3512) > 1e-4 || p[2] != 0 || p[3] != 1 {
 		t.Errorf("σ(logit P − 2) of 0.4, 0.8, 0, 1: %v, want 0.0827 0.3512 0 1", p)
 	}
 	n := 120 * 90
