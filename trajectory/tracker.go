@@ -34,6 +34,10 @@ type TrackerOptions struct {
 	// stop when |∇u|² + |∇v|² > BoundaryRel·|w|² + BoundaryAbs
 	// (defaults 0.01 and 0.002). A negative BoundaryAbs disables the test.
 	BoundaryRel, BoundaryAbs float64
+	// Appearance τ: stop a point whose 5×5 patch changes between frame t
+	// and t+1 by more than τ times its texture (the appearance test on
+	// Tracker.AddNext). 0, the default, disables the test.
+	Appearance float64
 }
 
 // DefaultTrackerOptions returns the options documented on TrackerOptions.
@@ -68,6 +72,8 @@ func (o TrackerOptions) Validate() error {
 		return fmt.Errorf("tracker: consistency thresholds must be ≥ 0")
 	case !(o.BoundaryRel >= 0) || math.IsNaN(o.BoundaryAbs):
 		return fmt.Errorf("tracker: motion-boundary thresholds must be numbers, relative ≥ 0")
+	case !(o.Appearance >= 0) || math.IsInf(o.Appearance, 0):
+		return fmt.Errorf("tracker: the appearance threshold must be a finite number ≥ 0, got %v", o.Appearance)
 	}
 	return nil
 }
@@ -78,6 +84,7 @@ type StopReason int
 const (
 	StopInconsistent StopReason = iota // forward/backward disagreement (occlusion, flow error)
 	StopBoundary                       // motion boundary
+	StopAppearance                     // the patch changed (appearance test)
 	StopLeftImage                      // propagated outside the frame
 	StopLastFrame                      // still alive at the end of the sequence
 	numStopReasons
@@ -121,15 +128,25 @@ func NewTracker(opt TrackerOptions, w, h int) (*Tracker, error) {
 		cover: make([]bool, ((w+s-1)/s)*((h+s-1)/s))}, nil
 }
 
-// Add processes frame t = (number of previous calls): it seeds new points on
+// Add is AddNext without the next frame: the appearance test is skipped.
+func (tr *Tracker) Add(grey *image.Gray, fwd, bwd *FlowField) error {
+	return tr.AddNext(grey, nil, fwd, bwd)
+}
+
+// AddNext processes frame t = (number of previous calls): it seeds new points on
 // the grid where grey frame t has structure and no trajectory is, then moves
 // every live point p to p + w(p), w = bilinear forward flow, ending the
 // trajectory at frame t when p + w leaves the image, when
 // |w + ŵ|² > 0.01(|w|² + |ŵ|²) + 0.5 with ŵ the backward flow at p + w, or
-// when |∇u|² + |∇v|² > 0.01|w|² + 0.002 at p (default thresholds).
-func (tr *Tracker) Add(grey *image.Gray, fwd, bwd *FlowField) error {
+// when |∇u|² + |∇v|² > 0.01|w|² + 0.002 at p (default thresholds), and,
+// with Appearance τ > 0 and next (grey frame t+1) given, when the point's
+// patch changed (AppearanceChange(grey, next, p, p + w) > τ).
+func (tr *Tracker) AddNext(grey, next *image.Gray, fwd, bwd *FlowField) error {
 	if grey == nil || grey.Bounds().Dx() != tr.w || grey.Bounds().Dy() != tr.h {
 		return fmt.Errorf("tracker: frame %d: grey image is not %dx%d", tr.frame, tr.w, tr.h)
+	}
+	if next != nil && (next.Bounds().Dx() != tr.w || next.Bounds().Dy() != tr.h) {
+		return fmt.Errorf("tracker: frame %d: grey image is not %dx%d", tr.frame+1, tr.w, tr.h)
 	}
 	for _, f := range []*FlowField{fwd, bwd} {
 		if err := f.Validate(); err != nil {
@@ -179,6 +196,10 @@ func (tr *Tracker) Add(grey *image.Gray, fwd, bwd *FlowField) error {
 				continue
 			}
 		}
+		if o.Appearance > 0 && next != nil && AppearanceChange(grey, next, p.X, p.Y, qx, qy) > o.Appearance {
+			tr.stats.Stopped[StopAppearance]++
+			continue
+		}
 		tk.Points = append(tk.Points, Point{X: qx, Y: qy, Frame: t + 1})
 		alive = append(alive, id)
 	}
@@ -186,6 +207,84 @@ func (tr *Tracker) Add(grey *image.Gray, fwd, bwd *FlowField) error {
 	tr.frame++
 	tr.stats.Frames = tr.frame + 1
 	return nil
+}
+
+// appearanceRadius r: the appearance test compares (2r+1)×(2r+1) patches.
+const appearanceRadius = 2
+
+// appearanceNoise σ_n (grey levels) keeps the test's denominator away from
+// 0 on untextured patches, where the difference is sensor and compression
+// noise.
+const appearanceNoise = 2.0
+
+// AppearanceChange measures how much the patch around (px, py) in frame a
+// differs from the patch around (qx, qy) in frame b, relative to their
+// texture. With the 5×5 offsets δ, bilinear samples A(δ) = a(p + δ),
+// B(δ) = b(q + δ), D(δ) = B(δ) − A(δ) and m̄ the mean over δ,
+//
+//	c = mean|D − D̄| / (½(mean|A − Ā| + mean|B − B̄|) + σ_n),   σ_n = 2.
+//
+// The numerator is the zero-mean sum of absolute differences, so a uniform
+// change of brightness costs nothing; the denominator is the patches' own
+// contrast, so the same sub-pixel flow error costs the same on weak and on
+// strong texture. A point that follows its surface gives c well below 1
+// (flow errors of a fraction of a pixel); a point that the flow carries
+// over a different surface — background seen through a wheel or between a
+// boat's rigging, a limb passing in front — gives c near or above 1, as
+// two unrelated patches do. This is the dissimilarity monitoring of Shi &
+// Tomasi ("Good features to track", CVPR 1994, Sec. 5) between consecutive
+// frames, with a translation model and a contrast-normalised residual.
+// Offsets whose sample falls outside either frame are left out (a point at
+// the border is measured on the part of its patch inside both); with none
+// left, c = 0.
+func AppearanceChange(a, b *image.Gray, px, py, qx, qy float64) float64 {
+	const r = appearanceRadius
+	var A, B [(2*r + 1) * (2*r + 1)]float64
+	n := 0
+	for dy := -r; dy <= r; dy++ {
+		for dx := -r; dx <= r; dx++ {
+			va, oka := greyAt(a, px+float64(dx), py+float64(dy))
+			vb, okb := greyAt(b, qx+float64(dx), qy+float64(dy))
+			if oka && okb {
+				A[n], B[n] = va, vb
+				n++
+			}
+		}
+	}
+	if n == 0 {
+		return 0
+	}
+	var ma, mb float64
+	for i := 0; i < n; i++ {
+		ma += A[i]
+		mb += B[i]
+	}
+	ma /= float64(n)
+	mb /= float64(n)
+	md := mb - ma
+	var d, sa, sb float64
+	for i := 0; i < n; i++ {
+		d += math.Abs(B[i] - A[i] - md)
+		sa += math.Abs(A[i] - ma)
+		sb += math.Abs(B[i] - mb)
+	}
+	m := float64(n)
+	return (d / m) / ((sa+sb)/(2*m) + appearanceNoise)
+}
+
+// greyAt samples g bilinearly at (x, y); ok is false outside the image.
+func greyAt(g *image.Gray, x, y float64) (v float64, ok bool) {
+	b := g.Bounds()
+	w, h := b.Dx(), b.Dy()
+	i0, j0, ax, ay, ok := bilinearCell(w, h, x, y)
+	if !ok {
+		return 0, false
+	}
+	i1, j1 := min(i0+1, w-1), min(j0+1, h-1)
+	at := func(i, j int) float64 { return float64(g.Pix[g.PixOffset(b.Min.X+i, b.Min.Y+j)]) }
+	top := at(i0, j0)*(1-ax) + at(i1, j0)*ax
+	bot := at(i0, j1)*(1-ax) + at(i1, j1)*ax
+	return top*(1-ay) + bot*ay, true
 }
 
 func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }

@@ -400,3 +400,119 @@ func TestTrackerMinLengthAndValidation(t *testing.T) {
 		t.Errorf("NaN flow produced %d tracks", len(ts.Tracks))
 	}
 }
+
+func TestAppearanceChangeHandComputed(t *testing.T) {
+	flat := func(v uint8) *image.Gray {
+		g := image.NewGray(image.Rect(0, 0, 9, 9))
+		for i := range g.Pix {
+			g.Pix[i] = v
+		}
+		return g
+	}
+	// A flat patch of 100 against the same patch with a centre pixel of
+	// 150: D̄ = 50/25 = 2, mean|D − D̄| = (24·2 + 48)/25 = 3.84,
+	// mean|B − B̄| = 3.84, mean|A − Ā| = 0, so c = 3.84/(1.92 + 2).
+	a, b := flat(100), flat(100)
+	b.Pix[4*9+4] = 150
+	if got, want := AppearanceChange(a, b, 4, 4, 4, 4), 3.84/3.92; math.Abs(got-want) > 1e-12 {
+		t.Errorf("centre pixel: c = %v, want %v", got, want)
+	}
+	// A ramp I = 10x followed exactly one pixel to the right: D = 10
+	// everywhere, so nothing changes but the brightness: c = 0.
+	ramp := image.NewGray(image.Rect(0, 0, 12, 9))
+	for y := 0; y < 9; y++ {
+		for x := 0; x < 12; x++ {
+			ramp.Pix[y*12+x] = uint8(10 * x)
+		}
+	}
+	if got := AppearanceChange(ramp, ramp, 4, 4, 5, 4); got != 0 {
+		t.Errorf("ramp followed exactly: c = %v, want 0", got)
+	}
+	// A uniform change of brightness costs nothing either.
+	n := noise(20, 20, 3)
+	brighter := image.NewGray(n.Rect)
+	for i, v := range n.Pix {
+		brighter.Pix[i] = uint8(min(int(v)/2+40, 255))
+	}
+	half := image.NewGray(n.Rect)
+	for i, v := range n.Pix {
+		half.Pix[i] = v / 2
+	}
+	if got := AppearanceChange(half, brighter, 10, 10, 10, 10); got != 0 {
+		t.Errorf("brighter by 40: c = %v, want 0", got)
+	}
+	// Two unrelated noise patches differ by about their contrast: c near 1
+	// (for independent uniform noise E|D − D̄| ≈ 85, E|A − Ā| ≈ 64).
+	m := noise(20, 20, 4)
+	if got := AppearanceChange(n, m, 10, 10, 10, 10); got < 0.8 {
+		t.Errorf("unrelated patches: c = %v, want ≥ 0.8", got)
+	}
+}
+
+func TestTrackerAppearanceStopsPointsCarriedOverAnotherSurface(t *testing.T) {
+	const w, h, n = 64, 40, 5
+	// The flow says "move 2 px right", and frame t+1 is frame t moved
+	// 2 px right: every point follows its surface.
+	moved := func(g *image.Gray, dx int) *image.Gray {
+		o := image.NewGray(g.Rect)
+		for y := 0; y < h; y++ {
+			for x := 0; x < w; x++ {
+				o.Pix[y*w+x] = g.Pix[y*w+max(x-dx, 0)]
+			}
+		}
+		return o
+	}
+	frames := []*image.Gray{noise(w, h, 1)}
+	for i := 1; i < n; i++ {
+		frames = append(frames, moved(frames[i-1], 2))
+	}
+	run := func(frames []*image.Gray, tau float64, withNext bool) TrackerStats {
+		opt := DefaultTrackerOptions()
+		opt.Appearance = tau
+		tr, err := NewTracker(opt, w, h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < n-1; i++ {
+			var next *image.Gray
+			if withNext {
+				next = frames[i+1]
+			}
+			if err := tr.AddNext(frames[i], next, constFlow(w, h, 2, 0), constFlow(w, h, -2, 0)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		tr.Finish()
+		return tr.Stats()
+	}
+	if st := run(frames, 0.5, true); st.Stopped[StopAppearance] != 0 {
+		t.Errorf("points that follow their surface: %d stopped by the appearance test", st.Stopped[StopAppearance])
+	}
+	// The same flow over frames of unrelated texture: the flow carries every
+	// point onto another surface, and every point alive is stopped.
+	unrelated := []*image.Gray{noise(w, h, 1)}
+	for i := 1; i < n; i++ {
+		unrelated = append(unrelated, noise(w, h, int64(10+i)))
+	}
+	st := run(unrelated, 0.5, true)
+	if st.Stopped[StopAppearance] != st.Seeded || st.Kept != 0 {
+		t.Errorf("unrelated frames: %d of %d seeded stopped by appearance, %d kept; want all stopped, none kept",
+			st.Stopped[StopAppearance], st.Seeded, st.Kept)
+	}
+	// Without the next frame, or with τ = 0, the test is off.
+	for _, c := range []struct {
+		tau  float64
+		next bool
+	}{{0.5, false}, {0, true}} {
+		if st := run(unrelated, c.tau, c.next); st.Stopped[StopAppearance] != 0 || st.Kept == 0 {
+			t.Errorf("τ = %v, next given %v: %d stopped by appearance, %d kept", c.tau, c.next, st.Stopped[StopAppearance], st.Kept)
+		}
+	}
+	tr, _ := NewTracker(DefaultTrackerOptions(), w, h)
+	if err := tr.AddNext(frames[0], noise(w, h+1, 1), constFlow(w, h, 2, 0), constFlow(w, h, -2, 0)); err == nil {
+		t.Error("a next frame of another size was accepted")
+	}
+	if err := (TrackerOptions{Spacing: 8, MinLength: 3, Appearance: -1}).Validate(); err == nil {
+		t.Error("a negative appearance threshold was accepted")
+	}
+}

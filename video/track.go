@@ -183,7 +183,7 @@ func TrackKeeping(frames []*image.Gray, opt trajectory.TrackerOptions, method Me
 				return nil, trajectory.TrackerStats{}, err
 			}
 		}
-		if err := tr.Add(frames[t], pf.fwd, pf.bwd); err != nil {
+		if err := tr.AddNext(frames[t], frames[t+1], pf.fwd, pf.bwd); err != nil {
 			return nil, trajectory.TrackerStats{}, err
 		}
 		t++

@@ -131,7 +131,7 @@ func writeTrackStats(opt TrackFilesOptions, r *TrackFilesResult) error {
 	rep := map[string]any{"frames_dir": opt.Frames, "flow": opt.Method, "options": opt.Tracker, "tracks": s.Tracks, "frames": s.Frames,
 		"mean_length": s.MeanLength, "median_length": s.MedianLength, "density": s.Density, "object_coverage": cov,
 		"seeded": st.Seeded, "dropped_short": st.Dropped,
-		"stopped": map[string]int{"inconsistent": st.Stopped[trajectory.StopInconsistent], "motion_boundary": st.Stopped[trajectory.StopBoundary],
+		"stopped": map[string]int{"inconsistent": st.Stopped[trajectory.StopInconsistent], "motion_boundary": st.Stopped[trajectory.StopBoundary], "appearance": st.Stopped[trajectory.StopAppearance],
 			"left_image": st.Stopped[trajectory.StopLeftImage], "last_frame": st.Stopped[trajectory.StopLastFrame]},
 		"seconds": r.Seconds, "frames_per_second": r.FramesPerSecond}
 	return atomicfile.WriteJSON(opt.Stats, rep)

@@ -49,6 +49,7 @@ var flagRanges = map[string]flagcheck.Range{
 	"consistency-abs":     flagcheck.Closed(0, 1e6),
 	"boundary-rel":        flagcheck.Closed(0, 1000),
 	"boundary-abs":        {Lo: -1, Hi: 1e6, Note: "negative = off"},
+	"appearance":          {Lo: 0, Hi: 100, Note: "0 = off"},
 	"logit-shift":         flagcheck.Closed(-20, 20),
 	"vis-frame":           flagcheck.Closed(0, 1e6),
 	"beta":                {Lo: 0, Hi: 1, LoOpen: true, HiOpen: true},

@@ -499,3 +499,53 @@ func mustRead(t *testing.T, p string) []byte {
 	}
 	return b
 }
+
+// track --appearance reaches the tracker: a threshold no patch change
+// reaches writes the tracks of the default to the byte, a small one stops
+// points (counted under "appearance" in --stats), and a negative one is
+// refused.
+func TestTrackAppearanceFlag(t *testing.T) {
+	dir := t.TempDir()
+	root := filepath.Join(dir, "fbms")
+	if out, err := densify(t, "synth", "--out", root, "--count", "1", "--seed", "2",
+		"--frames", "5", "--width", "160", "--height", "120", "--gt-every", "2"); err != nil {
+		t.Fatalf("synth: %v\n%s", err, out)
+	}
+	frames := filepath.Join(root, "synth01")
+	run := func(name string, extra ...string) (tracks string, stopped map[string]int) {
+		out, stats := filepath.Join(dir, name+".dat"), filepath.Join(dir, name+".json")
+		args := append([]string{"track", "--frames", frames, "--out", out, "--stats", stats}, extra...)
+		if o, err := densify(t, args...); err != nil {
+			t.Fatalf("track %v: %v\n%s", extra, err, o)
+		}
+		b, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var st struct {
+			Stopped map[string]int `json:"stopped"`
+		}
+		js, err := os.ReadFile(stats)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(js, &st); err != nil {
+			t.Fatal(err)
+		}
+		return string(b), st.Stopped
+	}
+	def, st := run("default")
+	if st["appearance"] != 0 {
+		t.Errorf("the default stopped %d points by appearance", st["appearance"])
+	}
+	if huge, _ := run("huge", "--appearance", "100"); huge != def {
+		t.Error("--appearance 100 changed the tracks")
+	}
+	tiny, st := run("tiny", "--appearance", "0.2")
+	if st["appearance"] == 0 || tiny == def {
+		t.Errorf("--appearance 0.2 stopped %d points by appearance", st["appearance"])
+	}
+	if o, err := densify(t, "track", "--frames", frames, "--out", filepath.Join(dir, "n.dat"), "--appearance", "-1"); err == nil || !strings.Contains(o, "appearance") {
+		t.Errorf("--appearance -1: %v\n%s", err, o)
+	}
+}

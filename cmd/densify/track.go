@@ -23,7 +23,9 @@ func NewCmdTrack(f *Factory) *cobra.Command {
 grid where the image has structure (smaller structure-tensor eigenvalue λ_min > threshold·mean λ_min),
 propagates them with bilinear sub-pixel flow and stops them at forward/backward inconsistencies
 (|w+ŵ|² > 0.01(|w|²+|ŵ|²)+0.5) and motion boundaries (|∇u|²+|∇v|² > 0.01|w|²+0.002), as in
-Sundaram, Brox, Keutzer ECCV'10. All frames are checked (present, decodable, same size) before any work;
+Sundaram, Brox, Keutzer ECCV'10. --appearance τ (off by default) also stops a point whose 5×5 patch
+changes from one frame to the next by more than τ times its contrast (Shi & Tomasi CVPR'94), as
+points do that the flow carries over another surface. All frames are checked (present, decodable, same size) before any work;
 the output is written atomically (all labels 0).`,
 		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error { return runTrack(o) },
@@ -40,6 +42,7 @@ the output is written atomically (all labels 0).`,
 	fl.Float64Var(&t.Tracker.ConsistencyAbs, "consistency-abs", t.Tracker.ConsistencyAbs, "forward–backward check: the absolute term (px²)")
 	fl.Float64Var(&t.Tracker.BoundaryRel, "boundary-rel", t.Tracker.BoundaryRel, "motion-boundary check: stop a point where |∇u|²+|∇v|² > this·|w|² + --boundary-abs")
 	fl.Float64Var(&t.Tracker.BoundaryAbs, "boundary-abs", t.Tracker.BoundaryAbs, "motion-boundary check: the absolute term (negative: no motion-boundary check)")
+	fl.Float64Var(&t.Tracker.Appearance, "appearance", t.Tracker.Appearance, "appearance check: stop a point whose 5×5 patch changes by more than this times its contrast from one frame to the next (0: no appearance check)")
 	fl.StringVar(&t.Vis, "vis", "", "also write a PNG of one frame with its track points (colour = track length)")
 	fl.IntVar(&t.VisFrame, "vis-frame", 0, "frame drawn by --vis (0-based)")
 	fl.StringVar(&t.Stats, "stats", "", "also write JSON statistics (tracks, lengths, density, stop reasons)")
