@@ -235,7 +235,8 @@ type TrainOptions struct {
 	// "constant", the default when empty, or "cosine").
 	Schedule string `json:"schedule,omitempty"`
 	// Average, when > 1, predicts with the mean of the weights of the last
-	// Average epochs (train.Config.Average).
+	// Average epochs (train.Config.Average; DefaultOptions: 5, as
+	// train.DefaultAverage); 0 or 1: the last weights.
 	Average   int     `json:"average,omitempty"`
 	BatchSize int     `json:"batch_size"` // frames per step
 	Scale     float64 `json:"scale"`      // input scale (0 = auto: train.AutoScale)
@@ -338,7 +339,7 @@ func DefaultOptions() Options {
 		Sparsify:          uncertainty.SparsifyOptions{Beta: 0.5, Step: 0.05, Max: 0.9, Seeds: 10},
 		Prepare:           trainset.DefaultOptions(),
 		PrimaryObjectAuto: true,
-		Train:             TrainOptions{Preset: "unet-cpu", Epochs: 30, LR: 1e-3, BatchSize: 2, Seed: 1, Device: "cpu", Overlays: true, Refine: "graphcut", Temporal: refine.DefaultTemporalRadius, ComposeFlows: true, Mirror: true, Rounds: DefaultRounds},
+		Train:             TrainOptions{Preset: "unet-cpu", Epochs: 30, LR: 1e-3, Average: 5, BatchSize: 2, Seed: 1, Device: "cpu", Overlays: true, Refine: "graphcut", Temporal: refine.DefaultTemporalRadius, ComposeFlows: true, Mirror: true, Rounds: DefaultRounds},
 	}
 }
 

@@ -126,11 +126,11 @@ func TestRunWithUNet(t *testing.T) {
 // train, so they are written twice).
 func TestPipelineTrainingDefaultsAreTheTrainers(t *testing.T) {
 	p, c := pipeline.DefaultOptions().Train, train.DefaultConfig()
-	if p.Epochs != c.Epochs || p.LR != c.LR || p.BatchSize != c.Batch || p.Preset != c.Preset || p.Seed != c.Seed {
+	if p.Epochs != c.Epochs || p.LR != c.LR || p.BatchSize != c.Batch || p.Preset != c.Preset || p.Seed != c.Seed || p.Average != c.Average {
 		t.Errorf("pipeline defaults %+v differ from train.DefaultConfig %+v", p, c)
 	}
-	if c.Epochs != train.DefaultEpochs || c.StepBudget != train.DefaultStepBudget {
-		t.Errorf("train.DefaultConfig: %d epochs, budget %d", c.Epochs, c.StepBudget)
+	if c.Epochs != train.DefaultEpochs || c.StepBudget != train.DefaultStepBudget || c.Average != train.DefaultAverage {
+		t.Errorf("train.DefaultConfig: %d epochs, budget %d, average %d", c.Epochs, c.StepBudget, c.Average)
 	}
 	var f pipelineFlags
 	fs := pflag.NewFlagSet("x", pflag.ContinueOnError)
@@ -199,13 +199,14 @@ func TestUnetPredictOptionsCarryTheCut(t *testing.T) {
 }
 
 // unetTrainConfig keeps train.DefaultConfig where an option is zero (seed,
-// scale, threads and the flip switch always come from the options, and the
-// pipeline keeps only the last epoch's checkpoint) and carries every set
+// scale, threads, the flip switch and the averaged epochs always come from
+// the options, whose defaults carry train.DefaultAverage, and the pipeline
+// keeps only the checkpoints it resumes and averages) and carries every set
 // option and the variant over.
 func TestUNetTrainConfig(t *testing.T) {
 	cfg, err := unetTrainConfig(pipeline.TrainOptions{}, "", false)
 	want := train.DefaultConfig()
-	want.Seed, want.KeepEpochs = 0, 1
+	want.Seed, want.Average, want.KeepEpochs = 0, 0, 1
 	if err != nil || !reflect.DeepEqual(cfg, want) {
 		t.Fatalf("zero options: %+v, %v; want %+v", cfg, err, want)
 	}
