@@ -75,9 +75,10 @@ func SampleBilinear(m []float32, w, h int, x, y float64) (v float64, ok bool) {
 	return bilinear(m, w, i0, j0, ax, ay), true
 }
 
-// bilinear interpolates m (row stride w) inside the cell whose top-left pixel
-// is (i0, j0); a degenerate 1-pixel-wide image uses the single column/row.
-func bilinear(m []float32, w, i0, j0 int, ax, ay float64) float64 {
+// bilinear interpolates m (row stride w: a map's values or a grey image's
+// Pix) inside the cell whose top-left pixel is (i0, j0); a degenerate
+// 1-pixel-wide image uses the single column/row.
+func bilinear[T float32 | uint8](m []T, w, i0, j0 int, ax, ay float64) float64 {
 	k := j0*w + i0
 	di, dj := 1, w
 	if i0+1 >= w {

@@ -274,17 +274,11 @@ func AppearanceChange(a, b *image.Gray, px, py, qx, qy float64) float64 {
 
 // greyAt samples g bilinearly at (x, y); ok is false outside the image.
 func greyAt(g *image.Gray, x, y float64) (v float64, ok bool) {
-	b := g.Bounds()
-	w, h := b.Dx(), b.Dy()
-	i0, j0, ax, ay, ok := bilinearCell(w, h, x, y)
+	i0, j0, ax, ay, ok := bilinearCell(g.Rect.Dx(), g.Rect.Dy(), x, y)
 	if !ok {
 		return 0, false
 	}
-	i1, j1 := min(i0+1, w-1), min(j0+1, h-1)
-	at := func(i, j int) float64 { return float64(g.Pix[g.PixOffset(b.Min.X+i, b.Min.Y+j)]) }
-	top := at(i0, j0)*(1-ax) + at(i1, j0)*ax
-	bot := at(i0, j1)*(1-ax) + at(i1, j1)*ax
-	return top*(1-ay) + bot*ay, true
+	return bilinear(g.Pix, g.Stride, i0, j0, ax, ay), true
 }
 
 func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
