@@ -41,9 +41,16 @@ type LabelledFrame struct {
 // unknown colours: morph.ThinPartsBand. Label and mask scores are given
 // away from it as well (lines, cords, spokes of the annotation).
 func (f *LabelledFrame) ThinPartsBand() []bool {
+	_, band := f.ThinParts()
+	return band
+}
+
+// ThinParts marks the thin parts of the frame's object (as ThinPartsBand)
+// and their band: morph.ThinParts.
+func (f *LabelledFrame) ThinParts() (thin, band []bool) {
 	fg := make([]bool, len(f.Region))
 	for i, r := range f.Region {
 		fg[i] = r > 0
 	}
-	return morph.ThinPartsBand(fg, f.Width, f.Height)
+	return morph.ThinParts(fg, f.Width, f.Height)
 }

@@ -137,6 +137,12 @@ type Result struct {
 	// than 5 px, and 3 px around them): how well the masks draw the object
 	// where the annotation is not a 1-px line. The same cluster assignment.
 	JMeanAwayFromThin *float64 `json:"j_mean_away_from_thin_parts,omitempty"`
+	// JMeanWithThinParts (dense masks only) is JMean with every pixel of the
+	// thin parts of each frame's ground-truth object (morph.ThinParts)
+	// added to the masks' object: the J that completing the lines, cords
+	// and spokes the masks miss would reach, the rest of the masks as they
+	// are. A bound for analysis, like an oracle; never a score.
+	JMeanWithThinParts *float64 `json:"j_mean_with_thin_parts,omitempty"`
 	// JMeanBenchmark, JRecall and JDecay are the DAVIS 2016 benchmark's J
 	// mean, recall and decay (Perazzi et al., CVPR 2016, Sec. 3.1), which
 	// leave out the first and the last evaluated frame (when there are at

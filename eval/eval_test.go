@@ -331,12 +331,13 @@ func TestMasksEqualTracks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Masks also score J away from thin object parts; tracks do not.
-	if rm.JMeanAwayFromThin == nil || rt.JMeanAwayFromThin != nil {
-		t.Fatalf("J away from thin parts: tracks %v, masks %v", rt.JMeanAwayFromThin, rm.JMeanAwayFromThin)
+	// Masks also score J away from thin object parts and with them; tracks do not.
+	if rm.JMeanAwayFromThin == nil || rt.JMeanAwayFromThin != nil || rm.JMeanWithThinParts == nil || rt.JMeanWithThinParts != nil {
+		t.Fatalf("J away from thin parts: tracks %v, masks %v; with them: tracks %v, masks %v",
+			rt.JMeanAwayFromThin, rm.JMeanAwayFromThin, rt.JMeanWithThinParts, rm.JMeanWithThinParts)
 	}
 	same := *rm
-	same.JMeanAwayFromThin = nil
+	same.JMeanAwayFromThin, same.JMeanWithThinParts = nil, nil
 	if !reflect.DeepEqual(rt, &same) {
 		t.Errorf("tracks %+v\nmasks  %+v", rt, rm)
 	}
@@ -472,7 +473,11 @@ func TestLargeLabelsBoundedMemory(t *testing.T) {
 //     y 5–7, in the band) and a 2×2 patch far from it (x 0–1, y 10–11):
 //     J = 36/(48 + 12 + 4) = 0.5625; away from the band 36/(36 + 4) = 0.9.
 //
-// Second frame: no object, an empty mask: J = 1 in both.
+// With the thin parts (the line: the block is its own opening) added to the
+// masks (JMeanWithThinParts): the block alone becomes the object, J = 1;
+// the patched mask (36 + 12)/64 = 0.75, its union unchanged.
+//
+// Second frame: no object, an empty mask: J = 1 in all three.
 func TestMasksJAwayFromThinParts(t *testing.T) {
 	const w, h = 20, 12
 	reg := make([]int, w*h)
@@ -505,10 +510,10 @@ func TestMasksJAwayFromThinParts(t *testing.T) {
 	gt := gtOf([]int{0, 255}, frame(0, w, h, reg, nil), frame(1, w, h, make([]int, w*h), nil))
 	opt := Options{EvalFrames: -1, CompactLabels: true}
 	for _, c := range []struct {
-		name     string
-		mask     *LabelImage
-		j, jAway float64
-	}{{"block", block, 0.75, 1}, {"block and patches", patched, 0.5625, 0.9}} {
+		name            string
+		mask            *LabelImage
+		j, jAway, jThin float64
+	}{{"block", block, 0.75, 1, 1}, {"block and patches", patched, 0.5625, 0.9, 0.75}} {
 		r, err := Masks(gt, map[int]*LabelImage{0: c.mask, 1: empty}, opt)
 		if err != nil {
 			t.Fatal(err)
@@ -518,12 +523,21 @@ func TestMasksJAwayFromThinParts(t *testing.T) {
 			t.Fatalf("%s: no J away from thin parts", c.name)
 		}
 		near(t, c.name+": J away from thin parts", *r.JMeanAwayFromThin, (c.jAway+1)/2)
+		if r.JMeanWithThinParts == nil {
+			t.Fatalf("%s: no J with the thin parts", c.name)
+		}
+		near(t, c.name+": J with the thin parts", *r.JMeanWithThinParts, (c.jThin+1)/2)
 		var b strings.Builder
 		if err := WriteReport(&b, "test", r); err != nil {
 			t.Fatal(err)
 		}
-		if want := fmt.Sprintf("J mean away from object parts thinner than 5 px: %.2f %%", 50*(c.jAway+1)); !strings.Contains(b.String(), want) {
-			t.Errorf("%s: report lacks %q:\n%s", c.name, want, b.String())
+		for _, want := range []string{
+			fmt.Sprintf("J mean away from object parts thinner than 5 px: %.2f %%", 50*(c.jAway+1)),
+			fmt.Sprintf("J mean with every object part thinner than 5 px added to the masks (a bound): %.2f %%", 50*(c.jThin+1)),
+		} {
+			if !strings.Contains(b.String(), want) {
+				t.Errorf("%s: report lacks %q:\n%s", c.name, want, b.String())
+			}
 		}
 	}
 }

@@ -209,6 +209,9 @@ func WriteReport(w io.Writer, title string, r *Result) error {
 	if r.JMeanAwayFromThin != nil {
 		fmt.Fprintf(bw, "J mean away from object parts thinner than %d px: %s %%\n", 2*morph.ThinRadius+1, pct(*r.JMeanAwayFromThin))
 	}
+	if r.JMeanWithThinParts != nil {
+		fmt.Fprintf(bw, "J mean with every object part thinner than %d px added to the masks (a bound): %s %%\n", 2*morph.ThinRadius+1, pct(*r.JMeanWithThinParts))
+	}
 	return bw.Flush()
 }
 

@@ -44,8 +44,9 @@ func MasksFunc(gt *dataset.GroundTruth, src MaskSource, opt Options) (*Result, e
 	var values []int
 	var missing []int // labelled frames without a mask
 	// thick holds each used frame's overlaps over the pixels outside the
-	// thin-part band (JMeanAwayFromThin).
-	var thick []frameAcc
+	// thin-part band (JMeanAwayFromThin), thin those over the thin parts
+	// themselves (JMeanWithThinParts).
+	var thick, thin []frameAcc
 	e := opt.EvalFrames
 	for _, fi := range usedFrames(gt, e) {
 		lf := &gt.Frames[fi]
@@ -55,6 +56,7 @@ func MasksFunc(gt *dataset.GroundTruth, src MaskSource, opt Options) (*Result, e
 		}
 		fa := a.beginFrame(lf)
 		thick = append(thick, frameAcc{})
+		thin = append(thin, frameAcc{})
 		if m == nil {
 			missing = append(missing, lf.Frame)
 			continue
@@ -63,8 +65,8 @@ func MasksFunc(gt *dataset.GroundTruth, src MaskSource, opt Options) (*Result, e
 			return nil, fmt.Errorf("eval: mask of frame %d is %dx%d (%d labels), ground truth %s is %dx%d",
 				lf.Frame, m.Width, m.Height, len(m.Labels), lf.File, lf.Width, lf.Height)
 		}
-		band := lf.ThinPartsBand()
-		ta := &thick[len(thick)-1]
+		parts, band := lf.ThinParts()
+		ta, tn := &thick[len(thick)-1], &thin[len(thin)-1]
 		last, row, cid := 0, []float64(nil), 0
 		for k, v := range m.Labels {
 			if row == nil || v != last {
@@ -85,6 +87,9 @@ func MasksFunc(gt *dataset.GroundTruth, src MaskSource, opt Options) (*Result, e
 			row[max(lf.Region[k], 0)] += lf.Prob[k]
 			if !band[k] {
 				ta.add(a.nR, max(lf.Region[k], 0), cid, lf.Prob[k])
+			}
+			if parts[k] {
+				tn.add(a.nR, lf.Region[k], cid, lf.Prob[k])
 			}
 		}
 		a.coverage += int64(len(m.Labels))
@@ -118,6 +123,11 @@ func MasksFunc(gt *dataset.GroundTruth, src MaskSource, opt Options) (*Result, e
 		}
 		ta.overlap = permute(ta.overlap, perm)
 		ta.sizes(a.nR)
+		tn := &thin[i]
+		for len(tn.overlap) < len(values) {
+			tn.overlap = append(tn.overlap, make([]float64, a.nR))
+		}
+		tn.overlap = permute(tn.overlap, perm)
 	}
 	r, fg, err := a.result(gt, numbering{labels: sorted}, max(e, 0), opt.threshold())
 	if err != nil {
@@ -125,6 +135,8 @@ func MasksFunc(gt *dataset.GroundTruth, src MaskSource, opt Options) (*Result, e
 	}
 	j := fg.meanJ(thick)
 	r.JMeanAwayFromThin = &j
+	jt := fg.meanJWithThinParts(a.frames, thin)
+	r.JMeanWithThinParts = &jt
 	if len(missing) > 0 {
 		r.MissingMasks = missing
 		r.Warnings = append(slices.Clone(r.Warnings), fmt.Sprintf("no mask for %d of %d labelled frames (%s): scored as uncovered", len(missing), a.usedFrames, frameList(missing)))

@@ -72,14 +72,21 @@ const (
 
 // ThinPartsBand marks the band around the thin parts of fg (w×h).
 func ThinPartsBand(fg []bool, w, h int) []bool {
+	_, band := ThinParts(fg, w, h)
+	return band
+}
+
+// ThinParts returns the thin parts T of fg (w×h) and their band (see
+// ThinRadius).
+func ThinParts(fg []bool, w, h int) (thin, band []bool) {
 	thick := Open(fg, w, h, ThinRadius)
-	thin := make([]bool, len(fg))
+	thin = make([]bool, len(fg))
 	for i := range fg {
 		thin[i] = fg[i] && !thick[i]
 	}
-	band := Dilate(thin, w, h, ThinBand)
+	band = Dilate(thin, w, h, ThinBand)
 	for i := range band {
 		band[i] = band[i] && !thick[i]
 	}
-	return band
+	return thin, band
 }
