@@ -194,10 +194,11 @@ func (p *seqRun) selfTrain(d Densifier, dr *DenseResult, run, set, ckpt string, 
 		}
 		rrun := fmt.Sprintf("%s-round%d", run, r)
 		rd := &DenseResult{Masks: "masks-" + rrun}
-		rtp := tp
+		rtp, ropt := tp, topt
 		rtp.Round, rtp.Pseudo, rtp.PseudoWeight = r, &po, topt.PseudoWeight
+		rtp.Options.CRFWeight, ropt.CRFWeight = topt.RoundCRFWeight, topt.RoundCRFWeight
 		rin := roundInputs{masks: p.lay.Masks(prev), ckpt: ckpt}
-		next, err := p.trainRound(d, rd, rrun, set, rtp, topt, rin)
+		next, err := p.trainRound(d, rd, rrun, set, rtp, ropt, rin)
 		if err != nil {
 			return err
 		}
@@ -241,7 +242,7 @@ func predictOptions(topt TrainOptions, r int) TrainOptions {
 // withoutRounds is t without the self-training settings, which change
 // neither the first training's model nor any prediction.
 func (t TrainOptions) withoutRounds() TrainOptions {
-	t.Rounds, t.Pseudo, t.PseudoWeight = 0, nil, 0
+	t.Rounds, t.Pseudo, t.PseudoWeight, t.RoundCRFWeight = 0, nil, 0, 0
 	return t
 }
 

@@ -284,8 +284,11 @@ type TrainOptions struct {
 	// PseudoWeight is λ of train.Config.PseudoWeight (0 = its default).
 	PseudoWeight float64 `json:"pseudo_weight,omitempty"`
 	// CRFWeight is train.Config.CRFWeight, the weight of the relaxed Potts
-	// loss over every pixel, in every training of the run (0 = off).
+	// loss over every pixel, in the first training (0 = off).
 	CRFWeight float64 `json:"crf_weight,omitempty"`
+	// RoundCRFWeight is the same weight in the self-training rounds (0 =
+	// off; DefaultRoundCRFWeight in DefaultOptions).
+	RoundCRFWeight float64 `json:"round_crf_weight,omitempty"`
 }
 
 // DefaultRounds is the default of TrainOptions.Rounds: one self-training
@@ -422,6 +425,8 @@ func (o *Options) Validate() error {
 		return fmt.Errorf("train: self-training weight must be in (0, 1e6] (0 = default), got %v", t.PseudoWeight)
 	case !(t.CRFWeight >= 0 && t.CRFWeight <= 1e6):
 		return fmt.Errorf("train: CRF loss weight must be in [0, 1e6] (0 = off), got %v", t.CRFWeight)
+	case !(t.RoundCRFWeight >= 0 && t.RoundCRFWeight <= 1e6):
+		return fmt.Errorf("train: the rounds' CRF loss weight must be in [0, 1e6] (0 = off), got %v", t.RoundCRFWeight)
 	}
 	if err := t.PseudoOrDefault().Validate(); err != nil {
 		return fmt.Errorf("train: %w", err)

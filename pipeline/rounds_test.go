@@ -13,8 +13,10 @@ import (
 // from the round before's checkpoint on the set plus the round before's
 // masks, whose prediction wrote the probability maps the round reads; the
 // result holds every round, and the last round's masks are the result's.
-// Run again, nothing reruns; another λ redoes the rounds but not the
-// first training.
+// The first training has the CRF loss weight of CRFWeight, the rounds that
+// of RoundCRFWeight. Run again, nothing reruns; another λ or another
+// weight of the rounds' CRF loss redoes the rounds but not the first
+// training.
 func TestSelfTrainingRounds(t *testing.T) {
 	root, tracks := tinySequence(t)
 	work := t.TempDir()
@@ -22,6 +24,7 @@ func TestSelfTrainingRounds(t *testing.T) {
 	fd := &fakeDensifier{}
 	opt := testOptions(tracks, fd, &log)
 	opt.Train.Rounds = 2
+	opt.Train.CRFWeight, opt.Train.RoundCRFWeight = 1, 4
 	ctx := context.Background()
 	rep, err := Run(ctx, filepath.Join(root, "tiny"), work, opt)
 	if err != nil {
@@ -39,6 +42,11 @@ func TestSelfTrainingRounds(t *testing.T) {
 	}
 	if tr := fd.trains[0]; len(tr.Pseudo) != 0 || tr.Init != "" {
 		t.Errorf("the first training got self-training labels %v from %q", tr.Pseudo, tr.Init)
+	}
+	for i, tr := range fd.trains {
+		if want := map[bool]float64{true: 1, false: 4}[i == 0]; tr.Options.CRFWeight != want {
+			t.Errorf("training %d has CRF loss weight %v, want %v", i, tr.Options.CRFWeight, want)
+		}
 	}
 	for r, prev := range []string{"uniform", "uniform-round1"} {
 		tr := fd.trains[r+1]
@@ -101,5 +109,18 @@ func TestSelfTrainingRounds(t *testing.T) {
 	ran(t, rep, want)
 	if n := len(fd.trains); n != 5 || fd.trains[3].Options.PseudoWeight != 2 {
 		t.Errorf("%d trainings, the fourth with λ = %v: want 5 and 2", n, fd.trains[len(fd.trains)-1].Options.PseudoWeight)
+	}
+
+	opt.Train.RoundCRFWeight = 2
+	rep, err = Run(ctx, filepath.Join(root, "tiny"), work, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// the rounds train again; the fake's models come out the same, so
+	// their predictions are up to date
+	want["predict-uniform-round1"], want["predict-uniform-round2"] = false, false
+	ran(t, rep, want)
+	if n := len(fd.trains); n != 7 || fd.trains[5].Options.CRFWeight != 2 || fd.trains[6].Options.CRFWeight != 2 {
+		t.Errorf("%d trainings, the last two with CRF loss weight %v and %v: want 7, 2 and 2", n, fd.trains[n-2].Options.CRFWeight, fd.trains[n-1].Options.CRFWeight)
 	}
 }

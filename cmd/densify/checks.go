@@ -117,6 +117,7 @@ var flagRanges = map[string]flagcheck.Range{
 	"average":             {Lo: 0, Hi: 100000, Note: "0 or 1 = the last weights"},
 	"keep-epochs":         {Lo: 0, Hi: 100000, Note: "0 = every epoch"},
 	"crf-weight":          {Lo: 0, Hi: train.MaxCRFWeight, Note: "0 = off"},
+	"round-crf-weight":    {Lo: 0, Hi: train.MaxCRFWeight, Note: "0 = off"},
 	"net-weight":          {Lo: 0, Hi: 1e6},
 	"colour-weight":       {Lo: 0, Hi: 1e6},
 	"smooth":              {Lo: 0, Hi: 1e6},

@@ -55,7 +55,8 @@ func (p *pipelineFlags) bind(f *pflag.FlagSet) {
 	f.IntVar(&t.Rounds, "rounds", t.Rounds, "self-training rounds after the first training: each trains from the round before's weights on the sparse labels plus the confident pixels of its refined masks, then predicts again (0 = none)")
 	bindPseudoFlags(f, &p.pseudo)
 	f.Float64Var(&t.PseudoWeight, "pseudo-weight", train.DefaultPseudoWeight, pseudoWeightUsage)
-	f.Float64Var(&t.CRFWeight, "crf-weight", t.CRFWeight, crfWeightUsage)
+	f.Float64Var(&t.CRFWeight, "crf-weight", t.CRFWeight, "in the first training, "+crfWeightUsage)
+	f.Float64Var(&t.RoundCRFWeight, "round-crf-weight", t.RoundCRFWeight, "the weight of the relaxed Potts (CRF) loss in the self-training rounds (--crf-weight: the first training's)")
 	f.BoolVar(&p.noOverlay, "no-overlay", false, "do not write per-frame overlay previews")
 }
 
