@@ -42,7 +42,7 @@ func (f *FlowField) At(x, y float64) (u, v float64, ok bool) {
 	if !ok {
 		return 0, 0, false
 	}
-	return bilinear(f.U, f.W, i0, j0, ax, ay), bilinear(f.V, f.W, i0, j0, ax, ay), true
+	return bilinear(f.U, f.W, f.W, i0, j0, ax, ay), bilinear(f.V, f.W, f.W, i0, j0, ax, ay), true
 }
 
 // cell returns the top-left pixel of the bilinear cell of (x, y), the right
@@ -72,15 +72,16 @@ func SampleBilinear(m []float32, w, h int, x, y float64) (v float64, ok bool) {
 	if !ok || len(m) != w*h {
 		return 0, false
 	}
-	return bilinear(m, w, i0, j0, ax, ay), true
+	return bilinear(m, w, w, i0, j0, ax, ay), true
 }
 
-// bilinear interpolates m (row stride w: a map's values or a grey image's
-// Pix) inside the cell whose top-left pixel is (i0, j0); a degenerate
-// 1-pixel-wide image uses the single column/row.
-func bilinear[T float32 | uint8](m []T, w, i0, j0 int, ax, ay float64) float64 {
-	k := j0*w + i0
-	di, dj := 1, w
+// bilinear interpolates the w pixels wide image m (a map's values, or a
+// grey image's Pix ending at its last pixel) with rows stride apart inside
+// the cell whose top-left pixel is (i0, j0); a degenerate 1-pixel-wide or
+// -high image uses the single column/row.
+func bilinear[T float32 | uint8](m []T, stride, w, i0, j0 int, ax, ay float64) float64 {
+	k := j0*stride + i0
+	di, dj := 1, stride
 	if i0+1 >= w {
 		di = 0
 	}

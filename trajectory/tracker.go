@@ -191,7 +191,7 @@ func (tr *Tracker) AddNext(grey, next *image.Gray, fwd, bwd *FlowField) error {
 		}
 		if energy != nil {
 			i0, j0, ax, ay, _ := fwd.cell(p.X, p.Y)
-			if bilinear(energy, tr.w, i0, j0, ax, ay) > o.BoundaryRel*w2+o.BoundaryAbs {
+			if bilinear(energy, tr.w, tr.w, i0, j0, ax, ay) > o.BoundaryRel*w2+o.BoundaryAbs {
 				tr.stats.Stopped[StopBoundary]++
 				continue
 			}
@@ -274,11 +274,13 @@ func AppearanceChange(a, b *image.Gray, px, py, qx, qy float64) float64 {
 
 // greyAt samples g bilinearly at (x, y); ok is false outside the image.
 func greyAt(g *image.Gray, x, y float64) (v float64, ok bool) {
-	i0, j0, ax, ay, ok := bilinearCell(g.Rect.Dx(), g.Rect.Dy(), x, y)
+	w, h := g.Rect.Dx(), g.Rect.Dy()
+	i0, j0, ax, ay, ok := bilinearCell(w, h, x, y)
 	if !ok {
 		return 0, false
 	}
-	return bilinear(g.Pix, g.Stride, i0, j0, ax, ay), true
+	// Pix of a sub-image runs on past its rectangle: cut it at the last pixel
+	return bilinear(g.Pix[:(h-1)*g.Stride+w], g.Stride, w, i0, j0, ax, ay), true
 }
 
 func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }

@@ -516,3 +516,30 @@ func TestTrackerAppearanceStopsPointsCarriedOverAnotherSurface(t *testing.T) {
 		t.Error("a negative appearance threshold was accepted")
 	}
 }
+
+// greyAt samples a sub-image (Rect.Min ≠ 0, Stride wider than the
+// rectangle) at exactly the values of the same points in its parent,
+// including a 1-px-wide column at the parent's bottom-right corner, whose
+// last pixel ends the parent's Pix; and refuses points outside the
+// rectangle.
+func TestGreyAtSubImage(t *testing.T) {
+	const w, h = 7, 5
+	g := image.NewGray(image.Rect(0, 0, w, h))
+	for i := range g.Pix {
+		g.Pix[i] = uint8(37*i + 11)
+	}
+	for _, r := range []image.Rectangle{image.Rect(2, 1, 6, 4), image.Rect(6, 2, 7, 5), image.Rect(3, 4, 7, 5)} {
+		sub := g.SubImage(r).(*image.Gray)
+		x1, y1 := float64(r.Dx()-1), float64(r.Dy()-1)
+		for _, p := range [][2]float64{{0, 0}, {x1 / 2, y1 / 4}, {x1, y1}, {x1 / 3, y1 * 0.7}} {
+			got, ok := greyAt(sub, p[0], p[1])
+			want, okw := greyAt(g, p[0]+float64(r.Min.X), p[1]+float64(r.Min.Y))
+			if !ok || !okw || math.Abs(got-want) > 1e-9 {
+				t.Errorf("sub-image %v at %v: %v (%v), parent %v (%v)", r, p, got, ok, want, okw)
+			}
+		}
+		if _, ok := greyAt(sub, float64(r.Dx()), 0); ok {
+			t.Errorf("sub-image %v: a point right of the rectangle is sampled", r)
+		}
+	}
+}
