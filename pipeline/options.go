@@ -287,7 +287,8 @@ type TrainOptions struct {
 	// loss over every pixel, in the first training (0 = off).
 	CRFWeight float64 `json:"crf_weight,omitempty"`
 	// RoundCRFWeight is the same weight in the self-training rounds (0 =
-	// off; DefaultRoundCRFWeight in DefaultOptions).
+	// off, the default: docs/results.md, "The CRF loss in the round only,
+	// with the averaged weights").
 	RoundCRFWeight float64 `json:"round_crf_weight,omitempty"`
 }
 
