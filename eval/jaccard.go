@@ -40,7 +40,15 @@ func newForeground(details []RegionDetail, regionCluster []int) foreground {
 // jaccard is J of one overlap table: ov[c][j] = O(j,c), cs the cluster sizes,
 // rs the covered region sizes. Clusters beyond the table (cs) are empty.
 func (f foreground) jaccard(ov [][]float64, cs, rs []float64) float64 {
-	var inter, fgR, fgC float64
+	if inter, union := f.overlap(ov, cs, rs); union > 0 {
+		return inter / union
+	}
+	return 1
+}
+
+// overlap returns |M ∩ G| and |M ∪ G| of one overlap table (jaccard).
+func (f foreground) overlap(ov [][]float64, cs, rs []float64) (inter, union float64) {
+	var fgR, fgC float64
 	for _, j := range f.regions {
 		fgR += rs[j]
 	}
@@ -53,10 +61,7 @@ func (f foreground) jaccard(ov [][]float64, cs, rs []float64) float64 {
 			inter += ov[c][j]
 		}
 	}
-	if den := fgR + fgC - inter; den > 0 {
-		return inter / den
-	}
-	return 1
+	return inter, fgR + fgC - inter
 }
 
 // frameJ is J of every frame's table, in the order of the frames.
@@ -80,33 +85,20 @@ func (f foreground) frameJ(frames []frameAcc) []float64 {
 func (f foreground) meanJWithThinParts(frames, thin []frameAcc) float64 {
 	js := f.frameJ(frames)
 	for i := range frames {
-		fa, tn := &frames[i], &thin[i]
-		inter, union, m := 0.0, 0.0, 0.0
-		for _, j := range f.regions {
-			union += fa.regionSize[j]
-		}
-		for c, row := range tn.overlap {
-			isFG := slices.Contains(f.clusters, c)
+		m := 0.0
+		for c, row := range thin[i].overlap {
+			if slices.Contains(f.clusters, c) {
+				continue
+			}
 			for _, j := range f.regions {
-				if !isFG && j < len(row) {
-					m += row[j]
-				}
+				m += row[j]
 			}
 		}
-		if m == 0 {
-			continue
+		if m > 0 {
+			fa := &frames[i]
+			inter, union := f.overlap(fa.overlap, fa.clusterSize, fa.regionSize)
+			js[i] = (inter + m) / union
 		}
-		for _, c := range f.clusters {
-			if c >= len(fa.clusterSize) {
-				break
-			}
-			union += fa.clusterSize[c]
-			for _, j := range f.regions {
-				inter += fa.overlap[c][j]
-			}
-		}
-		union -= inter
-		js[i] = (inter + m) / union
 	}
 	return mean(js)
 }

@@ -112,22 +112,11 @@ func MasksFunc(gt *dataset.GroundTruth, src MaskSource, opt Options) (*Result, e
 	// sums are added in exactly the order of the track path.
 	for i := range a.frames {
 		fa := &a.frames[i]
-		for len(fa.overlap) < len(values) {
-			fa.overlap = append(fa.overlap, make([]float64, a.nR))
-		}
-		fa.overlap = permute(fa.overlap, perm)
+		fa.renumber(perm, a.nR)
 		a.endFrame(fa)
-		ta := &thick[i]
-		for len(ta.overlap) < len(values) {
-			ta.overlap = append(ta.overlap, make([]float64, a.nR))
-		}
-		ta.overlap = permute(ta.overlap, perm)
-		ta.sizes(a.nR)
-		tn := &thin[i]
-		for len(tn.overlap) < len(values) {
-			tn.overlap = append(tn.overlap, make([]float64, a.nR))
-		}
-		tn.overlap = permute(tn.overlap, perm)
+		thick[i].renumber(perm, a.nR)
+		thick[i].sizes(a.nR)
+		thin[i].renumber(perm, a.nR)
 	}
 	r, fg, err := a.result(gt, numbering{labels: sorted}, max(e, 0), opt.threshold())
 	if err != nil {
@@ -166,6 +155,15 @@ func permute[T any](s []T, perm []int) []T {
 		out[c] = s[old]
 	}
 	return out
+}
+
+// renumber gives the frame's overlap table a row for each of the len(perm)
+// clusters and puts them in the order perm (new id → old id).
+func (fa *frameAcc) renumber(perm []int, nR int) {
+	for len(fa.overlap) < len(perm) {
+		fa.overlap = append(fa.overlap, make([]float64, nR))
+	}
+	fa.overlap = permute(fa.overlap, perm)
 }
 
 // MaskFrame parses the frame number of a mask file name (extension
