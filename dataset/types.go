@@ -48,9 +48,23 @@ func (f *LabelledFrame) ThinPartsBand() []bool {
 // ThinParts marks the thin parts of the frame's object (as ThinPartsBand)
 // and their band: morph.ThinParts.
 func (f *LabelledFrame) ThinParts() (thin, band []bool) {
+	return morph.ThinParts(f.object(), f.Width, f.Height)
+}
+
+// Holes marks the holes of the frame's object (the union of its regions
+// other than region 0 and unknown colours): the scene seen inside a
+// wheel's rim or through rigging, which the annotation leaves out of the
+// object although the object surrounds it (morph.Holes).
+func (f *LabelledFrame) Holes() []bool {
+	return morph.Holes(f.object(), f.Width, f.Height)
+}
+
+// object marks the pixels of the frame's regions other than region 0 (the
+// background) and unknown colours.
+func (f *LabelledFrame) object() []bool {
 	fg := make([]bool, len(f.Region))
 	for i, r := range f.Region {
 		fg[i] = r > 0
 	}
-	return morph.ThinParts(fg, f.Width, f.Height)
+	return fg
 }

@@ -143,6 +143,12 @@ type Result struct {
 	// and spokes the masks miss would reach, the rest of the masks as they
 	// are. A bound for analysis, like an oracle; never a score.
 	JMeanWithThinParts *float64 `json:"j_mean_with_thin_parts,omitempty"`
+	// JMeanWithoutHoles (dense masks only) is JMean with every pixel of the
+	// holes of each frame's ground-truth object (dataset.LabelledFrame.Holes:
+	// the scene inside a wheel's rim or through rigging) taken out of the
+	// masks' object: the J that clearing the holes the masks fill would
+	// reach, the rest as it is. A bound for analysis, like an oracle.
+	JMeanWithoutHoles *float64 `json:"j_mean_without_holes,omitempty"`
 	// JMeanBenchmark, JRecall and JDecay are the DAVIS 2016 benchmark's J
 	// mean, recall and decay (Perazzi et al., CVPR 2016, Sec. 3.1), which
 	// leave out the first and the last evaluated frame (when there are at

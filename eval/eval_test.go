@@ -331,13 +331,15 @@ func TestMasksEqualTracks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Masks also score J away from thin object parts and with them; tracks do not.
-	if rm.JMeanAwayFromThin == nil || rt.JMeanAwayFromThin != nil || rm.JMeanWithThinParts == nil || rt.JMeanWithThinParts != nil {
-		t.Fatalf("J away from thin parts: tracks %v, masks %v; with them: tracks %v, masks %v",
-			rt.JMeanAwayFromThin, rm.JMeanAwayFromThin, rt.JMeanWithThinParts, rm.JMeanWithThinParts)
+	// Masks also score J away from thin object parts, with them and without
+	// the object's holes; tracks do not.
+	if rm.JMeanAwayFromThin == nil || rt.JMeanAwayFromThin != nil || rm.JMeanWithThinParts == nil || rt.JMeanWithThinParts != nil ||
+		rm.JMeanWithoutHoles == nil || rt.JMeanWithoutHoles != nil {
+		t.Fatalf("J away from thin parts: tracks %v, masks %v; with them: tracks %v, masks %v; without holes: tracks %v, masks %v",
+			rt.JMeanAwayFromThin, rm.JMeanAwayFromThin, rt.JMeanWithThinParts, rm.JMeanWithThinParts, rt.JMeanWithoutHoles, rm.JMeanWithoutHoles)
 	}
 	same := *rm
-	same.JMeanAwayFromThin, same.JMeanWithThinParts = nil, nil
+	same.JMeanAwayFromThin, same.JMeanWithThinParts, same.JMeanWithoutHoles = nil, nil, nil
 	if !reflect.DeepEqual(rt, &same) {
 		t.Errorf("tracks %+v\nmasks  %+v", rt, rm)
 	}
@@ -460,6 +462,71 @@ func TestLargeLabelsBoundedMemory(t *testing.T) {
 	}
 	if _, err := Masks(big, map[int]*LabelImage{0: m}, Options{}); err == nil || !strings.Contains(err.Error(), "more than 65536 distinct label values") {
 		t.Errorf("90000 colours: %v", err)
+	}
+}
+
+// TestMasksJWithoutHoles: a 12×10 frame whose object is a ring, the
+// border of the square x 2–8, y 2–8 three pixels wide (49 − 9 = 40 px),
+// around a 3×3 hole (x 4–6, y 4–6; morph.Holes).
+//   - A mask of the filled square (49 px): J = 40/49; without the hole's
+//     pixels the union is 40, J = 1.
+//   - The filled square and a 2×2 patch outside (x 10–11, y 0–1): J =
+//     40/53; without the hole 40/44.
+//   - The ring's left half (x 2–4, y 2–8, 21 px, 3 of them in the hole):
+//     J = 18/43; without the hole 18/40.
+//
+// Second frame: no object and an empty mask, J = 1 in both.
+func TestMasksJWithoutHoles(t *testing.T) {
+	const w, h = 12, 10
+	reg := make([]int, w*h)
+	square := &LabelImage{Width: w, Height: h, Labels: make([]int, w*h)}
+	half := &LabelImage{Width: w, Height: h, Labels: make([]int, w*h)}
+	for y := 2; y <= 8; y++ {
+		for x := 2; x <= 8; x++ {
+			square.Labels[y*w+x] = 255
+			if x <= 4 {
+				half.Labels[y*w+x] = 255
+			}
+			if x < 4 || x > 6 || y < 4 || y > 6 {
+				reg[y*w+x] = 1
+			}
+		}
+	}
+	patched := &LabelImage{Width: w, Height: h, Labels: slices.Clone(square.Labels)}
+	for y := 0; y <= 1; y++ {
+		for x := 10; x <= 11; x++ {
+			patched.Labels[y*w+x] = 255
+		}
+	}
+	empty := &LabelImage{Width: w, Height: h, Labels: make([]int, w*h)}
+	gt := gtOf([]int{0, 255}, frame(0, w, h, reg, nil), frame(1, w, h, make([]int, w*h), nil))
+	opt := Options{EvalFrames: -1, CompactLabels: true}
+	for _, c := range []struct {
+		name     string
+		mask     *LabelImage
+		j, jHole float64
+	}{
+		{"filled square", square, 40.0 / 49, 1},
+		{"square and patch", patched, 40.0 / 53, 40.0 / 44},
+		{"left half", half, 18.0 / 43, 18.0 / 40},
+	} {
+		r, err := Masks(gt, map[int]*LabelImage{0: c.mask, 1: empty}, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		near(t, c.name+": J", r.JMean, (c.j+1)/2)
+		if r.JMeanWithoutHoles == nil {
+			t.Fatalf("%s: no J without the holes", c.name)
+		}
+		near(t, c.name+": J without the holes", *r.JMeanWithoutHoles, (c.jHole+1)/2)
+		var b strings.Builder
+		if err := WriteReport(&b, "test", r); err != nil {
+			t.Fatal(err)
+		}
+		want := fmt.Sprintf("J mean with the object's holes taken out of the masks (a bound): %.2f %%", 50*(c.jHole+1))
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("%s: report lacks %q:\n%s", c.name, want, b.String())
+		}
 	}
 }
 

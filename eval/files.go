@@ -212,6 +212,9 @@ func WriteReport(w io.Writer, title string, r *Result) error {
 	if r.JMeanWithThinParts != nil {
 		fmt.Fprintf(bw, "J mean with every object part thinner than %d px added to the masks (a bound): %s %%\n", 2*morph.ThinRadius+1, pct(*r.JMeanWithThinParts))
 	}
+	if r.JMeanWithoutHoles != nil {
+		fmt.Fprintf(bw, "J mean with the object's holes taken out of the masks (a bound): %s %%\n", pct(*r.JMeanWithoutHoles))
+	}
 	return bw.Flush()
 }
 

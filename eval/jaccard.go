@@ -103,6 +103,37 @@ func (f foreground) meanJWithThinParts(frames, thin []frameAcc) float64 {
 	return mean(js)
 }
 
+// meanJWithoutHoles is the DAVIS J mean with every pixel of the holes of
+// the object taken out of the segmentation's object: frames[i] is a
+// frame's table, holes[i] the same frame's overlaps over the holes of its
+// object (dataset.LabelledFrame.Holes), which lie outside every object
+// region. Per frame, with h the hole pixels on the object's clusters, the
+// intersection stays and the union shrinks by h:
+//
+//	J' = |M ∩ G| / (|M ∪ G| − h).
+func (f foreground) meanJWithoutHoles(frames, holes []frameAcc) float64 {
+	js := f.frameJ(frames)
+	for i := range frames {
+		h := 0.0
+		for _, c := range f.clusters {
+			if c >= len(holes[i].overlap) {
+				continue
+			}
+			for j, v := range holes[i].overlap[c] {
+				if !slices.Contains(f.regions, j) {
+					h += v
+				}
+			}
+		}
+		if h > 0 {
+			fa := &frames[i]
+			inter, union := f.overlap(fa.overlap, fa.clusterSize, fa.regionSize)
+			js[i] = inter / (union - h)
+		}
+	}
+	return mean(js)
+}
+
 // meanJ is the DAVIS J mean: J of every frame's table, averaged.
 func (f foreground) meanJ(frames []frameAcc) float64 { return mean(f.frameJ(frames)) }
 

@@ -45,8 +45,9 @@ func MasksFunc(gt *dataset.GroundTruth, src MaskSource, opt Options) (*Result, e
 	var missing []int // labelled frames without a mask
 	// thick holds each used frame's overlaps over the pixels outside the
 	// thin-part band (JMeanAwayFromThin), thin those over the thin parts
-	// themselves (JMeanWithThinParts).
-	var thick, thin []frameAcc
+	// themselves (JMeanWithThinParts), holes those over the object's holes
+	// (JMeanWithoutHoles).
+	var thick, thin, holes []frameAcc
 	e := opt.EvalFrames
 	for _, fi := range usedFrames(gt, e) {
 		lf := &gt.Frames[fi]
@@ -57,6 +58,7 @@ func MasksFunc(gt *dataset.GroundTruth, src MaskSource, opt Options) (*Result, e
 		fa := a.beginFrame(lf)
 		thick = append(thick, frameAcc{})
 		thin = append(thin, frameAcc{})
+		holes = append(holes, frameAcc{})
 		if m == nil {
 			missing = append(missing, lf.Frame)
 			continue
@@ -66,7 +68,8 @@ func MasksFunc(gt *dataset.GroundTruth, src MaskSource, opt Options) (*Result, e
 				lf.Frame, m.Width, m.Height, len(m.Labels), lf.File, lf.Width, lf.Height)
 		}
 		parts, band := lf.ThinParts()
-		ta, tn := &thick[len(thick)-1], &thin[len(thin)-1]
+		inHole := lf.Holes()
+		ta, tn, th := &thick[len(thick)-1], &thin[len(thin)-1], &holes[len(holes)-1]
 		last, row, cid := 0, []float64(nil), 0
 		for k, v := range m.Labels {
 			if row == nil || v != last {
@@ -90,6 +93,9 @@ func MasksFunc(gt *dataset.GroundTruth, src MaskSource, opt Options) (*Result, e
 			}
 			if parts[k] {
 				tn.add(a.nR, lf.Region[k], cid, lf.Prob[k])
+			}
+			if inHole[k] {
+				th.add(a.nR, max(lf.Region[k], 0), cid, lf.Prob[k])
 			}
 		}
 		a.coverage += int64(len(m.Labels))
@@ -117,6 +123,7 @@ func MasksFunc(gt *dataset.GroundTruth, src MaskSource, opt Options) (*Result, e
 		thick[i].renumber(perm, a.nR)
 		thick[i].sizes(a.nR)
 		thin[i].renumber(perm, a.nR)
+		holes[i].renumber(perm, a.nR)
 	}
 	r, fg, err := a.result(gt, numbering{labels: sorted}, max(e, 0), opt.threshold())
 	if err != nil {
@@ -126,6 +133,8 @@ func MasksFunc(gt *dataset.GroundTruth, src MaskSource, opt Options) (*Result, e
 	r.JMeanAwayFromThin = &j
 	jt := fg.meanJWithThinParts(a.frames, thin)
 	r.JMeanWithThinParts = &jt
+	jh := fg.meanJWithoutHoles(a.frames, holes)
+	r.JMeanWithoutHoles = &jh
 	if len(missing) > 0 {
 		r.MissingMasks = missing
 		r.Warnings = append(slices.Clone(r.Warnings), fmt.Sprintf("no mask for %d of %d labelled frames (%s): scored as uncovered", len(missing), a.usedFrames, frameList(missing)))

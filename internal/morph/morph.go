@@ -90,3 +90,51 @@ func ThinParts(fg []bool, w, h int) (thin, band []bool) {
 	}
 	return thin, band
 }
+
+// Holes returns the holes of fg (w×h): the pixels outside fg that no path
+// of 4-neighbours outside fg joins to the image border, such as the scene
+// seen inside a wheel's rim or through a loop of rigging. The set is taken
+// 8-connected and its complement 4-connected, the usual pair (Rosenfeld,
+// "Connectivity in digital pictures", J. ACM 17(1), 1970): a ring closed
+// only through a diagonal step still encloses its hole. A flood fill from
+// the border, O(w·h).
+func Holes(fg []bool, w, h int) []bool {
+	outside := make([]bool, len(fg)) // background reached from the border
+	stack := make([]int, 0, 2*(w+h))
+	push := func(x, y int) {
+		if i := y*w + x; !fg[i] && !outside[i] {
+			outside[i] = true
+			stack = append(stack, i)
+		}
+	}
+	for x := 0; x < w; x++ {
+		push(x, 0)
+		push(x, h-1)
+	}
+	for y := 0; y < h; y++ {
+		push(0, y)
+		push(w-1, y)
+	}
+	for len(stack) > 0 {
+		i := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		x, y := i%w, i/w
+		if x > 0 {
+			push(x-1, y)
+		}
+		if x < w-1 {
+			push(x+1, y)
+		}
+		if y > 0 {
+			push(x, y-1)
+		}
+		if y < h-1 {
+			push(x, y+1)
+		}
+	}
+	holes := make([]bool, len(fg))
+	for i := range fg {
+		holes[i] = !fg[i] && !outside[i]
+	}
+	return holes
+}

@@ -91,3 +91,41 @@ func TestDilateErodeOpenByHand(t *testing.T) {
 		t.Error("input modified")
 	}
 }
+
+func TestHolesByHand(t *testing.T) {
+	// Left to right: a ring around one pixel (a hole); a diamond closed
+	// only by diagonal steps (its 4-connected inside is still a hole); a C
+	// open to the right (no hole); a ring cut by the image's right edge,
+	// whose inside reaches the border (no hole). Bottom left: a ring of
+	// width 2 around two pixels.
+	in, w, h := mask(
+		"###..#..###..###",
+		"#.#.#.#.#....#..",
+		"###..#..###..###",
+		"................",
+		"####............",
+		"#..#............",
+		"####............",
+	)
+	want := strings.Join([]string{
+		"................",
+		".#...#..........",
+		"................",
+		"................",
+		"................",
+		".##.............",
+		"................",
+	}, "\n")
+	if got := show(Holes(in, w, h), w); got != want {
+		t.Errorf("holes:\n%s\nwant\n%s", got, want)
+	}
+	// No set pixel: no hole; a full frame: no hole either.
+	empty := make([]bool, 12)
+	full := []bool{true, true, true, true}
+	if got := show(Holes(empty, 4, 3), 4); strings.Contains(got, "#") {
+		t.Errorf("holes of the empty set:\n%s", got)
+	}
+	if got := show(Holes(full, 2, 2), 2); strings.Contains(got, "#") {
+		t.Errorf("holes of the full set:\n%s", got)
+	}
+}
