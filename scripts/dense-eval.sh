@@ -9,7 +9,9 @@
 # Prints per sequence the label IoU, dense J of every variant (mean ± sd over
 # the seeds) with and without the refinement of the masks, J away from the thin
 # parts of the object (1-px lines and cords of the annotation), J with those
-# thin parts added to the masks (a bound: what completing them could give), the
+# thin parts added to the masks (a bound: what completing them could give), J
+# with the object's holes taken out of the masks (a bound: what clearing them
+# could give), the
 # DAVIS 2016 benchmark's J (first and last frame left out), the oracle's J and the training
 # minutes; then the means, and for
 # every variant against uniform the paired ΔF per sequence, how many
@@ -104,7 +106,7 @@ mkdir -p "$WORK"
 DAVIS=$(davis_root "$WORK" $DAVIS)
 seqs=${SEQUENCES:-$(cd "$DAVIS/JPEGImages/480p" && ls)}
 csv=$WORK/dense-$TAG.csv
-echo "sequence,labels,variant,seed,precision,recall,f,j_mean,train_seconds,label_iou,j_unrefined,j_away_thin,j_benchmark,j_with_thin" > "$csv.tmp"
+echo "sequence,labels,variant,seed,precision,recall,f,j_mean,train_seconds,label_iou,j_unrefined,j_away_thin,j_benchmark,j_with_thin,j_without_holes" > "$csv.tmp"
 ckcsv=$WORK/dense-$TAG-checkpoints.csv
 [[ -n "${CHECKPOINTS:-}" ]] && echo "sequence,labels,variant,seed,fraction,epoch,epochs,steps,j_mean" > "$ckcsv.tmp"
 
@@ -177,9 +179,10 @@ except OSError:
 thin = ev.get("j_mean_away_from_thin_parts")  # J outside the band around 1-px object parts
 bench = ev.get("j_mean_benchmark")  # the DAVIS 2016 benchmark's J: first and last frame left out
 with_thin = ev.get("j_mean_with_thin_parts")  # J with the thin parts added to the masks: a bound
+no_holes = ev.get("j_mean_without_holes")  # J with the object's holes taken out of the masks: a bound
 opt = lambda x: "" if x is None else "%.6f" % x
-print("%s,%s,%s,%s,%.6f,%.6f,%.6f,%.6f,%.1f,%s,%s,%s,%s,%s" % (seq, labels, variant, seed, ev["precision"], ev["recall"], ev["f"], ev["j_mean"], float(secs), iou, j_raw,
-      opt(thin), opt(bench), opt(with_thin)))
+print("%s,%s,%s,%s,%.6f,%.6f,%.6f,%.6f,%.1f,%s,%s,%s,%s,%s,%s" % (seq, labels, variant, seed, ev["precision"], ev["recall"], ev["f"], ev["j_mean"], float(secs), iou, j_raw,
+      opt(thin), opt(bench), opt(with_thin), opt(no_holes)))
 PY
 }
 

@@ -2,7 +2,8 @@
 """Table of scripts/dense-eval.sh: per sequence the label IoU, dense J and F of every
 variant (mean ± sd over seeds), J of the unrefined masks (--refine none), J away
 from the thin parts of the object (lines, cords narrower than 5 px), J with those thin parts
-added to the masks (a bound: what completing them could give) and the DAVIS 2016
+added to the masks (a bound: what completing them could give), J with the object's holes
+taken out of the masks (a bound: what clearing them could give) and the DAVIS 2016
 benchmark's J (first and last frame left out) where the CSV has them, the oracle's J; the means; and every variant against
 uniform: paired ΔF per sequence, sequences helped, and whether the mean ΔF exceeds the
 spread across seeds (the mean over sequences of the seeds' sd of F), and the same for J.
@@ -54,11 +55,12 @@ def ms(rs, k):
     return (st.mean(v), st.stdev(v) if len(v) > 1 else 0.0) if v else (float("nan"), 0.0)
 fmt = lambda m, s: ("%.1f ± %.1f" % (m, s)) if s else "%.1f" % m
 # the optional columns, for the variants with a value in some row (CSVs of earlier runs lack them)
-optional = [(k, v) for k in ("j_unrefined", "j_away_thin", "j_with_thin", "j_benchmark")
+optional = [(k, v) for k in ("j_unrefined", "j_away_thin", "j_with_thin", "j_without_holes", "j_benchmark")
             for v in variants if any(r.get(k) for r in rows if r["variant"] == v)]
 keys = [("j_mean", v) for v in variants] + optional + [("f", v) for v in variants]
 names = {"j_mean": "J %s", "j_unrefined": "J %s unrefined", "j_away_thin": "J %s away from thin parts",
          "j_with_thin": "J %s with the thin parts (bound)",
+         "j_without_holes": "J %s without the holes (bound)",
          "j_benchmark": "J %s, DAVIS benchmark", "f": "F %s"}
 head = ["sequence", "label IoU"] + [names[k] % v for k, v in keys] + ["J oracle", "train min"]
 print("| " + " | ".join(head) + " |")

@@ -52,7 +52,7 @@ train) mkdir -p "$out" && echo '{}' > "$out/train.json" && : > "$out/model.ckpt"
 predict) mkdir -p "$out" && { [ -z "$prob" ] || mkdir -p "$out/prob"; } ;;
 eval)
 	r=$(echo "$masks" | sed -n 's|.*-r\([0-9]\)/masks$|\1|p'); r=${r:-0}
-	echo "{\"precision\": 0.5, \"recall\": 0.5, \"f\": 0.5, \"j_mean\": 0.$((5 + r)), \"j_mean_benchmark\": 0.$((5 + r))1, \"j_mean_with_thin_parts\": 0.$((5 + r))2}" > "$json" ;;
+	echo "{\"precision\": 0.5, \"recall\": 0.5, \"f\": 0.5, \"j_mean\": 0.$((5 + r)), \"j_mean_benchmark\": 0.$((5 + r))1, \"j_mean_with_thin_parts\": 0.$((5 + r))2, \"j_mean_without_holes\": 0.$((5 + r))3}" > "$json" ;;
 esac
 exit 0
 `
@@ -129,10 +129,11 @@ func TestDenseEvalRounds(t *testing.T) {
 			t.Errorf("prediction %d does not share the sequence's flow store: %s", i, c)
 		}
 	}
-	// Each row ends in the benchmark's J of its eval.json (0.51, 0.61, 0.71)
-	// and its J with the thin parts (0.52, 0.62, 0.72).
-	for _, want := range []string{",uniform,1,0.500000,0.500000,0.500000,0.500000,", ",0.510000,0.520000\n", ",uniform-r1,1,", ",0.600000,", ",0.610000,0.620000\n",
-		",uniform-r2,1,", ",0.700000,", ",0.710000,0.720000\n"} {
+	// Each row ends in the benchmark's J of its eval.json (0.51, 0.61, 0.71),
+	// its J with the thin parts (0.52, 0.62, 0.72) and its J without the
+	// holes (0.53, 0.63, 0.73).
+	for _, want := range []string{",uniform,1,0.500000,0.500000,0.500000,0.500000,", ",0.510000,0.520000,0.530000\n", ",uniform-r1,1,", ",0.600000,", ",0.610000,0.620000,0.630000\n",
+		",uniform-r2,1,", ",0.700000,", ",0.710000,0.720000,0.730000\n"} {
 		if !strings.Contains(csv, want) {
 			t.Errorf("CSV lacks %q:\n%s", want, csv)
 		}

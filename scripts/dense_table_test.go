@@ -26,27 +26,29 @@ func denseTable(t *testing.T, csv string) string {
 }
 
 // The table of scripts/dense-eval.sh: J, J away from thin object parts, J
-// with them, the DAVIS 2016 benchmark's J and F per sequence as mean ± sd
-// over seeds, and their means over sequences. By hand: a, seeds 1/2: J
-// 0.60/0.70 → 65.0 ± 7.1, away 0.80/0.90 → 85.0 ± 7.1, with 0.64/0.74 →
-// 69.0 ± 7.1, benchmark 0.62/0.72 → 67.0 ± 7.1, F 0.70/0.80 → 75.0 ± 7.1; b,
-// one seed: J 50.0, away 52.0, with 55.0, benchmark 51.0, F 60.0; means
-// 57.5, 68.5, 62.0, 59.0, 67.5; label IoU mean (0.9 + 0.7)/2 = 0.800.
+// with them, J without the object's holes, the DAVIS 2016 benchmark's J and
+// F per sequence as mean ± sd over seeds, and their means over sequences.
+// By hand: a, seeds 1/2: J 0.60/0.70 → 65.0 ± 7.1, away 0.80/0.90 → 85.0 ±
+// 7.1, with 0.64/0.74 → 69.0 ± 7.1, without holes 0.66/0.76 → 71.0 ± 7.1,
+// benchmark 0.62/0.72 → 67.0 ± 7.1, F 0.70/0.80 → 75.0 ± 7.1; b, one seed:
+// J 50.0, away 52.0, with 55.0, without holes 57.0, benchmark 51.0, F 60.0;
+// means 57.5, 68.5, 62.0, 64.0, 59.0, 67.5; label IoU mean (0.9 + 0.7)/2 =
+// 0.800.
 func TestDenseTableOptionalJColumns(t *testing.T) {
-	head := "sequence,labels,variant,seed,precision,recall,f,j_mean,train_seconds,label_iou,j_unrefined,j_away_thin,j_benchmark,j_with_thin\n"
+	head := "sequence,labels,variant,seed,precision,recall,f,j_mean,train_seconds,label_iou,j_unrefined,j_away_thin,j_benchmark,j_with_thin,j_without_holes\n"
 	out := denseTable(t, head+
-		"a,real,uniform,1,0.7,0.7,0.70,0.60,120,0.9,,0.80,0.62,0.64\n"+
-		"a,real,uniform,2,0.8,0.8,0.80,0.70,120,0.9,,0.90,0.72,0.74\n"+
-		"b,real,uniform,1,0.6,0.6,0.60,0.50,60,0.7,,0.52,0.51,0.55\n")
+		"a,real,uniform,1,0.7,0.7,0.70,0.60,120,0.9,,0.80,0.62,0.64,0.66\n"+
+		"a,real,uniform,2,0.8,0.8,0.80,0.70,120,0.9,,0.90,0.72,0.74,0.76\n"+
+		"b,real,uniform,1,0.6,0.6,0.60,0.50,60,0.7,,0.52,0.51,0.55,0.57\n")
 	testutil.Contains(t, "table", out,
-		"| sequence | label IoU | J uniform | J uniform away from thin parts | J uniform with the thin parts (bound) | J uniform, DAVIS benchmark | F uniform | J oracle | train min |",
-		"| a | 0.9 | 65.0 ± 7.1 | 85.0 ± 7.1 | 69.0 ± 7.1 | 67.0 ± 7.1 | 75.0 ± 7.1 | – | 2.0 |",
-		"| b | 0.7 | 50.0 | 52.0 | 55.0 | 51.0 | 60.0 | – | 1.0 |",
-		"| **mean** | 0.800 | 57.5 | 68.5 | 62.0 | 59.0 | 67.5 | – | 1.5 |")
+		"| sequence | label IoU | J uniform | J uniform away from thin parts | J uniform with the thin parts (bound) | J uniform without the holes (bound) | J uniform, DAVIS benchmark | F uniform | J oracle | train min |",
+		"| a | 0.9 | 65.0 ± 7.1 | 85.0 ± 7.1 | 69.0 ± 7.1 | 71.0 ± 7.1 | 67.0 ± 7.1 | 75.0 ± 7.1 | – | 2.0 |",
+		"| b | 0.7 | 50.0 | 52.0 | 55.0 | 57.0 | 51.0 | 60.0 | – | 1.0 |",
+		"| **mean** | 0.800 | 57.5 | 68.5 | 62.0 | 64.0 | 59.0 | 67.5 | – | 1.5 |")
 	// A CSV of earlier runs, without the columns, prints without them.
 	old := denseTable(t, "sequence,labels,variant,seed,precision,recall,f,j_mean,train_seconds,label_iou,j_unrefined\n"+
 		"a,real,uniform,1,0.7,0.7,0.70,0.60,120,0.9,\n")
-	if want := "| a | 0.9 | 60.0 | 70.0 | – | 2.0 |"; !strings.Contains(old, want) || strings.Contains(old, "thin parts") || strings.Contains(old, "benchmark") {
+	if want := "| a | 0.9 | 60.0 | 70.0 | – | 2.0 |"; !strings.Contains(old, want) || strings.Contains(old, "thin parts") || strings.Contains(old, "holes") || strings.Contains(old, "benchmark") {
 		t.Errorf("table of an old CSV, want %q and neither the thin-part nor the benchmark column:\n%s", want, old)
 	}
 }
