@@ -212,11 +212,13 @@ func (r *SequenceResult) checkScores() error {
 			return nil
 		}
 		fr := [][2]any{{"precision", s.Precision}, {"recall", s.Recall}, {"f", s.F}, {"iou", s.IoU}, {"j_mean", s.JMean}}
-		if s.JAwayFromThin != nil {
-			fr = append(fr, [2]any{"j_mean_away_from_thin_parts", *s.JAwayFromThin})
-		}
-		if s.JBenchmark != nil {
-			fr = append(fr, [2]any{"j_mean_benchmark", *s.JBenchmark})
+		for _, o := range []struct {
+			name string
+			v    *float64
+		}{{"j_mean_away_from_thin_parts", s.JAwayFromThin}, {"j_mean_benchmark", s.JBenchmark}, {"j_mean_with_thin_parts", s.JWithThinParts}, {"j_mean_without_holes", s.JWithoutHoles}} {
+			if o.v != nil {
+				fr = append(fr, [2]any{o.name, *o.v})
+			}
 		}
 		for _, f := range fr {
 			if v := f[1].(float64); !(v >= 0 && v <= 1) {

@@ -149,6 +149,12 @@ func TestRunStagesSkipAndRerun(t *testing.T) {
 	if d := s.Dense[DefaultVariant].Scores; d.JBenchmark == nil || s.Sparse.JBenchmark != nil {
 		t.Errorf("DAVIS benchmark J: dense %v, sparse %v", d.JBenchmark, s.Sparse.JBenchmark)
 	}
+	// So are the two bounds, which are never below J.
+	if d := s.Dense[DefaultVariant].Scores; d.JWithThinParts == nil || d.JWithoutHoles == nil || s.Sparse.JWithThinParts != nil || s.Sparse.JWithoutHoles != nil {
+		t.Errorf("bounds: dense %v %v, sparse %v %v", d.JWithThinParts, d.JWithoutHoles, s.Sparse.JWithThinParts, s.Sparse.JWithoutHoles)
+	} else if *d.JWithThinParts < d.JMean || *d.JWithoutHoles < d.JMean {
+		t.Errorf("bounds %v, %v below J %v", *d.JWithThinParts, *d.JWithoutHoles, d.JMean)
+	}
 	if d := s.Dense[DefaultVariant].Scores; d.JAwayFromThin == nil || s.Sparse.JAwayFromThin != nil {
 		t.Errorf("J away from thin parts: dense %v, sparse %v", d.JAwayFromThin, s.Sparse.JAwayFromThin)
 	} else if md, _ := os.ReadFile(filepath.Join(work, "report.md")); !strings.Contains(string(md),
@@ -575,6 +581,14 @@ func TestReportMarkdown(t *testing.T) {
 		{benchmarkJ, func(s *Scores) **float64 { return &s.JBenchmark }, 0.52, 0.18,
 			"Dense J (the DAVIS 2016 benchmark's, first and last frame left out): weighted 50.00 (52.00).",
 			"Mean dense J (the DAVIS 2016 benchmark's, first and last frame left out): weighted 30.00 (35.00).", func(m *Mean) *float64 { return m.JBenchmark }},
+		// The bounds: with the thin parts (0.55 + 0.15)/2 = 0.35, without
+		// the holes (0.70 + 0.30)/2 = 0.50.
+		{withThinJ, func(s *Scores) **float64 { return &s.JWithThinParts }, 0.55, 0.15,
+			"Dense J (with every object part thinner than 5 px added to the masks: a bound): weighted 50.00 (55.00).",
+			"Mean dense J (with every object part thinner than 5 px added to the masks: a bound): weighted 30.00 (35.00).", func(m *Mean) *float64 { return m.JWithThinParts }},
+		{withoutHolesJ, func(s *Scores) **float64 { return &s.JWithoutHoles }, 0.7, 0.3,
+			"Dense J (with the object's holes taken out of the masks: a bound): weighted 50.00 (70.00).",
+			"Mean dense J (with the object's holes taken out of the masks: a bound): weighted 30.00 (50.00).", func(m *Mean) *float64 { return m.JWithoutHoles }},
 	} {
 		s0, s1 := r.Sequences[0].Dense[VariantWeighted].Scores, r.Sequences[1].Dense[VariantWeighted].Scores
 		a, bb := c.a, c.b

@@ -65,8 +65,12 @@ type Mean struct {
 	// JBenchmark is the mean of the per-sequence DAVIS 2016 benchmark J
 	// (Scores.JBenchmark), likewise given only when every sequence has it.
 	JBenchmark *float64 `json:"j_mean_benchmark,omitempty"`
+	// JWithThinParts and JWithoutHoles are the means of the per-sequence
+	// bounds (Scores.JWithThinParts, JWithoutHoles), likewise.
+	JWithThinParts *float64 `json:"j_mean_with_thin_parts,omitempty"`
+	JWithoutHoles  *float64 `json:"j_mean_without_holes,omitempty"`
 
-	thin, bench optionalSum
+	thin, bench, withThin, noHoles optionalSum
 }
 
 // optionalSum sums a score that some sequences' results lack.
@@ -100,6 +104,8 @@ func (m *Mean) add(s *Scores) {
 	m.JMean += s.JMean
 	m.thin.add(s.JAwayFromThin)
 	m.bench.add(s.JBenchmark)
+	m.withThin.add(s.JWithThinParts)
+	m.noHoles.add(s.JWithoutHoles)
 }
 
 func (m *Mean) done() {
@@ -112,12 +118,16 @@ func (m *Mean) done() {
 		m.JMean /= n
 		m.JAwayFromThin = m.thin.mean(m.Count)
 		m.JBenchmark = m.bench.mean(m.Count)
+		m.JWithThinParts = m.withThin.mean(m.Count)
+		m.JWithoutHoles = m.noHoles.mean(m.Count)
 	}
 }
 
 // The lines that give a variant's dense J beside another J: away from the
 // thin parts of the annotation (1-px lines, cords, spokes:
-// morph.ThinPartsBand), or the DAVIS 2016 benchmark's.
+// morph.ThinPartsBand), the DAVIS 2016 benchmark's, and the two bounds,
+// with the thin parts added to the masks and with the object's holes taken
+// out of them.
 var (
 	thinJ = jBeside{
 		sequence: fmt.Sprintf("Dense J (away from object parts thinner than %d px, where the annotation draws 1-px lines)", 2*morph.ThinRadius+1),
@@ -131,6 +141,20 @@ var (
 		ofScores: func(s *Scores) *float64 { return s.JBenchmark },
 		ofMean:   func(m *Mean) *float64 { return m.JBenchmark },
 	}
+	withThinJ = jBeside{
+		sequence: fmt.Sprintf("Dense J (with every object part thinner than %d px added to the masks: a bound)", 2*morph.ThinRadius+1),
+		mean:     fmt.Sprintf("Mean dense J (with every object part thinner than %d px added to the masks: a bound)", 2*morph.ThinRadius+1),
+		ofScores: func(s *Scores) *float64 { return s.JWithThinParts },
+		ofMean:   func(m *Mean) *float64 { return m.JWithThinParts },
+	}
+	withoutHolesJ = jBeside{
+		sequence: "Dense J (with the object's holes taken out of the masks: a bound)",
+		mean:     "Mean dense J (with the object's holes taken out of the masks: a bound)",
+		ofScores: func(s *Scores) *float64 { return s.JWithoutHoles },
+		ofMean:   func(m *Mean) *float64 { return m.JWithoutHoles },
+	}
+	// besideJ are those lines in the order the reports print them.
+	besideJ = []jBeside{thinJ, benchmarkJ, withThinJ, withoutHolesJ}
 )
 
 // jBeside is one such line: its titles for a sequence and for the means,
@@ -346,15 +370,15 @@ func (r *Report) writeTable(b *strings.Builder) {
 	}
 }
 
-// writeMeans writes the row of the means and the mean J away from thin
-// parts.
+// writeMeans writes the row of the means and the mean J beside the other
+// Js (besideJ).
 func (r *Report) writeMeans(b *strings.Builder) {
 	b.WriteString("| **mean** | | |" + sparseCells(meanScores(r.Sparse)))
 	for _, v := range r.Variants {
 		b.WriteString(denseCells(meanScores(r.Dense[v])))
 	}
 	b.WriteString(" |\n")
-	for _, l := range []jBeside{thinJ, benchmarkJ} {
+	for _, l := range besideJ {
 		if line := l.meanLine(r.Dense, r.Variants); line != "" {
 			b.WriteString("\n" + line + "\n")
 		}
@@ -406,7 +430,7 @@ func (r *Report) writeSequence(b *strings.Builder, s *SequenceResult) {
 	if line := oracleLine(s, r.Variants); line != "" {
 		b.WriteString(line + "\n")
 	}
-	for _, l := range []jBeside{thinJ, benchmarkJ} {
+	for _, l := range besideJ {
 		if line := l.sequenceLine(s, r.Variants); line != "" {
 			b.WriteString(line + "\n")
 		}

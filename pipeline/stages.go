@@ -356,13 +356,22 @@ type Scores struct {
 	// (eval.Result.JMeanBenchmark), the number published methods report; nil
 	// for sparse scores and for results written before densify computed it.
 	JBenchmark *float64 `json:"j_mean_benchmark,omitempty"`
-	Objects    int      `json:"objects"`
-	Visible    int      `json:"visible"`
-	Density    float64  `json:"density"` // percent
+	// JWithThinParts and JWithoutHoles are the dense masks' J with the thin
+	// parts of the annotated object added to them and with its holes taken
+	// out of them (eval.Result.JMeanWithThinParts, JMeanWithoutHoles): two
+	// bounds for analysis, like an oracle's J, of what completing the lines
+	// and clearing the enclosed background could give. nil for sparse scores
+	// and for results written before densify computed them.
+	JWithThinParts *float64 `json:"j_mean_with_thin_parts,omitempty"`
+	JWithoutHoles  *float64 `json:"j_mean_without_holes,omitempty"`
+	Objects        int      `json:"objects"`
+	Visible        int      `json:"visible"`
+	Density        float64  `json:"density"` // percent
 }
 
 func scoresOf(r *eval.Result) *Scores {
 	return &Scores{Precision: r.Precision, Recall: r.Recall, F: r.F, IoU: r.IoU, JMean: r.JMean, JAwayFromThin: r.JMeanAwayFromThin,
+		JWithThinParts: r.JMeanWithThinParts, JWithoutHoles: r.JMeanWithoutHoles,
 		Objects: r.Objects, Visible: r.Visible, Density: r.Density}
 }
 

@@ -56,7 +56,7 @@ func (r *Report) WriteSummary(w io.Writer) {
 			fmt.Fprintf(w, " | %-8s %6s %6s %6s %6s", "", p(sc, P), p(sc, R), p(sc, F), p(sc, I))
 		}
 		fmt.Fprintln(w, " |")
-		for _, l := range []jBeside{thinJ, benchmarkJ} {
+		for _, l := range besideJ {
 			if line := l.meanLine(r.Dense, r.Variants); line != "" {
 				fmt.Fprintln(w, line)
 			}
