@@ -479,28 +479,20 @@ func TestLargeLabelsBoundedMemory(t *testing.T) {
 func TestMasksJWithoutHoles(t *testing.T) {
 	const w, h = 12, 10
 	reg := make([]int, w*h)
-	square := &LabelImage{Width: w, Height: h, Labels: make([]int, w*h)}
-	half := &LabelImage{Width: w, Height: h, Labels: make([]int, w*h)}
 	for y := 2; y <= 8; y++ {
 		for x := 2; x <= 8; x++ {
-			square.Labels[y*w+x] = 255
-			if x <= 4 {
-				half.Labels[y*w+x] = 255
-			}
 			if x < 4 || x > 6 || y < 4 || y > 6 {
 				reg[y*w+x] = 1
 			}
 		}
 	}
+	square := &LabelImage{Width: w, Height: h, Labels: make([]int, w*h)}
+	paint(square, 2, 2, 8, 8)
+	half := &LabelImage{Width: w, Height: h, Labels: make([]int, w*h)}
+	paint(half, 2, 2, 4, 8)
 	patched := &LabelImage{Width: w, Height: h, Labels: slices.Clone(square.Labels)}
-	for y := 0; y <= 1; y++ {
-		for x := 10; x <= 11; x++ {
-			patched.Labels[y*w+x] = 255
-		}
-	}
-	empty := &LabelImage{Width: w, Height: h, Labels: make([]int, w*h)}
-	gt := gtOf([]int{0, 255}, frame(0, w, h, reg, nil), frame(1, w, h, make([]int, w*h), nil))
-	opt := Options{EvalFrames: -1, CompactLabels: true}
+	paint(patched, 10, 0, 11, 1)
+	gt, empty, opt := oneObjectFrame(reg, w, h)
 	for _, c := range []struct {
 		name     string
 		mask     *LabelImage
@@ -519,13 +511,37 @@ func TestMasksJWithoutHoles(t *testing.T) {
 			t.Fatalf("%s: no J without the holes", c.name)
 		}
 		near(t, c.name+": J without the holes", *r.JMeanWithoutHoles, (c.jHole+1)/2)
-		var b strings.Builder
-		if err := WriteReport(&b, "test", r); err != nil {
-			t.Fatal(err)
+		reportHas(t, c.name, r, fmt.Sprintf("J mean with the object's holes taken out of the masks (a bound): %.2f %%", 50*(c.jHole+1)))
+	}
+}
+
+// paint sets the mask's pixels x0…x1 × y0…y1 to 255.
+func paint(m *LabelImage, x0, y0, x1, y1 int) {
+	for y := y0; y <= y1; y++ {
+		for x := x0; x <= x1; x++ {
+			m.Labels[y*m.Width+x] = 255
 		}
-		want := fmt.Sprintf("J mean with the object's holes taken out of the masks (a bound): %.2f %%", 50*(c.jHole+1))
-		if !strings.Contains(b.String(), want) {
-			t.Errorf("%s: report lacks %q:\n%s", c.name, want, b.String())
+	}
+}
+
+// oneObjectFrame is the ground truth of the mask tests: frame 0 with the
+// regions reg (w×h), frame 1 without an object; an empty mask for frame 1;
+// the options that score every frame.
+func oneObjectFrame(reg []int, w, h int) (*dataset.GroundTruth, *LabelImage, Options) {
+	gt := gtOf([]int{0, 255}, frame(0, w, h, reg, nil), frame(1, w, h, make([]int, w*h), nil))
+	return gt, &LabelImage{Width: w, Height: h, Labels: make([]int, w*h)}, Options{EvalFrames: -1, CompactLabels: true}
+}
+
+// reportHas checks that WriteReport of r has every line of want.
+func reportHas(t *testing.T, name string, r *Result, want ...string) {
+	t.Helper()
+	var b strings.Builder
+	if err := WriteReport(&b, "test", r); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range want {
+		if !strings.Contains(b.String(), w) {
+			t.Errorf("%s: report lacks %q:\n%s", name, w, b.String())
 		}
 	}
 }
@@ -557,25 +573,11 @@ func TestMasksJAwayFromThinParts(t *testing.T) {
 		reg[4*w+x] = 1
 	}
 	block := &LabelImage{Width: w, Height: h, Labels: make([]int, w*h)}
-	for y := 2; y <= 7; y++ {
-		for x := 2; x <= 7; x++ {
-			block.Labels[y*w+x] = 255
-		}
-	}
+	paint(block, 2, 2, 7, 7)
 	patched := &LabelImage{Width: w, Height: h, Labels: slices.Clone(block.Labels)}
-	for y := 5; y <= 7; y++ {
-		for x := 12; x <= 15; x++ {
-			patched.Labels[y*w+x] = 255
-		}
-	}
-	for y := 10; y <= 11; y++ {
-		for x := 0; x <= 1; x++ {
-			patched.Labels[y*w+x] = 255
-		}
-	}
-	empty := &LabelImage{Width: w, Height: h, Labels: make([]int, w*h)}
-	gt := gtOf([]int{0, 255}, frame(0, w, h, reg, nil), frame(1, w, h, make([]int, w*h), nil))
-	opt := Options{EvalFrames: -1, CompactLabels: true}
+	paint(patched, 12, 5, 15, 7)
+	paint(patched, 0, 10, 1, 11)
+	gt, empty, opt := oneObjectFrame(reg, w, h)
 	for _, c := range []struct {
 		name            string
 		mask            *LabelImage
@@ -594,17 +596,8 @@ func TestMasksJAwayFromThinParts(t *testing.T) {
 			t.Fatalf("%s: no J with the thin parts", c.name)
 		}
 		near(t, c.name+": J with the thin parts", *r.JMeanWithThinParts, (c.jThin+1)/2)
-		var b strings.Builder
-		if err := WriteReport(&b, "test", r); err != nil {
-			t.Fatal(err)
-		}
-		for _, want := range []string{
+		reportHas(t, c.name, r,
 			fmt.Sprintf("J mean away from object parts thinner than 5 px: %.2f %%", 50*(c.jAway+1)),
-			fmt.Sprintf("J mean with every object part thinner than 5 px added to the masks (a bound): %.2f %%", 50*(c.jThin+1)),
-		} {
-			if !strings.Contains(b.String(), want) {
-				t.Errorf("%s: report lacks %q:\n%s", c.name, want, b.String())
-			}
-		}
+			fmt.Sprintf("J mean with every object part thinner than 5 px added to the masks (a bound): %.2f %%", 50*(c.jThin+1)))
 	}
 }
