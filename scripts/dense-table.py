@@ -53,10 +53,11 @@ for r in rows:
 def ms(rs, k):
     v = [100 * float(r[k]) for r in rs if r.get(k)]
     return (st.mean(v), st.stdev(v) if len(v) > 1 else 0.0) if v else (float("nan"), 0.0)
-fmt = lambda m, s: ("%.1f ± %.1f" % (m, s)) if s else "%.1f" % m
-# the optional columns, for the variants with a value in some row (CSVs of earlier runs lack them)
+fmt = lambda m, s: "–" if m != m else ("%.1f ± %.1f" % (m, s)) if s else "%.1f" % m
+# the optional columns, for the variants with a value in some row of real labels (CSVs of earlier
+# runs lack them; a row of reused masks scored before a column existed has none)
 optional = [(k, v) for k in ("j_unrefined", "j_away_thin", "j_with_thin", "j_without_holes", "j_benchmark")
-            for v in variants if any(r.get(k) for r in rows if r["variant"] == v)]
+            for v in variants if any(r.get(k) for r in rows if r["variant"] == v and r["labels"] == "real")]
 keys = [("j_mean", v) for v in variants] + optional + [("f", v) for v in variants]
 names = {"j_mean": "J %s", "j_unrefined": "J %s unrefined", "j_away_thin": "J %s away from thin parts",
          "j_with_thin": "J %s with the thin parts (bound)",
@@ -85,9 +86,10 @@ for s in seqs:
         means["iou"].append(float(iou))
     print("| " + " | ".join(cells) + " |")
 cells = ["**mean**", "%.3f" % st.mean(means["iou"]) if means["iou"] else ""]
-for k, v in keys:
-    cells.append("%.1f" % st.mean(means[(k, v)]))
 known = lambda xs: [x for x in xs if x == x]
+for k, v in keys:  # a mean only over every sequence, as J's
+    xs = means[(k, v)]
+    cells.append("%.1f" % st.mean(xs) if xs and len(known(xs)) == len(xs) else "–")
 cells += ["%.1f" % st.mean(known(means["oracle"])) if known(means["oracle"]) else "–",
           "%.1f" % st.mean(known(means["min"])) if known(means["min"]) else "–"]
 print("| " + " | ".join(cells) + " |")

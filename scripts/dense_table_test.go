@@ -53,6 +53,28 @@ func TestDenseTableOptionalJColumns(t *testing.T) {
 	}
 }
 
+// Columns that only some rows have. An oracle row with the bounds does not
+// add their columns when no row of real labels has them (reused masks scored
+// before the columns existed), and a column that one sequence lacks shows
+// "–" there and "–" as its mean, since a mean over fewer sequences would
+// not compare with J's. By hand: a J 60.0, away 80.0; b J 50.0 and no
+// away; J mean 55.0; oracle (a) 70.0.
+func TestDenseTablePartialColumns(t *testing.T) {
+	head := "sequence,labels,variant,seed,precision,recall,f,j_mean,train_seconds,label_iou,j_unrefined,j_away_thin,j_benchmark,j_with_thin,j_without_holes\n"
+	out := denseTable(t, head+
+		"a,real,uniform,1,0.7,0.7,0.70,0.60,120,0.9,,0.80,,,\n"+
+		"a,oracle,uniform,1,0.8,0.8,0.80,0.70,100,0.95,,0.85,0.71,0.72,0.73\n"+
+		"b,real,uniform,1,0.6,0.6,0.60,0.50,60,0.7,,,,,\n")
+	testutil.Contains(t, "table", out,
+		"| sequence | label IoU | J uniform | J uniform away from thin parts | F uniform | J oracle | train min |",
+		"| a | 0.9 | 60.0 | 80.0 | 70.0 | 70.0 | 2.0 |",
+		"| b | 0.7 | 50.0 | – | 60.0 | – | 1.0 |",
+		"| **mean** | 0.800 | 55.0 | – | 65.0 | 70.0 | 1.5 |")
+	if strings.Contains(out, "nan") || strings.Contains(out, "holes") || strings.Contains(out, "benchmark") {
+		t.Errorf("a nan, or a column only the oracle row has:\n%s", out)
+	}
+}
+
 // Variants against uniform, paired per sequence, for F and for J. By hand:
 // prune − uniform: ΔF a +2.0, b −1.0 → +0.50, helps 1 of 2; ΔJ a +4.0,
 // b +1.0 → +2.50, helps 2 of 2; one seed each, so no spread.
