@@ -99,18 +99,22 @@ func TestMergeRefusesAbsurdNumbers(t *testing.T) {
 			t.Errorf("%s: the report prints it", value)
 		}
 	}
-	// The dense masks' DAVIS benchmark J is a fraction like J.
-	var rec map[string]any
-	json.Unmarshal(orig, &rec)
-	dense := rec["result"].(map[string]any)["dense"].(map[string]any)[string(DefaultVariant)].(map[string]any)["scores"].(map[string]any)
-	if _, ok := dense["j_mean_benchmark"]; !ok {
-		t.Fatalf("the dense scores lack the benchmark J: %v", dense)
-	}
-	dense["j_mean_benchmark"] = json.Number("1.5")
-	b, _ := json.Marshal(rec)
-	os.WriteFile(path, b, 0o644)
-	rep, _, err := Merge(work, nil)
-	if want := fmt.Sprintf("dense %s j_mean_benchmark 1.5 outside [0, 1]", DefaultVariant); err == nil || !strings.Contains(rep.Sequences[0].Error, want) {
-		t.Errorf("benchmark J 1.5: err %v, sequence error %q, want %q", err, rep.Sequences[0].Error, want)
+	// The dense masks' other Js (besideJ: away from thin parts, the DAVIS
+	// benchmark's, the two bounds) are fractions like J, each checked under
+	// its JSON name.
+	for _, l := range besideJ {
+		var rec map[string]any
+		json.Unmarshal(orig, &rec)
+		dense := rec["result"].(map[string]any)["dense"].(map[string]any)[string(DefaultVariant)].(map[string]any)["scores"].(map[string]any)
+		if _, ok := dense[l.key]; !ok {
+			t.Fatalf("the dense scores lack %s: %v", l.key, dense)
+		}
+		dense[l.key] = json.Number("1.5")
+		b, _ := json.Marshal(rec)
+		os.WriteFile(path, b, 0o644)
+		rep, _, err := Merge(work, nil)
+		if want := fmt.Sprintf("dense %s %s 1.5 outside [0, 1]", DefaultVariant, l.key); err == nil || !strings.Contains(rep.Sequences[0].Error, want) {
+			t.Errorf("%s 1.5: err %v, sequence error %q, want %q", l.key, err, rep.Sequences[0].Error, want)
+		}
 	}
 }

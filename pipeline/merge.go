@@ -212,12 +212,9 @@ func (r *SequenceResult) checkScores() error {
 			return nil
 		}
 		fr := [][2]any{{"precision", s.Precision}, {"recall", s.Recall}, {"f", s.F}, {"iou", s.IoU}, {"j_mean", s.JMean}}
-		for _, o := range []struct {
-			name string
-			v    *float64
-		}{{"j_mean_away_from_thin_parts", s.JAwayFromThin}, {"j_mean_benchmark", s.JBenchmark}, {"j_mean_with_thin_parts", s.JWithThinParts}, {"j_mean_without_holes", s.JWithoutHoles}} {
-			if o.v != nil {
-				fr = append(fr, [2]any{o.name, *o.v})
+		for _, l := range besideJ {
+			if v := l.ofScores(s); v != nil {
+				fr = append(fr, [2]any{l.key, *v})
 			}
 		}
 		for _, f := range fr {

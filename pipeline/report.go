@@ -70,7 +70,9 @@ type Mean struct {
 	JWithThinParts *float64 `json:"j_mean_with_thin_parts,omitempty"`
 	JWithoutHoles  *float64 `json:"j_mean_without_holes,omitempty"`
 
-	thin, bench, withThin, noHoles optionalSum
+	// beside sums the scores of besideJ, in its order, over the sequences
+	// that have them.
+	beside []optionalSum
 }
 
 // optionalSum sums a score that some sequences' results lack.
@@ -102,10 +104,12 @@ func (m *Mean) add(s *Scores) {
 	m.F += s.F
 	m.IoU += s.IoU
 	m.JMean += s.JMean
-	m.thin.add(s.JAwayFromThin)
-	m.bench.add(s.JBenchmark)
-	m.withThin.add(s.JWithThinParts)
-	m.noHoles.add(s.JWithoutHoles)
+	if m.beside == nil {
+		m.beside = make([]optionalSum, len(besideJ))
+	}
+	for i, l := range besideJ {
+		m.beside[i].add(l.ofScores(s))
+	}
 }
 
 func (m *Mean) done() {
@@ -116,10 +120,9 @@ func (m *Mean) done() {
 		m.F /= n
 		m.IoU /= n
 		m.JMean /= n
-		m.JAwayFromThin = m.thin.mean(m.Count)
-		m.JBenchmark = m.bench.mean(m.Count)
-		m.JWithThinParts = m.withThin.mean(m.Count)
-		m.JWithoutHoles = m.noHoles.mean(m.Count)
+		for i, l := range besideJ {
+			*l.ofMean(m) = m.beside[i].mean(m.Count)
+		}
 	}
 }
 
@@ -133,36 +136,43 @@ var (
 		sequence: fmt.Sprintf("Dense J (away from object parts thinner than %d px, where the annotation draws 1-px lines)", 2*morph.ThinRadius+1),
 		mean:     fmt.Sprintf("Mean dense J (away from object parts thinner than %d px)", 2*morph.ThinRadius+1),
 		ofScores: func(s *Scores) *float64 { return s.JAwayFromThin },
-		ofMean:   func(m *Mean) *float64 { return m.JAwayFromThin },
+		key:      "j_mean_away_from_thin_parts",
+		ofMean:   func(m *Mean) **float64 { return &m.JAwayFromThin },
 	}
 	benchmarkJ = jBeside{
 		sequence: "Dense J (the DAVIS 2016 benchmark's, first and last frame left out)",
 		mean:     "Mean dense J (the DAVIS 2016 benchmark's, first and last frame left out)",
 		ofScores: func(s *Scores) *float64 { return s.JBenchmark },
-		ofMean:   func(m *Mean) *float64 { return m.JBenchmark },
+		key:      "j_mean_benchmark",
+		ofMean:   func(m *Mean) **float64 { return &m.JBenchmark },
 	}
 	withThinJ = jBeside{
 		sequence: fmt.Sprintf("Dense J (with every object part thinner than %d px added to the masks: a bound)", 2*morph.ThinRadius+1),
 		mean:     fmt.Sprintf("Mean dense J (with every object part thinner than %d px added to the masks: a bound)", 2*morph.ThinRadius+1),
 		ofScores: func(s *Scores) *float64 { return s.JWithThinParts },
-		ofMean:   func(m *Mean) *float64 { return m.JWithThinParts },
+		key:      "j_mean_with_thin_parts",
+		ofMean:   func(m *Mean) **float64 { return &m.JWithThinParts },
 	}
 	withoutHolesJ = jBeside{
 		sequence: "Dense J (with the object's holes taken out of the masks: a bound)",
 		mean:     "Mean dense J (with the object's holes taken out of the masks: a bound)",
 		ofScores: func(s *Scores) *float64 { return s.JWithoutHoles },
-		ofMean:   func(m *Mean) *float64 { return m.JWithoutHoles },
+		key:      "j_mean_without_holes",
+		ofMean:   func(m *Mean) **float64 { return &m.JWithoutHoles },
 	}
 	// besideJ are those lines in the order the reports print them.
 	besideJ = []jBeside{thinJ, benchmarkJ, withThinJ, withoutHolesJ}
 )
 
 // jBeside is one such line: its titles for a sequence and for the means,
-// and where the other J is.
+// the other J's JSON name (in Scores and Mean alike), where a sequence's
+// scores hold it and where Mean keeps its mean (Mean.add and done fill
+// it).
 type jBeside struct {
 	sequence, mean string
+	key            string
 	ofScores       func(*Scores) *float64
-	ofMean         func(*Mean) *float64
+	ofMean         func(*Mean) **float64
 }
 
 // sequenceLine gives each variant's dense J beside the other J of a
@@ -181,7 +191,7 @@ func (l jBeside) sequenceLine(s *SequenceResult, variants []Variant) string {
 func (l jBeside) meanLine(dense map[Variant]*Mean, variants []Variant) string {
 	return l.line(l.mean, variants, func(v Variant) (float64, *float64) {
 		if m := dense[v]; m != nil {
-			return m.JMean, l.ofMean(m)
+			return m.JMean, *l.ofMean(m)
 		}
 		return 0, nil
 	})
