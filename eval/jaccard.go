@@ -107,22 +107,17 @@ func (f foreground) meanJWithThinParts(frames, thin []frameAcc) float64 {
 // the object taken out of the segmentation's object: frames[i] is a
 // frame's table, holes[i] the same frame's overlaps over the holes of its
 // object (dataset.LabelledFrame.Holes), which lie outside every object
-// region. Per frame, with h the hole pixels on the object's clusters, the
+// region (MasksFunc adds them to region 0). Per frame, with h the hole pixels on the object's clusters, the
 // intersection stays and the union shrinks by h:
 //
 //	J' = |M ∩ G| / (|M ∪ G| − h).
 func (f foreground) meanJWithoutHoles(frames, holes []frameAcc) float64 {
 	js := f.frameJ(frames)
 	for i := range frames {
-		h := 0.0
+		h := 0.0 // renumber gave every frame a row per cluster
 		for _, c := range f.clusters {
-			if c >= len(holes[i].overlap) {
-				continue
-			}
-			for j, v := range holes[i].overlap[c] {
-				if !slices.Contains(f.regions, j) {
-					h += v
-				}
+			for _, v := range holes[i].overlap[c] {
+				h += v
 			}
 		}
 		if h > 0 {
