@@ -128,6 +128,11 @@ type Summary struct {
 	// points of ColourRejectedTracks trajectories (Options.ColourWindow).
 	ColourRejected       int `json:"dropped_colour_points,omitempty"`
 	ColourRejectedTracks int `json:"dropped_colour_trajectories,omitempty"`
+	// Unsteady: foreground points dropped because their trajectory shakes
+	// about its segment's motion, the points of UnsteadyTracks
+	// trajectories (Options.Unsteady).
+	Unsteady       int `json:"dropped_unsteady_points,omitempty"`
+	UnsteadyTracks int `json:"dropped_unsteady_trajectories,omitempty"`
 	// HardDropped: points of hard examples among the dropped points
 	// (Set.DroppedHard).
 	HardDropped int `json:"dropped_hard_points,omitempty"`
@@ -140,7 +145,8 @@ type Summary struct {
 // hard trajectories.
 func (s *Set) Summary() Summary {
 	sum := Summary{Frames: len(s.Frames), Width: s.Width, Height: s.Height, Classes: s.Classes, ClassCounts: make([]int, s.Classes),
-		Unsupported: s.DroppedUnsupported, ColourRejected: s.DroppedColour, ColourRejectedTracks: s.DroppedColourTracks, HardDropped: s.DroppedHard, BeyondPrimary: s.BeyondPrimary}
+		Unsupported: s.DroppedUnsupported, ColourRejected: s.DroppedColour, ColourRejectedTracks: s.DroppedColourTracks,
+		Unsteady: s.DroppedUnsteady, UnsteadyTracks: s.DroppedUnsteadyTracks, HardDropped: s.DroppedHard, BeyondPrimary: s.BeyondPrimary}
 	for _, fr := range s.Frames {
 		sum.HardPixels += fr.NHard
 		sum.BorderPoints += fr.NBorder

@@ -91,6 +91,15 @@ type Options struct {
 	// Their colour is the background's. Dropped points are treated like
 	// SupportRadius's. Needs Input.Frame.
 	ColourWindow int `json:",omitempty"`
+	// Unsteady, when > 0, also drops the foreground points of every
+	// trajectory whose acceleration, less its segment's mean acceleration in
+	// the same frame, has a median above Unsteady times the segment's
+	// typical one (unsteadyForeground): the water that moves with an object
+	// (a wake, a reflection, spray), whose ripples shake the trajectories
+	// the multicut joins to it. Dropped points are treated like
+	// SupportRadius's. Off by default: the parts of a large object that
+	// turns or spins shake about a segment's mean motion too.
+	Unsteady float64 `json:",omitempty"`
 	// CutBackground adds background points in the ring that FarBackground
 	// leaves open: on the grid of BorderStep pixels, every unlabelled pixel
 	// within FarBackground × the diagonal of a foreground label that the
@@ -199,6 +208,8 @@ func (o Options) Validate() error {
 		return fmt.Errorf("prepare: support radius must be in [0, 10000] px (0: off), got %v", o.SupportRadius)
 	case !(o.CutMargin >= 0 && o.CutMargin <= 10000):
 		return fmt.Errorf("prepare: cut margin must be in [0, 10000] px, got %v", o.CutMargin)
+	case !(o.Unsteady >= 0 && o.Unsteady <= 1000):
+		return fmt.Errorf("prepare: unsteady factor must be in [0, 1000] (0: off), got %v", o.Unsteady)
 	case o.ColourWindow < 0 || o.ColourWindow > 1000:
 		return fmt.Errorf("prepare: colour window must be in [0, 1000] frames (0: off), got %d", o.ColourWindow)
 	case o.SupportLength < 0 || o.SupportLength > 1e6:

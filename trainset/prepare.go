@@ -127,6 +127,11 @@ type Set struct {
 	// trajectories the colour check rejected.
 	DroppedColour       int
 	DroppedColourTracks int
+	// DroppedUnsteady counts the foreground points dropped because their
+	// trajectory shakes about its segment's motion (Options.Unsteady), and
+	// DroppedUnsteadyTracks those trajectories.
+	DroppedUnsteady       int
+	DroppedUnsteadyTracks int
 	// DroppedHard counts the points of hard examples among the points
 	// the label clean-ups above dropped: hard examples are uncertain
 	// trajectories, often short or off the object's colours, which the
@@ -160,6 +165,7 @@ func Prepare(in Input, opt Options) (*Set, error) {
 	p.assignClasses()
 	p.markHardExamples()
 	p.markUnexplained()
+	p.markUnsteady()
 	p.markLongTrajectories()
 	p.collectPoints()
 	if err := p.checkColours(); err != nil {
@@ -238,6 +244,7 @@ type preparation struct {
 	long         []bool    // long in their segment (SupportRadius; nil when off)
 	colourLong   []bool    // long in the foreground (ColourWindow; nil when off)
 	colourReject []bool    // rejected by the colour check (nil when off)
+	unsteady     []bool    // foreground trajectories that shake (unsteadyForeground; nil when off)
 	// primaryBoxes is, per frame, the primary object's grown box
 	// (PrimaryObject; nil when off or when there is no foreground).
 	primaryBoxes map[int][4]float64
@@ -437,6 +444,20 @@ func (p *preparation) markUnexplained() {
 	}
 }
 
+// markUnsteady marks the foreground trajectories that shake about their
+// segment's motion (unsteadyForeground; Options.Unsteady) and counts them.
+func (p *preparation) markUnsteady() {
+	if !(p.opt.Unsteady > 0) {
+		return
+	}
+	p.unsteady = unsteadyForeground(p.ts, func(label int) bool { return p.class[label] >= 1 }, p.opt.Unsteady)
+	for _, u := range p.unsteady {
+		if u {
+			p.set.DroppedUnsteadyTracks++
+		}
+	}
+}
+
 // markLongTrajectories marks the long foreground trajectories
 // (longTrajectories): per segment for SupportRadius, and for the colour
 // check per foreground as a whole, not per segment: a segment made only of
@@ -562,7 +583,7 @@ func (p *preparation) colourSamples() ([][]colourSample, error) {
 
 // labelFrames builds the frame of every frame with points: the most
 // confident trajectory labels a pixel (ownedPoints), the clean-ups drop
-// points (dropUnsupported, dropColourRejected, then the isolated ones in
+// points (dropUnsteady, dropUnsupported, dropColourRejected, then the isolated ones in
 // labelPoints), and far-background and border points are added to the
 // rest (addGridPoints).
 func (p *preparation) labelFrames() {
@@ -573,6 +594,7 @@ func (p *preparation) labelFrames() {
 		}
 		pts = ownedPoints(pts, owner, p.u)
 		fr := newFrame(f, p.W, p.H, p.set.Classes)
+		pts = p.dropUnsteady(f, pts)
 		pts = p.dropUnsupported(f, pts)
 		pts = p.dropColourRejected(f, pts)
 		p.labelPoints(&fr, pts)
@@ -652,6 +674,16 @@ func (p *preparation) dropUnsupported(f int, pts []framePoint) []framePoint {
 		return q.pix % p.W, q.pix / p.W, p.ts.Tracks[q.track].Label, p.long[q.track]
 	}, p.opt.SupportRadius, p.opt.SupportAlone)
 	return p.drop(f, pts, func(k int, _ framePoint) bool { return unsupported[k] }, &p.set.DroppedUnsupported)
+}
+
+// dropUnsteady drops the points of the foreground trajectories that shake
+// about their segment's motion (markUnsteady), before the support rule, so
+// that they support no short trajectory.
+func (p *preparation) dropUnsteady(f int, pts []framePoint) []framePoint {
+	if p.unsteady == nil {
+		return pts
+	}
+	return p.drop(f, pts, func(_ int, q framePoint) bool { return q.class != 0 && p.unsteady[q.track] }, &p.set.DroppedUnsteady)
 }
 
 // dropColourRejected drops the foreground points of the trajectories the

@@ -46,9 +46,15 @@ type Manifest struct {
 	DroppedIsolated    int               `json:"dropped_isolated_points"`
 	DroppedUnsupported int               `json:"dropped_unsupported_points"`
 	DroppedHard        int               `json:"dropped_hard_points,omitempty"`
-	Unexplained        int               `json:"unexplained_background_trajectories"`
-	BeyondPrimary      int               `json:"primary_background_points,omitempty"`
-	Segments           []Segment         `json:"segments"`
+	// The colour check's and the steadiness test's drops (Summary's
+	// ColourRejected, ColourRejectedTracks, Unsteady, UnsteadyTracks).
+	DroppedColour         int       `json:"dropped_colour_points,omitempty"`
+	DroppedColourTracks   int       `json:"dropped_colour_trajectories,omitempty"`
+	DroppedUnsteady       int       `json:"dropped_unsteady_points,omitempty"`
+	DroppedUnsteadyTracks int       `json:"dropped_unsteady_trajectories,omitempty"`
+	Unexplained           int       `json:"unexplained_background_trajectories"`
+	BeyondPrimary         int       `json:"primary_background_points,omitempty"`
+	Segments              []Segment `json:"segments"`
 	// TrajectoryGamma names the file of Set.TrajectoryGamma (version ≥ 4).
 	TrajectoryGamma string          `json:"trajectory_gamma,omitempty"`
 	Frames          []ManifestFrame `json:"frames"`
@@ -124,7 +130,8 @@ func (s *Set) manifest(source map[string]string) Manifest {
 	return Manifest{Version: FormatVersion, Mode: mode, Width: s.Width, Height: s.Height, Classes: s.Classes,
 		Background: s.Background, Options: s.Options, Source: source, ClassCounts: sum.ClassCounts,
 		HardPixels: sum.HardPixels, HardTracks: sum.HardTracks, BorderPoints: sum.BorderPoints, FarPoints: sum.FarPoints, CutPoints: sum.CutPoints,
-		DroppedIsolated: s.DroppedIsolated, DroppedUnsupported: sum.Unsupported, DroppedHard: sum.HardDropped, Unexplained: sum.Unexplained, BeyondPrimary: sum.BeyondPrimary, Segments: s.Segments,
+		DroppedIsolated: s.DroppedIsolated, DroppedUnsupported: sum.Unsupported, DroppedHard: sum.HardDropped,
+		DroppedColour: sum.ColourRejected, DroppedColourTracks: sum.ColourRejectedTracks, DroppedUnsteady: sum.Unsteady, DroppedUnsteadyTracks: sum.UnsteadyTracks, Unexplained: sum.Unexplained, BeyondPrimary: sum.BeyondPrimary, Segments: s.Segments,
 		TrajectoryGamma: "gamma.npy"}
 }
 

@@ -88,6 +88,7 @@ var flagRanges = map[string]flagcheck.Range{
 	"support-radius":      {Lo: 0, Hi: 1e4, Note: "0 = off"},
 	"support-length":      {Lo: 0, Hi: 1e6, Note: "0 = no cap"},
 	"colour-window":       {Lo: 0, Hi: 1000, Note: "frames; 0 = off"},
+	"unsteady":            {Lo: 0, Hi: 1000, Note: "0 = off"},
 	"isolated-radius":     flagcheck.Closed(0, 1e4),
 	"min-segment":         {Lo: 0, Hi: 1e9, Note: "0 keeps all"},
 	"phi":                 flagcheck.Closed(0, 1),

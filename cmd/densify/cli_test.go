@@ -122,10 +122,12 @@ func TestSynthEvalPrepareChain(t *testing.T) {
 		!strings.Contains(out, fmt.Sprintf(", %v foreground points of short trajectories dropped (no long trajectory of their segment within 4 px)", sup["dropped_unsupported_points"])) {
 		t.Fatalf("prepare --support-radius 4: manifest %v\n%s", sup["parameters"], out)
 	}
-	// --colour-window reaches Prepare, reads the frames, and its count is
-	// printed and recorded (the rule itself is tested in trainset).
+	// --colour-window and --unsteady reach Prepare, and their counts are
+	// printed and recorded (the rules themselves are tested in trainset).
+	// --min-segment 0 gives the set a foreground; the synthetic objects
+	// move smoothly, so only a tiny steadiness factor drops anything.
 	colSet := filepath.Join(dir, "set-colour")
-	out, err = densify(t, "prepare", "--frames", seq, "--tracks", labelled[0], "--segment", filepath.Join(sdir, "segment.json"), "--out", colSet, "--colour-window", "2")
+	out, err = densify(t, "prepare", "--frames", seq, "--tracks", labelled[0], "--segment", filepath.Join(sdir, "segment.json"), "--out", colSet, "--colour-window", "2", "--unsteady", "0.01", "--min-segment", "0")
 	if err != nil {
 		t.Fatalf("prepare --colour-window: %v\n%s", err, out)
 	}
@@ -135,6 +137,12 @@ func TestSynthEvalPrepareChain(t *testing.T) {
 	if col["parameters"].(map[string]any)["ColourWindow"] != 2.0 || (dropped > 0) != (tracks > 0) ||
 		!strings.Contains(out, fmt.Sprintf("colour check: %v foreground points of %v trajectories dropped", dropped, tracks)) {
 		t.Fatalf("prepare --colour-window 2: manifest %v\n%s", col["parameters"], out)
+	}
+	unsteady, _ := col["dropped_unsteady_points"].(float64)
+	unsteadyTracks, _ := col["dropped_unsteady_trajectories"].(float64)
+	if col["parameters"].(map[string]any)["Unsteady"] != 0.01 || unsteadyTracks == 0 || unsteady < unsteadyTracks ||
+		!strings.Contains(out, fmt.Sprintf("steadiness: %v foreground points of %v trajectories dropped", unsteady, unsteadyTracks)) {
+		t.Fatalf("prepare --unsteady 0.01: %v points of %v trajectories, parameters %v\n%s", unsteady, unsteadyTracks, col["parameters"], out)
 	}
 	// The background cut is on by default: its count is printed and recorded
 	// (0 on these small frames, where r is 20 px; the rule itself is tested

@@ -52,6 +52,9 @@ func printPrepared(o *prepareOptions, set *trainset.Set, gt *dataset.GroundTruth
 	if o.Prepare.ColourWindow > 0 {
 		fmt.Fprintf(o.IO.Out, "colour check: %d foreground points of %d trajectories dropped (their colours are, on the whole, the background's; frames within %d)\n", s.ColourRejected, s.ColourRejectedTracks, o.Prepare.ColourWindow)
 	}
+	if o.Prepare.Unsteady > 0 {
+		fmt.Fprintf(o.IO.Out, "steadiness: %d foreground points of %d trajectories dropped (they shake about their segment's motion by more than %g times its typical trajectory)\n", s.Unsteady, s.UnsteadyTracks, o.Prepare.Unsteady)
+	}
 	if s.HardDropped > 0 {
 		fmt.Fprintf(o.IO.Out, "hard examples: %d of the dropped points were theirs (%d hard trajectories; %d hard-example pixels kept)\n", s.HardDropped, s.HardTracks, s.HardPixels)
 	}

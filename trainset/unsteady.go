@@ -1,0 +1,133 @@
+package trainset
+
+import (
+	"math"
+	"slices"
+
+	"github.com/densify/densify/trajectory"
+)
+
+// MinSteadyPoints is the length from which a trajectory takes part in the
+// steadiness test of unsteadyForeground: two accelerations at least.
+const MinSteadyPoints = 4
+
+// SteadyFloor (pixels per frame²) bounds a segment's typical jitter m_c
+// from below in unsteadyForeground: the tracker's sub-pixel noise, so that
+// a segment that hardly moves does not mark every trajectory that shakes by
+// a tenth of a pixel.
+const SteadyFloor = 0.1
+
+// unsteadyForeground marks the foreground trajectories whose motion
+// shakes about their segment's common motion far more than the segment's
+// typical trajectory does. With x_i(t) the position of trajectory i in
+// frame t, its acceleration at an interior frame t (t−1, t, t+1 all on
+// the trajectory) is
+//
+//	a_i(t) = x_i(t+1) − 2 x_i(t) + x_i(t−1),
+//
+// ā_c(t) is the mean of a_j(t) over the trajectories j of segment c of at
+// least MinSteadyPoints points, and the trajectory's jitter is the median
+// over its interior frames
+//
+//	r_i = median_t ‖a_i(t) − ā_c(t)‖.
+//
+// A trajectory of a foreground segment (fg(label)) with at least
+// MinSteadyPoints points is marked when
+//
+//	r_i > K · max(m_c, SteadyFloor),   K = factor,
+//
+// m_c the median of r_j over the trajectories j of c of at least
+// MinSteadyPoints points, each counted once per point. Nothing is marked
+// when factor is 0.
+//
+// Why: the multicut joins to an object what moves with it on average, and
+// water does: the wake beside a hull, the reflection under it, the spray
+// off a kite-surfer. There the tracker follows ripples whose pattern is
+// renewed every few frames, so the trajectories shake about the common
+// motion; a rigid body's points share its accelerations, and the limbs of
+// an articulated one swing smoothly. Subtracting ā_c(t) takes out what all
+// of the segment does at once (the object's translation, the camera's
+// shake), and the factor of the segment's own median leaves segments whose
+// trajectories all shake (a flag in the wind) alone. The marked points are
+// left unlabelled; the densifier fills them in from their neighbours.
+//
+// Where it fails: ā_c(t) is one translation per segment, so the parts of an
+// object that turns, swings or spins while it fills much of the frame
+// accelerate apart from the mean as water does (a motorbike's wheels and
+// swing arm in a jump seen from close by, a walker's legs). That is why
+// Options.Unsteady is off by default.
+func unsteadyForeground(ts *trajectory.TrackSet, fg func(label int) bool, factor float64) []bool {
+	out := make([]bool, len(ts.Tracks))
+	if !(factor > 0) {
+		return out
+	}
+	type key struct{ label, frame int }
+	type sum struct {
+		x, y float64
+		n    int
+	}
+	common := map[key]*sum{}
+	interior := func(t trajectory.Track, k int) bool {
+		return t.Points[k-1].Frame+1 == t.Points[k].Frame && t.Points[k].Frame+1 == t.Points[k+1].Frame
+	}
+	accel := func(t trajectory.Track, k int) (float64, float64) {
+		p, q, r := t.Points[k-1], t.Points[k], t.Points[k+1]
+		return r.X - 2*q.X + p.X, r.Y - 2*q.Y + p.Y
+	}
+	tested := func(t trajectory.Track) bool { return fg(t.Label) && len(t.Points) >= MinSteadyPoints }
+	for _, t := range ts.Tracks {
+		if !tested(t) {
+			continue
+		}
+		for k := 1; k+1 < len(t.Points); k++ {
+			if !interior(t, k) {
+				continue
+			}
+			ax, ay := accel(t, k)
+			kk := key{t.Label, t.Points[k].Frame}
+			s := common[kk]
+			if s == nil {
+				s = &sum{}
+				common[kk] = s
+			}
+			s.x, s.y, s.n = s.x+ax, s.y+ay, s.n+1
+		}
+	}
+	jitter := make([]float64, len(ts.Tracks))
+	perSegment := map[int][]float64{}
+	var dev []float64
+	for i, t := range ts.Tracks {
+		jitter[i] = math.NaN()
+		if !tested(t) {
+			continue
+		}
+		dev = dev[:0]
+		for k := 1; k+1 < len(t.Points); k++ {
+			if !interior(t, k) {
+				continue
+			}
+			ax, ay := accel(t, k)
+			s := common[key{t.Label, t.Points[k].Frame}]
+			dev = append(dev, math.Hypot(ax-s.x/float64(s.n), ay-s.y/float64(s.n)))
+		}
+		if len(dev) == 0 {
+			continue
+		}
+		slices.Sort(dev)
+		jitter[i] = dev[len(dev)/2]
+		for range t.Points {
+			perSegment[t.Label] = append(perSegment[t.Label], jitter[i])
+		}
+	}
+	limit := map[int]float64{}
+	for c, r := range perSegment {
+		slices.Sort(r)
+		limit[c] = factor * max(r[len(r)/2], SteadyFloor)
+	}
+	for i, t := range ts.Tracks {
+		if lim, ok := limit[t.Label]; ok {
+			out[i] = jitter[i] > lim // false for NaN
+		}
+	}
+	return out
+}
