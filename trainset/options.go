@@ -97,8 +97,8 @@ type Options struct {
 	// typical one (unsteadyForeground): the water that moves with an object
 	// (a wake, a reflection, spray), whose ripples shake the trajectories
 	// the multicut joins to it. Dropped points are treated like
-	// SupportRadius's. Off by default: the parts of a large object that
-	// turns or spins shake about a segment's mean motion too.
+	// SupportRadius's. Off by default: the parts of a large, fast object
+	// shake about their segment's mean motion too.
 	Unsteady float64 `json:",omitempty"`
 	// CutBackground adds background points in the ring that FarBackground
 	// leaves open: on the grid of BorderStep pixels, every unlabelled pixel

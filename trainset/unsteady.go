@@ -51,11 +51,9 @@ const SteadyFloor = 0.1
 // trajectories all shake (a flag in the wind) alone. The marked points are
 // left unlabelled; the densifier fills them in from their neighbours.
 //
-// Where it fails: ā_c(t) is one translation per segment, so the parts of an
-// object that turns, swings or spins while it fills much of the frame
-// accelerate apart from the mean as water does (a motorbike's wheels and
-// swing arm in a jump seen from close by, a walker's legs). That is why
-// Options.Unsteady is off by default.
+// Where it fails: the parts of a large, fast object shake about one mean
+// acceleration per segment as water does (a motorbike that fills the frame
+// in its jump). That is why Options.Unsteady is off by default.
 func unsteadyForeground(ts *trajectory.TrackSet, fg func(label int) bool, factor float64) []bool {
 	out := make([]bool, len(ts.Tracks))
 	if !(factor > 0) {
