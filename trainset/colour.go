@@ -43,10 +43,10 @@ func (m colourModel) logRatio(cl int16, c [3]uint8) (r float64, ok bool) {
 	return m.bg.LogDensity(x) - f.LogDensity(x), true
 }
 
-// colourRejected decides, for each of the n trajectories, whether its
-// foreground points are dropped for their colour: trajectory i of class c
-// with colours x_f in its frames f (those whose frame has both models) is
-// rejected when
+// colourRejected decides, for each trajectory, whether its foreground
+// points are dropped for their colour: trajectory i of class c with colours
+// x_f in the n_i frames f of its points that have both models
+// (colourEvidence) is rejected when
 //
 //	Λ_i = (1/n_i) Σ_f [log p_f(x_f | background) − log p_f(x_f | c)] > 0,
 //
@@ -58,11 +58,22 @@ func (m colourModel) logRatio(cl int16, c [3]uint8) (r float64, ok bool) {
 // rather than per point keeps a point of the object that looks like the
 // background in one frame (a highlight, a shadow) and drops the water that
 // a trajectory follows for its whole life, however long.
-//
-// samples[f] are the labelled points of frame f, the ones the models were
-// fitted from (colourModels); points of class 0 (background) are ignored.
-func colourRejected(n int, samples [][]colourSample, models []colourModel) []bool {
-	sum := make([]float64, n)
+func colourRejected(lambda []float64) []bool {
+	out := make([]bool, len(lambda))
+	for t, l := range lambda {
+		out[t] = l > 0 // false for NaN
+	}
+	return out
+}
+
+// colourEvidence is Λ_i of colourRejected for each of the n trajectories:
+// the mean log-likelihood ratio, background against its class, over its
+// foreground points in frames with both models; NaN for a trajectory with
+// no such point. samples[f] are the labelled points of frame f, the ones
+// the models were fitted from (colourModels); points of class 0
+// (background) are ignored.
+func colourEvidence(n int, samples [][]colourSample, models []colourModel) []float64 {
+	sum, cnt := make([]float64, n), make([]int, n)
 	for f, pts := range samples {
 		for _, s := range pts {
 			if s.class <= 0 {
@@ -70,14 +81,14 @@ func colourRejected(n int, samples [][]colourSample, models []colourModel) []boo
 			}
 			if r, ok := models[f].logRatio(s.class, s.col); ok {
 				sum[s.track] += r
+				cnt[s.track]++
 			}
 		}
 	}
-	out := make([]bool, n)
-	for t, s := range sum {
-		out[t] = s > 0
+	for t := range sum {
+		sum[t] /= float64(cnt[t]) // NaN for 0/0
 	}
-	return out
+	return sum
 }
 
 // colourSample is what the colour models need of one labelled point.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"image"
 	"image/color"
+	"math"
 	"strings"
 	"testing"
 
@@ -119,10 +120,11 @@ func TestColourCheckPoolsClassesInMultiMode(t *testing.T) {
 	}
 }
 
-// colourRejected on one-component models of red (the class) and blue (the
-// background): the decision is the sign of the summed log ratio over a
-// trajectory's points; background points and frames without models
-// contribute nothing.
+// colourEvidence and colourRejected on one-component models of red (the
+// class) and blue (the background): Λ is the mean log ratio over a
+// trajectory's points, the decision its sign; background points and frames
+// without models contribute nothing, and a trajectory with no point left
+// has no Λ.
 func TestColourRejectedSumsLogRatios(t *testing.T) {
 	red, blue := fitTestColours(t, 200, 30, 20), fitTestColours(t, 20, 40, 200)
 	models := []colourModel{{fg: map[int16]*gmm.Mixture{1: red}, bg: blue}, {}, {fg: map[int16]*gmm.Mixture{1: red}, bg: blue}}
@@ -132,11 +134,17 @@ func TestColourRejectedSumsLogRatios(t *testing.T) {
 		{{3, 1, true, red3}, {3, 1, true, red3}}, // no models: ignored
 		{{0, 1, true, blue3}, {1, 1, true, blue3}},
 	}
-	got := colourRejected(5, samples, models)
+	lambda := colourEvidence(5, samples, models)
+	got := colourRejected(lambda)
 	r0, _ := models[0].logRatio(1, red3)
 	r1, _ := models[0].logRatio(1, blue3)
 	if r0 >= 0 || r1 <= 0 {
 		t.Fatalf("log ratios: red %g (want < 0), blue %g (want > 0)", r0, r1)
+	}
+	for i, want := range []float64{(r0 + r1) / 2, r1, math.NaN(), r1, math.NaN()} {
+		if l := lambda[i]; !(math.Abs(l-want) < 1e-12 || math.IsNaN(l) && math.IsNaN(want)) {
+			t.Errorf("track %d: Λ %g, want %g", i, l, want)
+		}
 	}
 	// Track 0: red then blue, rejected iff the blue's ratio outweighs the red's.
 	want := []bool{r0+r1 > 0, true, false, true, false}

@@ -96,9 +96,11 @@ type Options struct {
 	// the same frame, has a median above Unsteady times the segment's
 	// typical one (unsteadyForeground): the water that moves with an object
 	// (a wake, a reflection, spray), whose ripples shake the trajectories
-	// the multicut joins to it. Dropped points are treated like
-	// SupportRadius's. Off by default: the parts of a large, fast object
-	// shake about their segment's mean motion too.
+	// the multicut joins to it. With ColourWindow > 0 a trajectory whose
+	// colours say object (colour check's Λ_i < −UnsteadyColourMargin) keeps
+	// its labels: the parts of a large, fast object shake about their
+	// segment's mean motion too. Dropped points are treated like
+	// SupportRadius's.
 	Unsteady float64 `json:",omitempty"`
 	// CutBackground adds background points in the ring that FarBackground
 	// leaves open: on the grid of BorderStep pixels, every unlabelled pixel

@@ -129,7 +129,9 @@ type Set struct {
 	DroppedColourTracks int
 	// DroppedUnsteady counts the foreground points dropped because their
 	// trajectory shakes about its segment's motion (Options.Unsteady), and
-	// DroppedUnsteadyTracks those trajectories.
+	// DroppedUnsteadyTracks those trajectories. They are dropped before the
+	// support rule and the colour check, so a point that the colour check
+	// would drop too counts here, not in DroppedColour.
 	DroppedUnsteady       int
 	DroppedUnsteadyTracks int
 	// DroppedHard counts the points of hard examples among the points
@@ -151,9 +153,9 @@ type Set struct {
 // Prepare builds the training set of one sequence. After checkInput, a
 // preparation runs its steps in order: the clusters and the background,
 // the classes, the hard examples, the unexplained background, the long
-// trajectories, the points of every frame, the colour check, the labels of
-// every frame (with their clean-ups, far-background and border points),
-// the background cut and the weights.
+// trajectories, the points of every frame, the colour check, the
+// steadiness test, the labels of every frame (with their clean-ups,
+// far-background and border points), the background cut and the weights.
 func Prepare(in Input, opt Options) (*Set, error) {
 	if err := checkInput(in, opt); err != nil {
 		return nil, err
@@ -165,12 +167,12 @@ func Prepare(in Input, opt Options) (*Set, error) {
 	p.assignClasses()
 	p.markHardExamples()
 	p.markUnexplained()
-	p.markUnsteady()
 	p.markLongTrajectories()
 	p.collectPoints()
 	if err := p.checkColours(); err != nil {
 		return nil, err
 	}
+	p.markUnsteady()
 	p.labelFrames()
 	if len(p.set.Frames) == 0 {
 		return nil, errors.New("prepare: no trajectory point falls inside the image: nothing to train on")
@@ -244,6 +246,7 @@ type preparation struct {
 	long         []bool    // long in their segment (SupportRadius; nil when off)
 	colourLong   []bool    // long in the foreground (ColourWindow; nil when off)
 	colourReject []bool    // rejected by the colour check (nil when off)
+	colourLambda []float64 // the colour check's Λ_i (colourEvidence; nil when off)
 	unsteady     []bool    // foreground trajectories that shake (unsteadyForeground; nil when off)
 	// primaryBoxes is, per frame, the primary object's grown box
 	// (PrimaryObject; nil when off or when there is no foreground).
@@ -446,13 +449,19 @@ func (p *preparation) markUnexplained() {
 
 // markUnsteady marks the foreground trajectories that shake about their
 // segment's motion (unsteadyForeground; Options.Unsteady) and counts them.
+// With the colour check on, a trajectory whose colours say object, Λ_i <
+// −UnsteadyColourMargin (colourEvidence), keeps its labels however it
+// shakes.
 func (p *preparation) markUnsteady() {
 	if !(p.opt.Unsteady > 0) {
 		return
 	}
 	p.unsteady = unsteadyForeground(p.ts, func(label int) bool { return p.class[label] >= 1 }, p.opt.Unsteady)
-	for _, u := range p.unsteady {
-		if u {
+	for i, u := range p.unsteady {
+		if u && p.colourLambda != nil && p.colourLambda[i] < -UnsteadyColourMargin {
+			p.unsteady[i] = false
+		}
+		if p.unsteady[i] {
 			p.set.DroppedUnsteadyTracks++
 		}
 	}
@@ -542,7 +551,8 @@ func (p *preparation) checkColours() error {
 	if err != nil {
 		return fmt.Errorf("prepare: %w", err)
 	}
-	p.colourReject = colourRejected(len(p.ts.Tracks), samples, colours)
+	p.colourLambda = colourEvidence(len(p.ts.Tracks), samples, colours)
+	p.colourReject = colourRejected(p.colourLambda)
 	for _, r := range p.colourReject {
 		if r {
 			p.set.DroppedColourTracks++
@@ -583,9 +593,9 @@ func (p *preparation) colourSamples() ([][]colourSample, error) {
 
 // labelFrames builds the frame of every frame with points: the most
 // confident trajectory labels a pixel (ownedPoints), the clean-ups drop
-// points (dropUnsteady, dropUnsupported, dropColourRejected, then the isolated ones in
-// labelPoints), and far-background and border points are added to the
-// rest (addGridPoints).
+// points (dropUnsteady, dropUnsupported, dropColourRejected, then the
+// isolated ones in labelPoints), and far-background and border points are
+// added to the rest (addGridPoints).
 func (p *preparation) labelFrames() {
 	owner := make([]int32, p.W*p.H)
 	for f, pts := range p.points {

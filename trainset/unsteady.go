@@ -17,6 +17,16 @@ const MinSteadyPoints = 4
 // a tenth of a pixel.
 const SteadyFloor = 0.1
 
+// UnsteadyColourMargin (nats) is the colour evidence for the object that
+// keeps a trajectory's labels however it shakes (Prepare, with the colour
+// check on): colours on average e ≈ 2.7 times more probable under the
+// object's colour model than under the background's per point, Λ_i < −1
+// (colourEvidence). Water that moves with an object shows the object's
+// colours only as a blurred reflection, so its Λ lies near 0; the parts of
+// a fast object that shake about the segment's mean acceleration (a
+// motorbike's hub and swing arm in a jump) look like the object.
+const UnsteadyColourMargin = 1.0
+
 // unsteadyForeground marks the foreground trajectories whose motion
 // shakes about their segment's common motion far more than the segment's
 // typical trajectory does. With x_i(t) the position of trajectory i in
@@ -53,7 +63,8 @@ const SteadyFloor = 0.1
 //
 // Where it fails: the parts of a large, fast object shake about one mean
 // acceleration per segment as water does (a motorbike that fills the frame
-// in its jump). That is why Options.Unsteady is off by default.
+// in its jump). Prepare therefore keeps, with the colour check on, the
+// shaking trajectories whose colours say object (UnsteadyColourMargin).
 func unsteadyForeground(ts *trajectory.TrackSet, fg func(label int) bool, factor float64) []bool {
 	out := make([]bool, len(ts.Tracks))
 	if !(factor > 0) {

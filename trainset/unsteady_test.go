@@ -1,6 +1,7 @@
 package trainset
 
 import (
+	"math"
 	"testing"
 
 	"github.com/densify/densify/trajectory"
@@ -121,5 +122,51 @@ func TestPrepareDropsUnsteadyForeground(t *testing.T) {
 	opt.Unsteady = 0
 	if s, err := Prepare(Input{Tracks: ts, Width: 40, Height: 30}, opt); err != nil || s.DroppedUnsteady != 0 || s.Frames[1].Labels[zigzagAt(1)] != 1 {
 		t.Errorf("off: dropped %d, err %v", s.DroppedUnsteady, err)
+	}
+}
+
+// With the colour check's Λ at hand, a shaking trajectory whose colours
+// say object (Λ < −UnsteadyColourMargin) keeps its labels; one with weaker
+// colour evidence, or none, does not.
+func TestUnsteadyKeepsTrajectoriesOfTheObjectsColour(t *testing.T) {
+	nan := math.NaN()
+	still := func(int) float64 { return 0 }
+	ts := &trajectory.TrackSet{Frames: 6}
+	ts.Tracks = append(ts.Tracks, shaken(0, 2, 0, still))
+	for i := 0; i < 4; i++ {
+		ts.Tracks = append(ts.Tracks, shaken(1, float64(10+2*i), 0, still))
+	}
+	// Two zigzags: ā = ±8/6, so the steady trajectories deviate by 4/3,
+	// the zigzags by 8/3, twice the segment's median.
+	ts.Tracks = append(ts.Tracks, shaken(1, 20, 2, still), shaken(1, 24, 2, still))
+	opt := bare()
+	opt.BackgroundClusters, opt.Unsteady = []int{0}, 1.5
+	for _, c := range []struct {
+		lambda []float64
+		want   []bool
+	}{
+		{nil, []bool{false, false, false, false, false, true, true}},
+		{[]float64{nan, nan, nan, nan, nan, -UnsteadyColourMargin - 0.5, -UnsteadyColourMargin + 0.5}, []bool{false, false, false, false, false, false, true}},
+		{[]float64{nan, nan, nan, nan, nan, nan, -2 * UnsteadyColourMargin}, []bool{false, false, false, false, false, true, false}},
+	} {
+		p := newPreparation(Input{Tracks: ts, Width: 40, Height: 30}, opt)
+		if err := p.chooseBackground(); err != nil {
+			t.Fatal(err)
+		}
+		p.assignClasses()
+		p.colourLambda = c.lambda
+		p.markUnsteady()
+		n := 0
+		for i, w := range c.want {
+			if p.unsteady[i] != w {
+				t.Errorf("Λ %v: trajectory %d marked %v, want %v", c.lambda, i, p.unsteady[i], w)
+			}
+			if w {
+				n++
+			}
+		}
+		if p.set.DroppedUnsteadyTracks != n {
+			t.Errorf("Λ %v: %d trajectories counted, want %d", c.lambda, p.set.DroppedUnsteadyTracks, n)
+		}
 	}
 }
