@@ -22,9 +22,10 @@ const SteadyFloor = 0.1
 // check on): colours on average e ≈ 2.7 times more probable under the
 // object's colour model than under the background's per point, Λ_i < −1
 // (colourEvidence). Water that moves with an object shows the object's
-// colours only as a blurred reflection, so its Λ lies near 0; the parts of
-// a fast object that shake about the segment's mean acceleration (a
-// motorbike's hub and swing arm in a jump) look like the object.
+// colours at most as a blurred reflection; the parts of a fast object that
+// shake about the segment's mean acceleration (a motorbike's hub and swing
+// arm in a jump) look like the object. Measured on boat and motocross-jump
+// only (docs/results.md), so it is a round number, not a fitted one.
 const UnsteadyColourMargin = 1.0
 
 // unsteadyForeground marks the foreground trajectories whose motion
