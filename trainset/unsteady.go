@@ -76,32 +76,31 @@ func unsteadyForeground(ts *trajectory.TrackSet, fg func(label int) bool, factor
 		x, y float64
 		n    int
 	}
-	common := map[key]*sum{}
-	interior := func(t trajectory.Track, k int) bool {
-		return t.Points[k-1].Frame+1 == t.Points[k].Frame && t.Points[k].Frame+1 == t.Points[k+1].Frame
-	}
-	accel := func(t trajectory.Track, k int) (float64, float64) {
-		p, q, r := t.Points[k-1], t.Points[k], t.Points[k+1]
-		return r.X - 2*q.X + p.X, r.Y - 2*q.Y + p.Y
+	// accelerations calls visit with a_i(t) at every interior frame t of t's
+	// points (t−1, t, t+1 all on the trajectory).
+	accelerations := func(t trajectory.Track, visit func(frame int, ax, ay float64)) {
+		for k := 1; k+1 < len(t.Points); k++ {
+			p, q, r := t.Points[k-1], t.Points[k], t.Points[k+1]
+			if p.Frame+1 == q.Frame && q.Frame+1 == r.Frame {
+				visit(q.Frame, r.X-2*q.X+p.X, r.Y-2*q.Y+p.Y)
+			}
+		}
 	}
 	tested := func(t trajectory.Track) bool { return fg(t.Label) && len(t.Points) >= MinSteadyPoints }
+	common := map[key]*sum{}
 	for _, t := range ts.Tracks {
 		if !tested(t) {
 			continue
 		}
-		for k := 1; k+1 < len(t.Points); k++ {
-			if !interior(t, k) {
-				continue
-			}
-			ax, ay := accel(t, k)
-			kk := key{t.Label, t.Points[k].Frame}
+		accelerations(t, func(frame int, ax, ay float64) {
+			kk := key{t.Label, frame}
 			s := common[kk]
 			if s == nil {
 				s = &sum{}
 				common[kk] = s
 			}
 			s.x, s.y, s.n = s.x+ax, s.y+ay, s.n+1
-		}
+		})
 	}
 	jitter := make([]float64, len(ts.Tracks))
 	perSegment := map[int][]float64{}
@@ -112,14 +111,10 @@ func unsteadyForeground(ts *trajectory.TrackSet, fg func(label int) bool, factor
 			continue
 		}
 		dev = dev[:0]
-		for k := 1; k+1 < len(t.Points); k++ {
-			if !interior(t, k) {
-				continue
-			}
-			ax, ay := accel(t, k)
-			s := common[key{t.Label, t.Points[k].Frame}]
+		accelerations(t, func(frame int, ax, ay float64) {
+			s := common[key{t.Label, frame}]
 			dev = append(dev, math.Hypot(ax-s.x/float64(s.n), ay-s.y/float64(s.n)))
-		}
+		})
 		if len(dev) == 0 {
 			continue
 		}
