@@ -107,8 +107,9 @@ func (f foreground) meanJWithThinParts(frames, thin []frameAcc) float64 {
 // the object taken out of the segmentation's object: frames[i] is a
 // frame's table, holes[i] the same frame's overlaps over the holes of its
 // object (dataset.LabelledFrame.Holes), which lie outside every object
-// region (MasksFunc adds them to region 0). Per frame, with h the hole pixels on the object's clusters, the
-// intersection stays and the union shrinks by h:
+// region (MasksFunc adds them to region 0). Per frame, with h the hole
+// pixels on the object's clusters, the intersection stays and the union
+// shrinks by h:
 //
 //	J' = |M ∩ G| / (|M ∪ G| − h).
 func (f foreground) meanJWithoutHoles(frames, holes []frameAcc) float64 {
