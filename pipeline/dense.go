@@ -41,9 +41,11 @@ type TrainRequest struct {
 	Factor  float64  // hard-example factor replacing the set's (> 0), or 0
 	Phi     *float64 // φ for redrawn hard examples, or nil: the set's mask
 	Resume  bool     // continue from the checkpoints in Out
-	// Pseudo and Init are a self-training round's (TrainOptions.Rounds):
-	// the previous round's masks folder (with prob/), one per set, and the
-	// checkpoint to start from; empty for the first training.
+	// Pseudo is a self-training round's (TrainOptions.Rounds): the
+	// previous round's masks folder (with prob/), one per set; empty for
+	// the first training. Init is the checkpoint to start from: the
+	// previous round's, or TrainOptions.Init for the first training (empty:
+	// a random initialisation).
 	Pseudo   []string
 	Init     string
 	Options  TrainOptions
@@ -323,8 +325,12 @@ type roundInputs struct{ masks, ckpt string }
 func (p *seqRun) trainRound(d Densifier, dr *DenseResult, run, set string, tp trainParams, topt TrainOptions, in roundInputs) (string, error) {
 	model := p.lay.Model(run)
 	inputs := []string{set}
+	init := in.ckpt
 	if in.masks != "" {
 		inputs = append(inputs, in.masks, in.ckpt)
+	} else if topt.Init != "" {
+		init = topt.Init
+		inputs = append(inputs, init)
 	}
 	st := stage{name: "train-" + run, params: tp, inputs: inputs, outputs: []string{model}}
 	var tr TrainResult
@@ -339,8 +345,9 @@ func (p *seqRun) trainRound(d Densifier, dr *DenseResult, run, set string, tp tr
 		}
 		req := TrainRequest{Sets: []string{set}, Out: model, Variant: tp.Variant, Factor: tp.Factor, Phi: tp.Phi,
 			Resume: resume, Options: topt, Progress: p.opt.progress()}
+		req.Init = init
 		if in.masks != "" {
-			req.Pseudo, req.Init = []string{in.masks}, in.ckpt
+			req.Pseudo = []string{in.masks}
 		}
 		res, err := d.Train(p.ctx, req)
 		if err != nil {

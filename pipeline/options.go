@@ -290,6 +290,14 @@ type TrainOptions struct {
 	// off, the default: docs/results.md, "The CRF loss in the round only,
 	// with the averaged weights").
 	RoundCRFWeight float64 `json:"round_crf_weight,omitempty"`
+	// Init, when set, is the checkpoint the first training of every
+	// sequence starts from instead of a random initialisation: a network
+	// trained on the prepared sets of other videos (densify train --joint),
+	// whose labels, like every label here, come from the segmentation, not
+	// from an annotation. The rounds start from the round before's model as
+	// always. The file is an input of the first training (a changed
+	// checkpoint retrains). Empty: random initialisation, the default.
+	Init string `json:"init,omitempty"`
 }
 
 // DefaultRounds is the default of TrainOptions.Rounds: one self-training

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -122,5 +123,55 @@ func TestSelfTrainingRounds(t *testing.T) {
 	ran(t, rep, want)
 	if n := len(fd.trains); n != 7 || fd.trains[5].Options.CRFWeight != 2 || fd.trains[6].Options.CRFWeight != 2 {
 		t.Errorf("%d trainings, the last two with CRF loss weight %v and %v: want 7, 2 and 2", n, fd.trains[n-2].Options.CRFWeight, fd.trains[n-1].Options.CRFWeight)
+	}
+}
+
+// TrainOptions.Init: the first training starts from that checkpoint, the
+// round from the first training's model. Run again, nothing reruns; the
+// checkpoint's contents changed, the first training runs again.
+func TestFirstTrainingStartsFromInit(t *testing.T) {
+	root, tracks := tinySequence(t)
+	work := t.TempDir()
+	prior := filepath.Join(t.TempDir(), "prior.ckpt")
+	if err := os.WriteFile(prior, []byte("weights of another video"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var log bytes.Buffer
+	fd := &fakeDensifier{}
+	opt := testOptions(tracks, fd, &log)
+	opt.Train.Rounds, opt.Train.Init = 1, prior
+	ctx := context.Background()
+	if _, err := Run(ctx, filepath.Join(root, "tiny"), work, opt); err != nil {
+		t.Fatalf("%v\n%s", err, log.String())
+	}
+	lay := Layout{Dir: filepath.Join(work, "tiny"), Name: "tiny"}
+	if len(fd.trains) != 2 {
+		t.Fatalf("%d trainings, want 2", len(fd.trains))
+	}
+	if tr := fd.trains[0]; tr.Init != prior || len(tr.Pseudo) != 0 {
+		t.Errorf("the first training starts from %q with self-training labels %v, want %q and none", tr.Init, tr.Pseudo, prior)
+	}
+	if tr, want := fd.trains[1], filepath.Join(lay.Model("uniform"), "model.json"); tr.Init != want {
+		t.Errorf("the round starts from %q, want %q", tr.Init, want)
+	}
+
+	rep, err := Run(ctx, filepath.Join(root, "tiny"), work, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := all(false)
+	want["train-uniform-round1"] = false
+	ran(t, rep, want)
+	if err := os.WriteFile(prior, []byte("weights of a third video"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if rep, err = Run(ctx, filepath.Join(root, "tiny"), work, opt); err != nil {
+		t.Fatal(err)
+	}
+	// the fake's model comes out the same, so what reads it is up to date
+	want["train-uniform"] = true
+	ran(t, rep, want)
+	if len(fd.trains) != 3 || fd.trains[2].Init != prior {
+		t.Errorf("after the checkpoint changed: %d trainings, want 3, the third from %q", len(fd.trains), prior)
 	}
 }

@@ -164,8 +164,8 @@ var ioFlags = map[string]flagcheck.IO{
 	"train":       {Out: []string{"out"}, In: []string{"set:tree", "pseudo:tree", "init", "error-model", "ARGS:dataset", "cost-model"}},
 	"predict":     {Out: []string{"out/"}, In: []string{"model", "frames:frames", "flows:tree"}},
 	"refine":      {Out: []string{"out/"}, In: []string{"frames:frames", "prob:tree"}},
-	"run":         {Out: []string{"out"}, In: []string{"ARGS:dataset", "tracks", "cost-model"}},
-	"ablate":      {Out: []string{"out"}, In: []string{"ARGS:dataset", "tracks", "cost-model"}},
+	"run":         {Out: []string{"out"}, In: []string{"ARGS:dataset", "tracks", "cost-model", "init"}},
+	"ablate":      {Out: []string{"out"}, In: []string{"ARGS:dataset", "tracks", "cost-model", "init"}},
 	"slurm":       {Out: []string{"out"}, In: []string{"ARGS:dataset"}},
 }
 

@@ -8,6 +8,11 @@ import (
 	"github.com/spf13/pflag"
 )
 
+// runInitUsage is the help of run's and ablate's --init.
+const runInitUsage = "start every sequence's first training from this checkpoint's weights instead of a random initialisation: " +
+	"a network trained on other videos' prepared sets (densify train --joint --set …), whose labels come from their segmentation, not from an annotation; " +
+	"the rounds start from the round before's model as always (empty = random initialisation)"
+
 // pipelineFlags binds the knobs of every stage (run, ablate; train DATASET
 // binds the upstream ones).
 type pipelineFlags struct {
@@ -52,6 +57,7 @@ func (p *pipelineFlags) bind(f *pflag.FlagSet) {
 	f.IntVar(&t.Temporal, "temporal", t.Temporal, temporalUsage)
 	f.BoolVar(&t.ComposeFlows, "compose-flows", t.ComposeFlows, composeFlowsUsage)
 	f.BoolVar(&t.Mirror, "mirror", t.Mirror, mirrorUsage)
+	f.StringVar(&t.Init, "init", t.Init, runInitUsage)
 	f.IntVar(&t.Rounds, "rounds", t.Rounds, "self-training rounds after the first training: each trains from the round before's weights on the sparse labels plus the confident pixels of its refined masks, then predicts again (0 = none)")
 	bindPseudoFlags(f, &p.pseudo)
 	f.Float64Var(&t.PseudoWeight, "pseudo-weight", train.DefaultPseudoWeight, pseudoWeightUsage)

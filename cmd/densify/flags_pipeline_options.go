@@ -11,6 +11,7 @@ import (
 	"github.com/densify/densify/internal/logit"
 	"github.com/densify/densify/motiongraph"
 	"github.com/densify/densify/pipeline"
+	"github.com/densify/densify/unet"
 	"github.com/densify/densify/video"
 )
 
@@ -30,7 +31,27 @@ func (p *pipelineFlags) options(f *Factory, root string) (pipeline.Options, erro
 	o.Train.StepBudget = &budget
 	cut := p.cut
 	o.Train.Cut = &cut
+	if err == nil {
+		o.Train.Init, err = checkInit(o.Train.Init, o.Train.Preset)
+	}
 	return o, err
+}
+
+// checkInit checks --init before any stage runs: a readable checkpoint of
+// the preset the sequences train, returned as an absolute path (the
+// training stage runs in another folder); empty stays empty.
+func checkInit(path, preset string) (string, error) {
+	if path == "" {
+		return "", nil
+	}
+	h, err := unet.ReadCheckpointHeader(path)
+	if err != nil {
+		return "", fmt.Errorf("--init: %w", err)
+	}
+	if h.Config.Name != preset {
+		return "", fmt.Errorf("--init %s: a checkpoint of preset %s, but the sequences train preset %s (--preset)", path, h.Config.Name, preset)
+	}
+	return filepath.Abs(path)
 }
 
 // upstreamOptions validates the flags bound by bindUpstream (and --tracks).

@@ -12,6 +12,8 @@ import (
 
 	"github.com/densify/densify/internal/atomicfile"
 	"github.com/densify/densify/pipeline"
+	"github.com/densify/densify/unet"
+	"github.com/sugarme/gotch"
 )
 
 // blankDensifier stands in for the U-Net: its masks are all background.
@@ -83,4 +85,79 @@ func TestSweepVariants(t *testing.T) {
 	if _, err := sweepVariants(nil, nil, []float64{1.5}); err == nil {
 		t.Error("φ 1.5 accepted")
 	}
+}
+
+// densify run --init: the first training starts from the checkpoint (as an
+// absolute path), the round from the first model. A file that is not a
+// checkpoint, or a checkpoint of another preset than --preset, stops the
+// run before any stage, naming the file.
+func TestRunInitStartsTheFirstTraining(t *testing.T) {
+	dir := t.TempDir()
+	d := &blankDensifier{}
+	f := &Factory{Densifier: d}
+	if _, _, err := execute(t, f, "synth", "--out", dir, "--tracks", "--frames", "6", "--width", "96", "--height", "72", "--gt-every", "3"); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := unet.Preset("unet-cpu")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := unet.New(cfg, gotch.CPU)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prior := filepath.Join(dir, "prior.ckpt")
+	if err := m.Save(prior, nil); err != nil {
+		t.Fatal(err)
+	}
+	notCkpt := filepath.Join(dir, "notes.txt")
+	if err := os.WriteFile(notCkpt, []byte("not a checkpoint\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	seq := filepath.Join(dir, "synth01")
+	tracks := filepath.Join(seq, "synth01Tracks6_gt.dat")
+	for _, c := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"not a checkpoint", []string{"--init", notCkpt}, notCkpt},
+		{"another preset", []string{"--init", prior, "--preset", "unet-paper"}, "preset unet-cpu, but the sequences train preset unet-paper"},
+	} {
+		work := filepath.Join(dir, "work-"+strings.ReplaceAll(c.name, " ", "-"))
+		_, errOut, err := execute(t, f, append([]string{"run", seq, "--out", work, "--tracks", tracks, "--min-segment", "0", "--uniform"}, c.args...)...)
+		if err == nil || !strings.Contains(err.Error()+errOut, c.want) {
+			t.Errorf("%s: err %v, want one naming %q\n%s", c.name, err, c.want, errOut)
+		}
+		if _, err := os.Stat(filepath.Join(work, "synth01")); !os.IsNotExist(err) {
+			t.Errorf("%s: the run left %s/synth01 behind (%v)", c.name, work, err)
+		}
+	}
+	if len(d.trains) != 0 {
+		t.Fatalf("%d trainings after refused runs", len(d.trains))
+	}
+
+	rel, err := filepath.Rel(mustGetwd(t), prior)
+	if err != nil {
+		t.Fatal(err)
+	}
+	work := filepath.Join(dir, "work")
+	if _, errOut, err := execute(t, f, "run", seq, "--out", work, "--tracks", tracks, "--min-segment", "0", "--uniform", "--init", rel); err != nil {
+		t.Fatalf("%v\n%s", err, errOut)
+	}
+	if len(d.trains) != 2 || d.trains[0].Init != prior || d.trains[1].Init != filepath.Join(work, "synth01", "model-uniform", "model.ckpt") {
+		for i, tr := range d.trains {
+			t.Logf("training %d starts from %q", i, tr.Init)
+		}
+		t.Errorf("%d trainings; want 2, the first from %s, the round from the first model", len(d.trains), prior)
+	}
+}
+
+func mustGetwd(t *testing.T) string {
+	t.Helper()
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return wd
 }
