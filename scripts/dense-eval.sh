@@ -36,6 +36,9 @@
 #   SCHEDULE AVERAGE   learning-rate schedule and averaged epochs (densify train --schedule,
 #              --average)
 #   CRF        weight of the relaxed Potts loss (densify train --crf-weight)
+#   INIT       the checkpoint every first training starts from (densify train --init,
+#              as densify run --init does), or a folder of <seq>.ckpt, one per sequence
+#              (e.g. a model trained without that sequence: densify train --joint)
 #   PREPARE    extra densify prepare flags (e.g. "--far-background 0.1")
 #   PREDICT    extra densify predict flags (e.g. "--temporal 0" for a cheaper ablation)
 #   SEQUENCES  space-separated subset (default: all)
@@ -130,6 +133,11 @@ one() { # seq labels variant seed set out [round prev]: prev is round−1's out
   if ((round > 0)); then
     init=(--init "$prev/model/model.ckpt" --pseudo "$prev/masks" "${pseudo_args[@]}")
     row=$variant-r$round
+  elif [[ -d ${INIT:-} ]]; then
+    [[ -f $INIT/$seq.ckpt ]] || { echo "dense-eval: INIT=$INIT holds no $seq.ckpt" >&2; exit 1; }
+    init=(--init "$INIT/$seq.ckpt")
+  elif [[ -n ${INIT:-} ]]; then
+    init=(--init "$INIT")
   fi
   if [[ $labels == real ]] && ((round < ROUNDS)); then
     prob=(--prob) # the next round's pseudo-labels read the probability maps

@@ -62,7 +62,7 @@ exit 0
 	cmd := exec.Command("bash", "dense-eval.sh", work)
 	base := callerEnvWithout("DAVIS", "DENSIFY", "TAG", "VARIANTS", "SEEDS", "FIRST_SEED", "ORACLE", "ROUNDS", "PSEUDO", "REUSE", "REUSE_MASKS",
 		"UNREFINED", "SCHEDULE", "AVERAGE", "SCALE", "EPOCHS", "STEP_BUDGET", "PRESET", "BATCH", "THREADS",
-		"PREPARE", "PREDICT", "SEQUENCES", "MODELS_FROM", "CHECKPOINTS", "FLOWS")
+		"PREPARE", "PREDICT", "SEQUENCES", "MODELS_FROM", "CHECKPOINTS", "FLOWS", "INIT")
 	cmd.Env = append(base, append([]string{"DENSIFY=" + fake, "DAVIS=" + root, "ORACLE=0", "UNREFINED=0"}, env...)...)
 	if b, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("dense-eval.sh: %v\n%s", err, b)
@@ -76,6 +76,41 @@ exit 0
 		t.Fatal(err)
 	}
 	return strings.Split(strings.TrimSpace(string(raw)), "\n"), string(c)
+}
+
+// INIT: the first training starts from that checkpoint, or from the
+// sequence's <seq>.ckpt of a folder; the round from the first model.
+func TestDenseEvalInit(t *testing.T) {
+	dir := t.TempDir()
+	priors := filepath.Join(dir, "priors")
+	if err := os.MkdirAll(priors, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(priors, "s.ckpt"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ init, want string }{
+		{filepath.Join(dir, "prior.ckpt"), filepath.Join(dir, "prior.ckpt")},
+		{priors, filepath.Join(priors, "s.ckpt")},
+	} {
+		run := t.TempDir()
+		calls, _ := denseEval(t, run, "ROUNDS=1", "INIT="+c.init)
+		var trains []string
+		for _, call := range calls {
+			if strings.HasPrefix(call, "train ") {
+				trains = append(trains, call)
+			}
+		}
+		if len(trains) != 2 {
+			t.Fatalf("INIT=%s: %d trainings, want 2:\n%s", c.init, len(trains), strings.Join(calls, "\n"))
+		}
+		if !strings.Contains(trains[0], "--init "+c.want+" ") && !strings.HasSuffix(trains[0], "--init "+c.want) {
+			t.Errorf("INIT=%s: the first training does not start from %s: %s", c.init, c.want, trains[0])
+		}
+		if !strings.Contains(trains[1], "--init "+filepath.Join(run, "work", "s", "dense-default", "uniform-s1", "model", "model.ckpt")) {
+			t.Errorf("INIT=%s: the round does not start from the first model: %s", c.init, trains[1])
+		}
+	}
 }
 
 // ROUNDS=2: each round trains from the round before's model.ckpt on its
