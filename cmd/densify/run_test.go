@@ -36,16 +36,24 @@ func (*blankDensifier) Predict(_ context.Context, req pipeline.PredictRequest) e
 	return nil
 }
 
-// densify run in-process with the factory's densifier: the summary table on
-// Out, stage lines on ErrOut, the uniform variant handed to the densifier.
-func TestRunCommandInProcess(t *testing.T) {
-	dir := t.TempDir()
-	d := &blankDensifier{}
-	f := &Factory{Densifier: d}
+// blankRun makes a synthetic sequence of 6 frames (96×72, ground truth
+// every third frame, its Tracks file beside it) in a temporary folder dir
+// and returns a factory whose densifier is d.
+func blankRun(t *testing.T) (d *blankDensifier, f *Factory, dir, seq string) {
+	t.Helper()
+	dir = t.TempDir()
+	d = &blankDensifier{}
+	f = &Factory{Densifier: d}
 	if _, _, err := execute(t, f, "synth", "--out", dir, "--tracks", "--frames", "6", "--width", "96", "--height", "72", "--gt-every", "3"); err != nil {
 		t.Fatal(err)
 	}
-	seq := filepath.Join(dir, "synth01")
+	return d, f, dir, filepath.Join(dir, "synth01")
+}
+
+// densify run in-process with the factory's densifier: the summary table on
+// Out, stage lines on ErrOut, the uniform variant handed to the densifier.
+func TestRunCommandInProcess(t *testing.T) {
+	d, f, dir, seq := blankRun(t)
 	out, errOut, err := execute(t, f, "run", seq, "--out", filepath.Join(dir, "work"), "--tracks",
 		filepath.Join(seq, "synth01Tracks6_gt.dat"), "--min-segment", "0", "--uniform")
 	if err != nil {
@@ -92,12 +100,7 @@ func TestSweepVariants(t *testing.T) {
 // checkpoint, or a checkpoint of another preset than --preset, stops the
 // run before any stage, naming the file.
 func TestRunInitStartsTheFirstTraining(t *testing.T) {
-	dir := t.TempDir()
-	d := &blankDensifier{}
-	f := &Factory{Densifier: d}
-	if _, _, err := execute(t, f, "synth", "--out", dir, "--tracks", "--frames", "6", "--width", "96", "--height", "72", "--gt-every", "3"); err != nil {
-		t.Fatal(err)
-	}
+	d, f, dir, seq := blankRun(t)
 	cfg, err := unet.Preset("unet-cpu")
 	if err != nil {
 		t.Fatal(err)
@@ -114,7 +117,6 @@ func TestRunInitStartsTheFirstTraining(t *testing.T) {
 	if err := os.WriteFile(notCkpt, []byte("not a checkpoint\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	seq := filepath.Join(dir, "synth01")
 	tracks := filepath.Join(seq, "synth01Tracks6_gt.dat")
 	for _, c := range []struct {
 		name string
