@@ -344,8 +344,7 @@ func (p *seqRun) trainRound(d Densifier, dr *DenseResult, run, set string, tp tr
 			}
 		}
 		req := TrainRequest{Sets: []string{set}, Out: model, Variant: tp.Variant, Factor: tp.Factor, Phi: tp.Phi,
-			Resume: resume, Options: topt, Progress: p.opt.progress()}
-		req.Init = init
+			Init: init, Resume: resume, Options: topt, Progress: p.opt.progress()}
 		if in.masks != "" {
 			req.Pseudo = []string{in.masks}
 		}

@@ -139,7 +139,11 @@ func TestRunInitStartsTheFirstTraining(t *testing.T) {
 		t.Fatalf("%d trainings after refused runs", len(d.trains))
 	}
 
-	rel, err := filepath.Rel(mustGetwd(t), prior)
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rel, err := filepath.Rel(wd, prior)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,13 +157,4 @@ func TestRunInitStartsTheFirstTraining(t *testing.T) {
 		}
 		t.Errorf("%d trainings; want 2, the first from %s, the round from the first model", len(d.trains), prior)
 	}
-}
-
-func mustGetwd(t *testing.T) string {
-	t.Helper()
-	wd, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return wd
 }
