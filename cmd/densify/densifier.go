@@ -31,6 +31,25 @@ var _ pipeline.Densifier = unetDensifier{}
 
 func (unetDensifier) Name() string { return "unet" }
 
+// unetRequestConfig maps one training request onto train.Config: its
+// options (unetTrainConfig), the hard examples' factor and φ, the
+// checkpoint it starts from (a round's previous model, or the first
+// training's starting weights) and a round's pseudo-labels.
+func unetRequestConfig(req pipeline.TrainRequest) (train.Config, error) {
+	cfg, err := unetTrainConfig(req.Options, req.Variant, req.Resume)
+	if err != nil {
+		return cfg, err
+	}
+	cfg.HardFactor, cfg.HardPhi = req.Factor, req.Phi
+	cfg.Init = req.Init
+	if len(req.Pseudo) > 0 {
+		cfg.Pseudo = req.Pseudo
+		cfg.PseudoOptions, cfg.PseudoWeight = req.Options.PseudoOrDefault(), req.Options.PseudoWeight
+	}
+	cfg.Joint = true // one model over the given sets (the pipeline passes one set per sequence)
+	return cfg, nil
+}
+
 // unetTrainConfig maps the pipeline's training options onto train.Config
 // (zero values keep train.DefaultConfig).
 func unetTrainConfig(o pipeline.TrainOptions, variant string, resume bool) (train.Config, error) {
@@ -79,16 +98,10 @@ func (unetDensifier) Train(ctx context.Context, req pipeline.TrainRequest) (*pip
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	cfg, err := unetTrainConfig(req.Options, req.Variant, req.Resume)
+	cfg, err := unetRequestConfig(req)
 	if err != nil {
 		return nil, err
 	}
-	cfg.HardFactor, cfg.HardPhi = req.Factor, req.Phi
-	if len(req.Pseudo) > 0 {
-		cfg.Pseudo, cfg.Init = req.Pseudo, req.Init
-		cfg.PseudoOptions, cfg.PseudoWeight = req.Options.PseudoOrDefault(), req.Options.PseudoWeight
-	}
-	cfg.Joint = true // one model over the given sets (the pipeline passes one set per sequence)
 	sum, err := train.Run(ctx, cfg, req.Sets, req.Out, req.Progress)
 	if err != nil {
 		return nil, err

@@ -14,6 +14,7 @@ import (
 	"github.com/densify/densify/refine"
 	"github.com/densify/densify/synth"
 	"github.com/densify/densify/train"
+	"github.com/densify/densify/trainset"
 	"github.com/densify/densify/trajectory"
 	"github.com/densify/densify/video"
 	"github.com/spf13/pflag"
@@ -223,5 +224,29 @@ func TestUNetTrainConfig(t *testing.T) {
 	}
 	if _, err := unetTrainConfig(o, "no-such-variant", false); err == nil {
 		t.Error("unknown variant accepted")
+	}
+}
+
+// A training request's starting checkpoint reaches the trainer whether or
+// not the request is a self-training round: the first training's starting
+// weights (no pseudo-labels) and a round's previous model (with them).
+func TestUNetRequestConfigStartsFromInit(t *testing.T) {
+	first, err := unetRequestConfig(pipeline.TrainRequest{Init: "/w/starting-weights/unet-cpu-davis.ckpt", Variant: "uniform"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first.Init != "/w/starting-weights/unet-cpu-davis.ckpt" || len(first.Pseudo) != 0 || !first.Joint {
+		t.Errorf("first training: init %q, pseudo %v, joint %v", first.Init, first.Pseudo, first.Joint)
+	}
+	round, err := unetRequestConfig(pipeline.TrainRequest{Init: "/w/s/model-uniform/model.ckpt", Pseudo: []string{"/w/s/masks-uniform"}, Variant: "uniform"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if round.Init != "/w/s/model-uniform/model.ckpt" || len(round.Pseudo) != 1 || round.PseudoOptions != trainset.DefaultPseudoOptions() {
+		t.Errorf("round: init %q, pseudo %v, options %+v", round.Init, round.Pseudo, round.PseudoOptions)
+	}
+	random, err := unetRequestConfig(pipeline.TrainRequest{Variant: "uniform"})
+	if err != nil || random.Init != "" {
+		t.Errorf("no starting weights: init %q, %v", random.Init, err)
 	}
 }
