@@ -1,6 +1,8 @@
 // Package models holds the U-Net presets as small embedded JSON files
-// (unet-paper.json, unet-cpu.json). It is pure data: the unet package decodes a
-// preset into its Config (unet.Preset) and validates it.
+// (unet-paper.json, unet-cpu.json) and the starting weights of a preset's
+// first training (weights/<preset>-<name>.ckpt, see StartingWeights). It is
+// pure data: the unet package decodes a preset into its Config
+// (unet.Preset) and validates it.
 //
 // A preset file has the fields
 //

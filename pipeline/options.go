@@ -204,6 +204,11 @@ type Options struct {
 	// densifier") and its settings.
 	Densifier Densifier
 	Train     TrainOptions
+	// StartingWeights, when not nil, is a checkpoint held in memory (the
+	// embedded starting weights, models.StartingWeights) that the first
+	// training of every sequence starts from: the run writes it to
+	// WORK/starting-weights/<Name>.ckpt and sets Train.Init to that file.
+	StartingWeights *StartingWeights
 
 	// Seeds is the number of models trained per variant, with seeds
 	// Train.Seed, Train.Seed+1, … (0 or 1: one; the ablation's statistics
@@ -300,10 +305,28 @@ type TrainOptions struct {
 	Init string `json:"init,omitempty"`
 }
 
+// StartingWeights names a checkpoint held in memory (see
+// Options.StartingWeights).
+type StartingWeights struct {
+	Name string // the file's name in WORK/starting-weights, without .ckpt
+	Data []byte
+}
+
+// StartingWeightsDir is the folder of the work folder that holds
+// Options.StartingWeights.
+const StartingWeightsDir = "starting-weights"
+
 // DefaultRounds is the default of TrainOptions.Rounds: one self-training
 // round, which raised the mean dense J of the twenty DAVIS 2016
 // development sequences (docs/results.md, "Self-training rounds").
 const DefaultRounds = 1
+
+// DefaultRoundsFromStartingWeights is the command's default of
+// TrainOptions.Rounds when the first training starts from starting weights
+// (TrainOptions.Init): none, as a round after such a training lowered the
+// mean dense J of the twenty development sequences (docs/results.md,
+// "Starting weights trained on the twenty").
+const DefaultRoundsFromStartingWeights = 0
 
 // MaxRounds bounds TrainOptions.Rounds.
 const MaxRounds = 20

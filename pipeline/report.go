@@ -324,6 +324,9 @@ func (r *Report) writeIntro(b *strings.Builder) {
 	if mode := foregroundMode(r.Options); mode != "" {
 		b.WriteString(mode + "\n\n")
 	}
+	if start := startingPoint(r.Options); start != "" {
+		b.WriteString(start + "\n\n")
+	}
 	if len(r.Missing) > 0 {
 		fmt.Fprintf(b, "**Missing** (no result yet; the means leave them out): %s.\n\n", strings.Join(r.Missing, ", "))
 	}
@@ -348,6 +351,25 @@ func foregroundMode(opts map[string]any) string {
 		return fmt.Sprintf("Foreground: **the primary moving object only** (`--primary-object`, margin %v of its box diagonal), as single-object benchmarks (DAVIS 2016) annotate.", prep["PrimaryMargin"])
 	}
 	return "Foreground: every independently moving segment, as FBMS59 annotates (`--primary-object` keeps the primary object only, as DAVIS 2016 annotates)."
+}
+
+// startingPoint says what the first training starts from and how many
+// self-training rounds follow, read from the train options as the plan
+// records them (JSON); "" when the options do not say.
+func startingPoint(opts map[string]any) string {
+	tr, ok := opts["train"].(map[string]any)
+	if !ok {
+		return ""
+	}
+	rounds, _ := tr["rounds"].(float64)
+	then := fmt.Sprintf("then %v self-training round(s) (`--rounds`)", rounds)
+	if rounds == 0 {
+		then = "no self-training round (`--rounds`)"
+	}
+	if init, _ := tr["init"].(string); init != "" {
+		return fmt.Sprintf("Dense training: every sequence's first training starts from the weights in `%s` (`--init`), %s.", init, then)
+	}
+	return fmt.Sprintf("Dense training: every sequence's first training starts from a random initialisation (`--init none`), %s.", then)
 }
 
 // writeTable writes the table head and one row per sequence.

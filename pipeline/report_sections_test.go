@@ -99,3 +99,33 @@ func TestReportStatesTheForegroundMode(t *testing.T) {
 		t.Errorf("options without prepare: %q", got)
 	}
 }
+
+// The report says what the first training starts from and how many rounds
+// follow, read from the options as plan.json stores them.
+func TestReportStatesTheStartingPoint(t *testing.T) {
+	for _, c := range []struct {
+		init   string
+		rounds int
+		want   string
+	}{
+		{"", 1, "starts from a random initialisation (`--init none`), then 1 self-training round(s)"},
+		{"/w/starting-weights/unet-cpu-davis.ckpt", 0, "starts from the weights in `/w/starting-weights/unet-cpu-davis.ckpt` (`--init`), no self-training round"},
+	} {
+		o := DefaultOptions()
+		o.Train.Init, o.Train.Rounds = c.init, c.rounds
+		p, err := newPlan("run", "root", nil, []Variant{VariantUniform}, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		if err := (&Report{Options: p.Options}).Markdown(&b); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(b.String(), c.want) {
+			t.Errorf("init %q, rounds %d: report lacks %q:\n%s", c.init, c.rounds, c.want, b.String())
+		}
+	}
+	if got := startingPoint(map[string]any{}); got != "" {
+		t.Errorf("options without train: %q", got)
+	}
+}

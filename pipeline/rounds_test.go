@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // Two self-training rounds after the first training: each round trains
@@ -173,5 +174,52 @@ func TestFirstTrainingStartsFromInit(t *testing.T) {
 	ran(t, rep, want)
 	if len(fd.trains) != 3 || fd.trains[2].Init != prior {
 		t.Errorf("after the checkpoint changed: %d trainings, want 3, the third from %q", len(fd.trains), prior)
+	}
+}
+
+// Starting weights held in memory are written to WORK/starting-weights and
+// the first training starts from that file; a second run leaves the file
+// as it is (nothing retrains), and other weights retrain.
+func TestStartingWeightsAreWrittenToTheWorkFolder(t *testing.T) {
+	root, tracks := tinySequence(t)
+	work := t.TempDir()
+	var log bytes.Buffer
+	fd := &fakeDensifier{}
+	opt := testOptions(tracks, fd, &log)
+	opt.Train.Rounds = 0
+	opt.StartingWeights = &StartingWeights{Name: "unet-cpu-other", Data: []byte("weights of other videos")}
+	ctx := context.Background()
+	if _, err := Run(ctx, filepath.Join(root, "tiny"), work, opt); err != nil {
+		t.Fatalf("%v\n%s", err, log.String())
+	}
+	path := filepath.Join(work, StartingWeightsDir, "unet-cpu-other.ckpt")
+	if b, err := os.ReadFile(path); err != nil || string(b) != "weights of other videos" {
+		t.Fatalf("%s: %q, %v", path, b, err)
+	}
+	if len(fd.trains) != 1 || fd.trains[0].Init != path {
+		t.Fatalf("trainings %+v, want one from %s", fd.trains, path)
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := st.ModTime().Add(-time.Hour)
+	if err := os.Chtimes(path, old, old); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Run(ctx, filepath.Join(root, "tiny"), work, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ran(t, rep, all(false))
+	if st, err := os.Stat(path); err != nil || !st.ModTime().Equal(old) {
+		t.Errorf("the same weights rewrote %s (%v)", path, err)
+	}
+	opt.StartingWeights.Data = []byte("weights of yet other videos")
+	if rep, err = Run(ctx, filepath.Join(root, "tiny"), work, opt); err != nil {
+		t.Fatal(err)
+	}
+	if len(fd.trains) != 2 || fd.trains[1].Init != path {
+		t.Errorf("after other weights: %d trainings, want 2", len(fd.trains))
 	}
 }

@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/densify/densify/dataset"
+	"github.com/densify/densify/internal/atomicfile"
 )
 
 // SelectSequences discovers the sequences under root (dataset.FindSequences:
@@ -207,6 +209,9 @@ func run(ctx context.Context, root, work string, opt Options, command string, va
 	if err := checkWork(work); err != nil {
 		return nil, err
 	}
+	if w := opt.StartingWeights; w != nil {
+		opt.Train.Init = startingWeightsPath(work, w.Name)
+	}
 	plan, err := newPlan(command, root, all, variants, opt)
 	if err != nil {
 		return nil, err
@@ -219,6 +224,11 @@ func run(ctx context.Context, root, work string, opt Options, command string, va
 	// After the locks: a run stopped by another's lock leaves nothing behind.
 	if err := plan.write(work); err != nil {
 		return nil, err
+	}
+	if w := opt.StartingWeights; w != nil {
+		if err := writeStartingWeights(work, w); err != nil {
+			return nil, err
+		}
 	}
 	host, _ := os.Hostname()
 	var failed []string
@@ -300,4 +310,23 @@ func runSequence(ctx context.Context, s dataset.SequenceInfo, work string, opt *
 	p.res.Stages = p.status
 	p.dropFlows()
 	return p.res, nil
+}
+
+// startingWeightsPath is where the run writes Options.StartingWeights.
+func startingWeightsPath(work, name string) string {
+	return filepath.Join(work, StartingWeightsDir, name+".ckpt")
+}
+
+// writeStartingWeights writes w to its file in work unless the file holds
+// it already (a file rewritten with the same bytes would still look newer
+// than the trainings that read it).
+func writeStartingWeights(work string, w *StartingWeights) error {
+	path := startingWeightsPath(work, w.Name)
+	if b, err := os.ReadFile(path); err == nil && bytes.Equal(b, w.Data) {
+		return nil
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	return atomicfile.WriteBytes(path, w.Data)
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/densify/densify/models"
 	"github.com/sugarme/gotch"
 	"github.com/sugarme/gotch/nn"
 	"github.com/sugarme/gotch/ts"
@@ -449,5 +450,61 @@ func TestTorchErrorIsOneLine(t *testing.T) {
 	})
 	if err == nil || strings.Contains(err.Error(), "\n") || !strings.HasPrefix(err.Error(), "libtorch: ") {
 		t.Errorf("want a one-line libtorch error, got %q", err)
+	}
+}
+
+// Every embedded starting weights file is a whole checkpoint of its preset:
+// it loads into a fresh model of the preset (every tensor, CRC32 checked)
+// and changes what the model predicts.
+func TestStartingWeightsLoadIntoTheirPreset(t *testing.T) {
+	n := 0
+	for _, preset := range models.Names() {
+		cfg, err := Preset(preset)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, name := range models.StartingWeightsNames(preset) {
+			n++
+			b, err := models.StartingWeights(preset, name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			h, err := ReadCheckpointHeaderBytes(name, b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !sameArchitecture(h.Config, cfg) {
+				t.Fatalf("%s-%s: a checkpoint of %v", preset, name, h.Config)
+			}
+			path := filepath.Join(t.TempDir(), preset+"-"+name+".ckpt")
+			if err := os.WriteFile(path, b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			ManualSeed(3)
+			m, err := New(cfg, gotch.CPU)
+			if err != nil {
+				t.Fatal(err)
+			}
+			img := randImage(rand.New(rand.NewSource(4)), 1, 32, 40)
+			shape := []int64{1, 3, 32, 40}
+			before := evalOutput(t, m, img, shape)
+			if _, err := m.Load(path); err != nil {
+				t.Fatal(err)
+			}
+			after := evalOutput(t, m, img, shape)
+			same := true
+			for i := range before {
+				same = same && before[i] == after[i]
+			}
+			if same {
+				t.Errorf("%s-%s: the model predicts the same after loading", preset, name)
+			}
+		}
+	}
+	if len(models.StartingWeightsNames(models.Default)) == 0 || n == 0 {
+		t.Fatalf("no starting weights embedded for %s", models.Default)
+	}
+	if _, err := models.StartingWeights("unet-paper", models.DefaultStartingWeights); err == nil || !strings.Contains(err.Error(), "unet-paper") {
+		t.Errorf("missing starting weights: err %v", err)
 	}
 }

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"strconv"
+
 	"github.com/densify/densify/pipeline"
 	"github.com/densify/densify/refine"
 	"github.com/densify/densify/train"
@@ -9,9 +11,15 @@ import (
 )
 
 // runInitUsage is the help of run's and ablate's --init.
-const runInitUsage = "start every sequence's first training from this checkpoint's weights instead of a random initialisation: " +
-	"a network trained on other videos' prepared sets (densify train --joint --set …), whose labels come from their segmentation, not from an annotation; " +
-	"the rounds start from the round before's model as always (empty = random initialisation)"
+const runInitUsage = "the weights every sequence's first training starts from: a network trained on other videos' prepared sets " +
+	"(densify train --joint --set …), whose labels come from their segmentation, not from an annotation. " +
+	"auto = the preset's embedded starting weights (unet-cpu: davis, trained on twenty DAVIS 2016 sequences), or a random initialisation for a preset without; " +
+	"none = a random initialisation; a name = those embedded weights; else a checkpoint file of the preset. " +
+	"The rounds start from the round before's model as always"
+
+// runRoundsUsage is the help of run's and ablate's --rounds.
+const runRoundsUsage = "self-training rounds after the first training: each trains from the round before's weights on the sparse labels plus the confident pixels of its refined masks, then predicts again " +
+	"(when not given: 0 from starting weights, the default, and 1 from a random initialisation)"
 
 // pipelineFlags binds the knobs of every stage (run, ablate; train DATASET
 // binds the upstream ones).
@@ -29,6 +37,8 @@ type pipelineFlags struct {
 	stepBudget             int
 	pseudo                 trainset.PseudoOptions
 	cut                    refine.CutOptions // --refine graphcut's settings
+	init                   string            // --init: auto, none, embedded starting weights' name or a checkpoint
+	roundsSet              func() bool       // whether --rounds was given
 }
 
 func (p *pipelineFlags) bind(f *pflag.FlagSet) {
@@ -57,8 +67,10 @@ func (p *pipelineFlags) bind(f *pflag.FlagSet) {
 	f.IntVar(&t.Temporal, "temporal", t.Temporal, temporalUsage)
 	f.BoolVar(&t.ComposeFlows, "compose-flows", t.ComposeFlows, composeFlowsUsage)
 	f.BoolVar(&t.Mirror, "mirror", t.Mirror, mirrorUsage)
-	f.StringVar(&t.Init, "init", t.Init, runInitUsage)
-	f.IntVar(&t.Rounds, "rounds", t.Rounds, "self-training rounds after the first training: each trains from the round before's weights on the sparse labels plus the confident pixels of its refined masks, then predicts again (0 = none)")
+	f.StringVar(&p.init, "init", initAuto, runInitUsage)
+	f.IntVar(&t.Rounds, "rounds", t.Rounds, runRoundsUsage)
+	f.Lookup("rounds").DefValue = strconv.Itoa(pipeline.DefaultRoundsFromStartingWeights) // with --init auto
+	p.roundsSet = func() bool { return f.Changed("rounds") }
 	bindPseudoFlags(f, &p.pseudo)
 	f.Float64Var(&t.PseudoWeight, "pseudo-weight", train.DefaultPseudoWeight, pseudoWeightUsage)
 	f.Float64Var(&t.CRFWeight, "crf-weight", t.CRFWeight, "in the first training, "+crfWeightUsage)

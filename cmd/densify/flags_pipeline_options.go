@@ -6,9 +6,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/densify/densify/internal/logit"
+	"github.com/densify/densify/models"
 	"github.com/densify/densify/motiongraph"
 	"github.com/densify/densify/pipeline"
 	"github.com/densify/densify/unet"
@@ -22,6 +24,9 @@ func (p *pipelineFlags) options(f *Factory, root string) (pipeline.Options, erro
 		return p.opt, errors.New("--out is required")
 	}
 	o, err := p.upstreamOptions(f, root)
+	if err == nil {
+		err = p.startingWeights(&o)
+	}
 	o.Train.Overlays = !p.noOverlay
 	budget := p.stepBudget
 	if o.Train.Rounds > 0 {
@@ -31,10 +36,59 @@ func (p *pipelineFlags) options(f *Factory, root string) (pipeline.Options, erro
 	o.Train.StepBudget = &budget
 	cut := p.cut
 	o.Train.Cut = &cut
-	if err == nil {
-		o.Train.Init, err = checkInit(o.Train.Init, o.Train.Preset)
-	}
 	return o, err
+}
+
+// The values of --init that name no checkpoint.
+const (
+	initAuto = "auto" // the preset's default starting weights, if it has some
+	initNone = "none" // a random initialisation
+)
+
+// startingWeights resolves --init into o: none, auto, the name of starting
+// weights embedded for the preset, or a checkpoint file (checkInit).
+// Without --rounds, a training from starting weights has no self-training
+// round (pipeline.DefaultRoundsFromStartingWeights).
+func (p *pipelineFlags) startingWeights(o *pipeline.Options) error {
+	preset := o.Train.Preset
+	embedded := models.StartingWeightsNames(preset)
+	name := p.init
+	if name == initAuto {
+		name = ""
+		if slices.Contains(embedded, models.DefaultStartingWeights) {
+			name = models.DefaultStartingWeights
+		}
+	}
+	switch {
+	case p.init == initNone || name == "":
+	case slices.Contains(embedded, name):
+		b, err := models.StartingWeights(preset, name)
+		if err != nil {
+			return err
+		}
+		o.StartingWeights = &pipeline.StartingWeights{Name: preset + "-" + name, Data: b}
+	default:
+		path, err := checkInit(p.init, preset)
+		if err != nil {
+			if errors.Is(err, os.ErrNotExist) {
+				err = fmt.Errorf("%w (and not auto, none or the name of starting weights embedded for %s: %s)", err, preset, namesOrNone(embedded))
+			}
+			return err
+		}
+		o.Train.Init = path
+	}
+	if (o.Train.Init != "" || o.StartingWeights != nil) && !p.roundsSet() {
+		o.Train.Rounds = pipeline.DefaultRoundsFromStartingWeights
+	}
+	return nil
+}
+
+// namesOrNone joins names, or says there are none.
+func namesOrNone(names []string) string {
+	if len(names) == 0 {
+		return "none"
+	}
+	return strings.Join(names, ", ")
 }
 
 // checkInit checks --init before any stage runs: a readable checkpoint of

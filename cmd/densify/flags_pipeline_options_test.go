@@ -102,27 +102,33 @@ func parseTrainFlags(t *testing.T, args ...string) pipeline.TrainOptions {
 	return o.Train
 }
 
-// --rounds (one by default) and the self-training flags reach the
-// pipeline's training options; without rounds no pseudo-label options are
-// set; a confidence of 0 (the mask alone) and --pseudo-keep-cut are
-// taken, a confidence other than 0 outside (0.5, 1) refused before any
-// work.
+// --rounds (none by default from the starting weights, one from a random
+// initialisation) and the self-training flags reach the pipeline's
+// training options; without rounds no pseudo-label options are set; a
+// confidence of 0 (the mask alone) and --pseudo-keep-cut are taken, a
+// confidence other than 0 outside (0.5, 1) refused before any work.
 func TestSelfTrainingFlags(t *testing.T) {
 	parse := func(args ...string) pipeline.TrainOptions { return parseTrainFlags(t, args...) }
-	if tr := parse(); tr.Rounds != 1 || tr.Pseudo == nil || *tr.Pseudo != trainset.DefaultPseudoOptions() || tr.PseudoWeight != 1 {
-		t.Errorf("defaults: %d rounds, pseudo options %+v, λ %v; want one round, τ 0.9, band 5, λ 1", tr.Rounds, tr.Pseudo, tr.PseudoWeight)
+	if tr := parse(); tr.Rounds != 0 || tr.Pseudo != nil {
+		t.Errorf("defaults: %d rounds, pseudo options %+v; want none from the starting weights", tr.Rounds, tr.Pseudo)
 	}
-	if tr := parse("--rounds", "0"); tr.Rounds != 0 || tr.Pseudo != nil {
+	if tr := parse("--init", "none"); tr.Rounds != 1 || tr.Pseudo == nil || *tr.Pseudo != trainset.DefaultPseudoOptions() || tr.PseudoWeight != 1 {
+		t.Errorf("--init none: %d rounds, pseudo options %+v, λ %v; want one round, τ 0.9, band 5, λ 1", tr.Rounds, tr.Pseudo, tr.PseudoWeight)
+	}
+	if tr := parse("--rounds", "1"); tr.Rounds != 1 || tr.Pseudo == nil {
+		t.Errorf("--rounds 1 from the starting weights: %d rounds, pseudo options %+v", tr.Rounds, tr.Pseudo)
+	}
+	if tr := parse("--init", "none", "--rounds", "0"); tr.Rounds != 0 || tr.Pseudo != nil {
 		t.Errorf("--rounds 0: %d rounds, pseudo options %+v", tr.Rounds, tr.Pseudo)
 	}
 	tr := parse("--rounds", "2", "--pseudo-confidence", "0.8", "--pseudo-band", "3", "--pseudo-weight", "0.5")
 	if tr.Rounds != 2 || tr.Pseudo == nil || *tr.Pseudo != (trainset.PseudoOptions{Confidence: 0.8, Band: 3}) || tr.PseudoWeight != 0.5 {
 		t.Errorf("parsed: %d rounds, %+v, λ %v", tr.Rounds, tr.Pseudo, tr.PseudoWeight)
 	}
-	if tr := parse("--pseudo-confidence", "0"); tr.Pseudo == nil || *tr.Pseudo != (trainset.PseudoOptions{Confidence: 0, Band: 5}) {
+	if tr := parse("--rounds", "1", "--pseudo-confidence", "0"); tr.Pseudo == nil || *tr.Pseudo != (trainset.PseudoOptions{Confidence: 0, Band: 5}) {
 		t.Errorf("--pseudo-confidence 0 (the mask alone): %+v", tr.Pseudo)
 	}
-	if tr := parse("--pseudo-keep-cut"); tr.Pseudo == nil || *tr.Pseudo != (trainset.PseudoOptions{Confidence: 0.9, Band: 5, KeepCut: true}) {
+	if tr := parse("--rounds", "1", "--pseudo-keep-cut"); tr.Pseudo == nil || *tr.Pseudo != (trainset.PseudoOptions{Confidence: 0.9, Band: 5, KeepCut: true}) {
 		t.Errorf("--pseudo-keep-cut: %+v", tr.Pseudo)
 	}
 	dir := t.TempDir()

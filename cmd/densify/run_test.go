@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"image"
@@ -11,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/densify/densify/internal/atomicfile"
+	"github.com/densify/densify/models"
 	"github.com/densify/densify/pipeline"
 	"github.com/densify/densify/unet"
 	"github.com/sugarme/gotch"
@@ -65,13 +67,36 @@ func TestRunCommandInProcess(t *testing.T) {
 	if !strings.Contains(errOut, "synth01: train-uniform running") || strings.Contains(errOut, "\r") {
 		t.Errorf("stage log:\n%q", errOut)
 	}
-	// the first training and the default self-training round on its masks
-	if len(d.trains) != 2 || d.trains[0].Variant != "uniform" || len(d.trains[0].Pseudo) != 0 ||
-		len(d.trains[1].Pseudo) != 1 || d.trains[1].Pseudo[0] != filepath.Join(dir, "work", "synth01", "masks-uniform") {
+	// one training, from the embedded starting weights written to the
+	// work folder, and no self-training round
+	weights := filepath.Join(dir, "work", "starting-weights", "unet-cpu-davis.ckpt")
+	if len(d.trains) != 1 || d.trains[0].Variant != "uniform" || len(d.trains[0].Pseudo) != 0 || d.trains[0].Init != weights {
 		t.Errorf("train requests %+v", d.trains)
+	}
+	want, err := models.StartingWeights("unet-cpu", "davis")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := os.ReadFile(weights); err != nil || !bytes.Equal(got, want) {
+		t.Errorf("%s: %d bytes (%v), want the %d embedded", weights, len(got), err, len(want))
 	}
 	if _, err := os.Stat(filepath.Join(dir, "work", "report.md")); err != nil {
 		t.Error(err)
+	}
+
+	// --init none: a random initialisation, then the default self-training
+	// round on the first training's masks
+	d.trains = nil
+	if _, errOut, err := execute(t, f, "run", seq, "--out", filepath.Join(dir, "work-none"), "--tracks",
+		filepath.Join(seq, "synth01Tracks6_gt.dat"), "--min-segment", "0", "--uniform", "--init", "none"); err != nil {
+		t.Fatalf("%v\n%s", err, errOut)
+	}
+	if len(d.trains) != 2 || d.trains[0].Init != "" || len(d.trains[0].Pseudo) != 0 ||
+		len(d.trains[1].Pseudo) != 1 || d.trains[1].Pseudo[0] != filepath.Join(dir, "work-none", "synth01", "masks-uniform") {
+		t.Errorf("--init none: train requests %+v", d.trains)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "work-none", "starting-weights")); !os.IsNotExist(err) {
+		t.Errorf("--init none wrote starting weights (%v)", err)
 	}
 }
 
@@ -125,6 +150,8 @@ func TestRunInitStartsTheFirstTraining(t *testing.T) {
 	}{
 		{"not a checkpoint", []string{"--init", notCkpt}, notCkpt},
 		{"another preset", []string{"--init", prior, "--preset", "unet-paper"}, "preset unet-cpu, but the sequences train preset unet-paper"},
+		{"unknown name", []string{"--init", "imagenet"}, "imagenet: no such file or directory (and not auto, none or the name of starting weights embedded for unet-cpu: davis)"},
+		{"a name of another preset", []string{"--init", "davis", "--preset", "unet-paper"}, "embedded for unet-paper: none"},
 	} {
 		work := filepath.Join(dir, "work-"+strings.ReplaceAll(c.name, " ", "-"))
 		_, errOut, err := execute(t, f, append([]string{"run", seq, "--out", work, "--tracks", tracks, "--min-segment", "0", "--uniform"}, c.args...)...)
@@ -148,7 +175,7 @@ func TestRunInitStartsTheFirstTraining(t *testing.T) {
 		t.Fatal(err)
 	}
 	work := filepath.Join(dir, "work")
-	if _, errOut, err := execute(t, f, "run", seq, "--out", work, "--tracks", tracks, "--min-segment", "0", "--uniform", "--init", rel); err != nil {
+	if _, errOut, err := execute(t, f, "run", seq, "--out", work, "--tracks", tracks, "--min-segment", "0", "--uniform", "--init", rel, "--rounds", "1"); err != nil {
 		t.Fatalf("%v\n%s", err, errOut)
 	}
 	if len(d.trains) != 2 || d.trains[0].Init != prior || d.trains[1].Init != filepath.Join(work, "synth01", "model-uniform", "model.ckpt") {
