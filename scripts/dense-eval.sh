@@ -38,7 +38,12 @@
 #   CRF        weight of the relaxed Potts loss (densify train --crf-weight)
 #   INIT       the checkpoint every first training starts from (densify train --init,
 #              as densify run --init does), or a folder of <seq>.ckpt, one per sequence
-#              (e.g. a model trained without that sequence: densify train --joint)
+#              (e.g. a model trained without that sequence: densify train --joint).
+#              Without it the first training starts from a random initialisation, as
+#              densify run --init none does; densify run's default starts from embedded
+#              weights that saw every development sequence, so the development sequences
+#              measure it with INIT set to such a folder and ROUNDS=0 (docs/results.md,
+#              "Starting weights trained on the twenty")
 #   PREPARE    extra densify prepare flags (e.g. "--far-background 0.1")
 #   PREDICT    extra densify predict flags (e.g. "--temporal 0" for a cheaper ablation)
 #   SEQUENCES  space-separated subset (default: all)
