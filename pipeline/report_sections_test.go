@@ -83,16 +83,8 @@ func TestReportStatesTheForegroundMode(t *testing.T) {
 	} {
 		o := DefaultOptions()
 		o.PrimaryObjectAuto, o.Prepare.PrimaryObject = c.auto, c.primary
-		p, err := newPlan("run", "root", nil, []Variant{VariantUniform}, o)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var b strings.Builder
-		if err := (&Report{Options: p.Options}).Markdown(&b); err != nil {
-			t.Fatal(err)
-		}
-		if !strings.Contains(b.String(), c.want) {
-			t.Errorf("auto %v, primary object %v: report lacks %q:\n%s", c.auto, c.primary, c.want, b.String())
+		if md := planReport(t, o); !strings.Contains(md, c.want) {
+			t.Errorf("auto %v, primary object %v: report lacks %q:\n%s", c.auto, c.primary, c.want, md)
 		}
 	}
 	if got := foregroundMode(map[string]any{}); got != "" {
@@ -113,19 +105,26 @@ func TestReportStatesTheStartingPoint(t *testing.T) {
 	} {
 		o := DefaultOptions()
 		o.Train.Init, o.Train.Rounds = c.init, c.rounds
-		p, err := newPlan("run", "root", nil, []Variant{VariantUniform}, o)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var b strings.Builder
-		if err := (&Report{Options: p.Options}).Markdown(&b); err != nil {
-			t.Fatal(err)
-		}
-		if !strings.Contains(b.String(), c.want) {
-			t.Errorf("init %q, rounds %d: report lacks %q:\n%s", c.init, c.rounds, c.want, b.String())
+		if md := planReport(t, o); !strings.Contains(md, c.want) {
+			t.Errorf("init %q, rounds %d: report lacks %q:\n%s", c.init, c.rounds, c.want, md)
 		}
 	}
 	if got := startingPoint(map[string]any{}); got != "" {
 		t.Errorf("options without train: %q", got)
 	}
+}
+
+// planReport is the Markdown report of an empty run with options o, built
+// from the options as plan.json stores them.
+func planReport(t *testing.T, o Options) string {
+	t.Helper()
+	p, err := newPlan("run", "root", nil, []Variant{VariantUniform}, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := (&Report{Options: p.Options}).Markdown(&b); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
 }
