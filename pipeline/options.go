@@ -301,7 +301,9 @@ type TrainOptions struct {
 	// whose labels, like every label here, come from the segmentation, not
 	// from an annotation. The rounds start from the round before's model as
 	// always. The file is an input of the first training (a changed
-	// checkpoint retrains). Empty: random initialisation, the default.
+	// checkpoint retrains). Empty: random initialisation, the default of
+	// DefaultOptions; the commands run and ablate start from the embedded
+	// starting weights (Options.StartingWeights).
 	Init string `json:"init,omitempty"`
 }
 
