@@ -318,8 +318,9 @@ func startingWeightsPath(work, name string) string {
 }
 
 // writeStartingWeights writes w to its file in work unless the file holds
-// it already (a file rewritten with the same bytes would still look newer
-// than the trainings that read it).
+// it already: every run and every shard of a job array would otherwise
+// write the same megabytes again (the stamps compare the contents, so a
+// rewrite would retrain nothing).
 func writeStartingWeights(work string, w *StartingWeights) error {
 	path := startingWeightsPath(work, w.Name)
 	if b, err := os.ReadFile(path); err == nil && bytes.Equal(b, w.Data) {

@@ -113,14 +113,6 @@ func ReadCheckpointHeader(path string) (CheckpointHeader, error) {
 	return h, err
 }
 
-// ReadCheckpointHeaderBytes reads the header of a checkpoint held in
-// memory (embedded starting weights, models.StartingWeights); name stands
-// for it in errors.
-func ReadCheckpointHeaderBytes(name string, b []byte) (CheckpointHeader, error) {
-	h, _, err := readHeader(name, bufio.NewReader(bytes.NewReader(b)))
-	return h, err
-}
-
 func readHeader(path string, r *bufio.Reader) (CheckpointHeader, int64, error) {
 	var h CheckpointHeader
 	magic := make([]byte, len(checkpointMagic))

@@ -54,13 +54,13 @@ func (p *pipelineFlags) startingWeights(o *pipeline.Options) error {
 	embedded := models.StartingWeightsNames(preset)
 	name := p.init
 	if name == initAuto {
-		name = ""
+		name = initNone
 		if slices.Contains(embedded, models.DefaultStartingWeights) {
 			name = models.DefaultStartingWeights
 		}
 	}
 	switch {
-	case p.init == initNone || name == "":
+	case name == initNone || name == "":
 	case slices.Contains(embedded, name):
 		b, err := models.StartingWeights(preset, name)
 		if err != nil {
