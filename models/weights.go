@@ -17,9 +17,9 @@ import (
 //
 // weights/unet-cpu-davis.ckpt is the unet-cpu network trained on the
 // prepared sets of the twenty DAVIS 2016 development sequences, with
-// densify train --joint --variant uniform --seed 1 --step-budget 200 and
-// one --set per sequence (docs/results.md, "Starting weights trained on
-// the twenty", gives the command and what it measured).
+// densify train --joint --variant uniform --seed 1 --step-budget 200
+// --scale 0.25 and one --set per sequence (docs/results.md, "Starting
+// weights trained on the twenty", gives the command and what it measured).
 
 //go:embed weights/*.ckpt
 var weights embed.FS

@@ -52,17 +52,17 @@ func TestStepBudgetStopsAtWholeEpochs(t *testing.T) {
 	}
 }
 
-// The automatic scale by hand: DAVIS's 854×480 to ¼, FBMS59's 640×480 to
-// 213.5/640, small frames ½, CUDA 1.
+// The automatic scale by hand: DAVIS's 854×480 to 256/854 (0.3 to three
+// decimals: 256×144), FBMS59's 640×480 to 0.4, small frames ½, CUDA 1.
 func TestAutoScaleHandComputed(t *testing.T) {
 	for _, c := range []struct {
 		cuda bool
 		w, h int
 		want float64
 	}{
-		{false, 854, 480, 0.25},
-		{false, 480, 854, 0.25},
-		{false, 640, 480, 213.5 / 640},
+		{false, 854, 480, 256.0 / 854},
+		{false, 480, 854, 256.0 / 854},
+		{false, 640, 480, 0.4},
 		{false, 320, 240, 0.5},
 		{false, 0, 0, 0.5},
 		{true, 854, 480, 1},
@@ -70,6 +70,9 @@ func TestAutoScaleHandComputed(t *testing.T) {
 		if got := AutoScale(c.cuda, c.w, c.h); got != c.want {
 			t.Errorf("AutoScale(%v, %d, %d) = %v, want %v", c.cuda, c.w, c.h, got, c.want)
 		}
+	}
+	if w, h := scaledSize(854, 480, AutoScale(false, 854, 480)); w != 256 || h != 144 {
+		t.Errorf("DAVIS at the automatic scale: %d×%d, want 256×144", w, h)
 	}
 }
 

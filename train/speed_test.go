@@ -94,14 +94,14 @@ func BenchmarkTrainStepGo(b *testing.B) {
 }
 
 // BenchmarkTrainStepCRF times trainStep at the DAVIS working shape (two
-// 214×120 frames, 2 threads) without and with the relaxed Potts loss
+// 256×144 frames, AutoScale's, 2 threads) without and with the relaxed Potts loss
 // (crfLoss; its cost is that of 12 shifted products and their gradients).
 func BenchmarkTrainStepCRF(b *testing.B) {
 	for _, crf := range []float64{0, 4} {
 		b.Run(fmt.Sprintf("crf=%g", crf), func(b *testing.B) {
 			m, opt := benchTrainer(b, 2)
 			defer opt.Close()
-			ss := benchSamples(b, 2, 214, 120, 1)
+			ss := benchSamples(b, 2, 256, 144, 1)
 			flip := make([]bool, 2)
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {

@@ -170,21 +170,21 @@ func DefaultConfig() Config {
 const DefaultAverage = 5
 
 // DefaultStepBudget is 600 steps per training set: 15 epochs of an 80-frame
-// sequence at batch 2. A step of two 214×120 frames (DAVIS at the automatic
-// scale ¼) takes about 0.15 s on 2 cores, so a sequence trains in about a
-// minute and a half however long it is; longer ones get fewer epochs (cows,
-// 104 frames: 11).
+// sequence at batch 2. A step of two 256×144 frames (DAVIS at the automatic
+// scale 0.3) takes about 0.16 s on 2 cores, so a sequence trains in under
+// two minutes however long it is; longer ones get fewer epochs (cows, 104
+// frames: 11).
 const DefaultStepBudget = 600
 
 // CPUWorkingSide is the longer side, in pixels, to which the automatic scale
-// brings frames on CPU: DAVIS's 854 px at ¼.
-const CPUWorkingSide = 854.0 / 4
+// brings frames on CPU: DAVIS's 854 px at 0.3 (256×144).
+const CPUWorkingSide = 256.0
 
 // AutoScale is the input scale of Scale 0 for frames of w×h: 1 on CUDA; on
-// CPU CPUWorkingSide / max(w, h), at most ½ (DAVIS: ¼; FBMS59's 640×480:
-// 1/3; smaller frames ½). On the twenty DAVIS development sequences ¼
-// kept the mean dense J of ½ at a quarter of the training time
-// (docs/results.md).
+// CPU CPUWorkingSide / max(w, h), at most ½ (DAVIS: 0.3; FBMS59's 640×480:
+// 0.4; smaller frames ½). On the twenty DAVIS development sequences, with
+// the embedded starting weights, 0.3 raised the mean dense J over ¼ at
+// 1.3 times the training and prediction time (docs/results.md).
 func AutoScale(cuda bool, w, h int) float64 {
 	if cuda {
 		return 1
