@@ -36,11 +36,13 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/densify/densify/internal/atomicfile"
+	"github.com/densify/densify/internal/npy"
 	"github.com/densify/densify/internal/progress"
 	"github.com/densify/densify/models"
 	"github.com/densify/densify/trainset"
@@ -172,27 +174,43 @@ const DefaultAverage = 5
 // DefaultStepBudget is 600 steps per training set: 15 epochs of an 80-frame
 // sequence at batch 2. A step of two 256×144 frames (DAVIS at the automatic
 // scale 0.3) takes about 0.16 s on 2 cores, so a sequence trains in under
-// two minutes however long it is; longer ones get fewer epochs (cows, 104
-// frames: 11).
+// two minutes however long it is (about four at ½, AutoScale's scale for
+// small objects); longer ones get fewer epochs (cows, 104 frames: 11).
 const DefaultStepBudget = 600
 
 // CPUWorkingSide is the longer side, in pixels, to which the automatic scale
 // brings frames on CPU: DAVIS's 854 px at 0.3 (256×144).
 const CPUWorkingSide = 256.0
 
-// AutoScale is the input scale of Scale 0 for frames of w×h: 1 on CUDA; on
-// CPU CPUWorkingSide / max(w, h), at most ½ (DAVIS: 0.3; FBMS59's 640×480:
-// 0.4; smaller frames ½). On the twenty DAVIS development sequences, with
-// the embedded starting weights, 0.3 raised the mean dense J over ¼ at
-// 1.3 times the training and prediction time (docs/results.md).
-func AutoScale(cuda bool, w, h int) float64 {
+// ObjectWorkingSide is the size, in pixels at the working scale, that the
+// automatic CPU scale gives the labelled object when CPUWorkingSide leaves
+// it smaller: three cells of the deepest level of a depth-4 U-Net (stride
+// 16), so that the network sees a small object's parts and not one blob.
+const ObjectWorkingSide = 48.0
+
+// AutoScale is the input scale of Scale 0 for frames of w×h whose labelled
+// object measures object pixels across (objectExtent; 0 = unknown): 1 on
+// CUDA; on CPU
+//
+//	s = min(½, max(CPUWorkingSide / max(w, h), ObjectWorkingSide / object))
+//
+// DAVIS trains at 0.3 (256×144) unless its object is under 160 px across,
+// and at most at ½ (object under 96 px); FBMS59's 640×480 at 0.4 or more;
+// smaller frames at ½. On the twenty DAVIS development sequences, with the
+// embedded starting weights, 0.3 raised the mean dense J over ¼ at 1.3
+// times the training and prediction time (docs/results.md).
+func AutoScale(cuda bool, w, h int, object float64) float64 {
 	if cuda {
 		return 1
 	}
+	s := 0.5
 	if long := max(w, h); long > 0 {
-		return min(0.5, CPUWorkingSide/float64(long))
+		s = CPUWorkingSide / float64(long)
 	}
-	return 0.5
+	if object > 0 {
+		s = max(s, ObjectWorkingSide/object)
+	}
+	return min(0.5, s)
 }
 
 // DefaultEpochs is the most epochs a default training runs: 30, so every
@@ -281,7 +299,10 @@ type Summary struct {
 	Seconds   float64       `json:"seconds"`
 	ResumedAt int           `json:"resumed_at_epoch,omitempty"`
 	Averaged  []int         `json:"averaged_epochs,omitempty"` // epochs model.ckpt averages (Config.Average)
-	Models    []*Summary    `json:"models,omitempty"`          // one per set when not Joint
+	// Object is the size of the labelled object (objectExtent) from which
+	// the automatic scale was chosen, in pixels at the sets' resolution.
+	Object float64    `json:"object_px,omitempty"`
+	Models []*Summary `json:"models,omitempty"` // one per set when not Joint
 }
 
 // Ranges of the numeric settings (Config.Validate). The learning rate of
@@ -534,13 +555,24 @@ func trainOne(ctx context.Context, cfg Config, sets []string, out string, progre
 	if err != nil {
 		return nil, err
 	}
-	scale := cfg.Scale
+	scale, object := cfg.Scale, 0.0
 	if scale == 0 {
 		w, h, err := largestFrame(sets)
 		if err != nil {
 			return nil, err
 		}
-		scale = AutoScale(dev.IsCuda(), w, h)
+		if !dev.IsCuda() {
+			if object, err = objectExtent(sets); err != nil {
+				return nil, err
+			}
+		}
+		scale = AutoScale(dev.IsCuda(), w, h, object)
+		sw, sh := scaledSize(w, h, scale)
+		why := ""
+		if object > 0 {
+			why = fmt.Sprintf(" (the labelled object measures %.0f px across)", object)
+		}
+		fmt.Fprintf(progressW, "automatic scale %.3g: %d×%d frames train at %d×%d%s\n", scale, w, h, sw, sh, why)
 	}
 	wt := cfg.weighting()
 	if cfg.Variant == VariantHardRight {
@@ -624,7 +656,7 @@ func trainOne(ctx context.Context, cfg Config, sets []string, out string, progre
 	bar := progress.New(progressW, perEpoch*max(cfg.Epochs-start, 0), fmt.Sprintf("epoch %d/%d", start+1, cfg.Epochs))
 	sum := &Summary{Out: out, Checkpoint: filepath.Join(out, "model.ckpt"), Options: opts, Params: model.NumParams(),
 		Device: deviceName(dev), Threads: unet.Threads(), Epochs: cfg.Epochs, Frames: len(data.Samples),
-		Labelled: data.Labelled, Hard: data.Hard, Pseudo: data.Pseudo, Width: data.Samples[0].W, Height: data.Samples[0].H, ResumedAt: start,
+		Labelled: data.Labelled, Hard: data.Hard, Pseudo: data.Pseudo, Width: data.Samples[0].W, Height: data.Samples[0].H, ResumedAt: start, Object: object,
 		Pruned: data.pruned()}
 	// Epoch losses of resumed epochs come from the log.
 	for e := 1; e <= start; e++ {
@@ -693,6 +725,63 @@ func largestFrame(sets []string) (w, h int, err error) {
 		}
 	}
 	return w, h, nil
+}
+
+// objectExtent is the size of the labelled object of the sets, in pixels at
+// their own resolution: over every frame with at least minObjectPixels
+// pixels labelled object (any class but background 0), the geometric mean
+// √(w·h) of the box between the 5th and 95th percentiles of their x and of
+// their y, and the median of that over the frames; 0 when no frame has
+// that many (a set of background only, which loadSets refuses anyway). The
+// percentiles keep a few stray labels from widening the box; in a set of
+// several objects the box spans them all.
+func objectExtent(sets []string) (float64, error) {
+	var sizes []float64
+	for _, dir := range sets {
+		m, err := trainset.ReadManifest(dir)
+		if err != nil {
+			return 0, fmt.Errorf("%s: %w", dir, err)
+		}
+		W, H := m.Width, m.Height
+		for _, mf := range m.Frames {
+			p := filepath.Join(dir, mf.Labels)
+			a, err := npy.Read(p)
+			if err != nil {
+				return 0, err
+			}
+			if a.Int16 == nil || len(a.Shape) != 2 || a.Shape[0] != H || a.Shape[1] != W {
+				return 0, fmt.Errorf("%s: want int16 labels of shape [%d %d] (manifest.json), got %s of shape %v", p, H, W, a.Descr(), a.Shape)
+			}
+			var xs, ys []int
+			for i, l := range a.Int16 {
+				if l > 0 {
+					xs, ys = append(xs, i%W), append(ys, i/W)
+				}
+			}
+			if len(xs) < minObjectPixels {
+				continue
+			}
+			sizes = append(sizes, math.Sqrt(float64(percentileSpan(xs)*percentileSpan(ys))))
+		}
+	}
+	if len(sizes) == 0 {
+		return 0, nil
+	}
+	slices.Sort(sizes)
+	n := len(sizes)
+	return (sizes[(n-1)/2] + sizes[n/2]) / 2, nil
+}
+
+// minObjectPixels is the fewest object labels a frame needs for
+// objectExtent to measure the object in it.
+const minObjectPixels = 5
+
+// percentileSpan is the distance between the 5th and the 95th percentile of
+// v (nearest rank, v sorted in place), at least 1.
+func percentileSpan(v []int) int {
+	slices.Sort(v)
+	n := len(v)
+	return max(1, v[(95*n-1)/100]-v[(5*n)/100])
 }
 
 // finalWeights writes model.ckpt from the checkpoints of epochs: the mean of

@@ -53,7 +53,7 @@ func (p *pipelineFlags) bind(f *pflag.FlagSet) {
 	f.StringVar(&t.Schedule, "schedule", t.Schedule, scheduleUsage)
 	f.IntVar(&t.Average, "average", t.Average, averageUsage)
 	f.IntVar(&t.BatchSize, "batch", t.BatchSize, "frames per training step")
-	f.Float64Var(&t.Scale, "scale", t.Scale, "input scale of the U-Net (0 = auto: frames brought to a longer side of 256 px on CPU (DAVIS: 0.3), at most ½; 1 on CUDA)")
+	f.Float64Var(&t.Scale, "scale", t.Scale, "input scale of the U-Net (0 = auto: on CPU frames brought to a longer side of 256 px (DAVIS: 0.3), larger while the labelled object measures under 48 px, at most ½; 1 on CUDA)")
 	f.Int64Var(&t.Seed, "seed", t.Seed, "random seed (weights, data order, flips)")
 	f.IntVar(&p.opt.Seeds, "seeds", 1, "models per variant, with seeds --seed, --seed+1, …")
 	f.IntVar(&t.Threads, "threads", t.Threads, "libtorch intra-op threads (0 = all cores)")

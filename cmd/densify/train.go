@@ -82,7 +82,7 @@ the dataset's sequences is prepared and trained, one model per sequence in <out>
 	fl.Float64Var(&c.LR, "lr", c.LR, "Adam learning rate")
 	bindScheduleFlags(fl, c)
 	fl.IntVar(&c.Batch, "batch", c.Batch, "frames per optimisation step")
-	fl.Float64Var(&c.Scale, "scale", c.Scale, "input scale (0 = auto: frames brought to a longer side of 256 px on CPU (DAVIS: 0.3), at most ½; 1 on CUDA); sparse labels are mapped, not resampled")
+	fl.Float64Var(&c.Scale, "scale", c.Scale, "input scale (0 = auto: on CPU frames brought to a longer side of 256 px (DAVIS: 0.3), larger while the labelled object measures under 48 px, at most ½; 1 on CUDA); sparse labels are mapped, not resampled")
 	fl.Var(variantFlag{&c.Variant}, "variant", "loss weighting: hard (hard examples × the set's factor), uniform (class balance only), confidence (class balance × (1 − 2u_T)), prune (most uncertain labels dropped) or hard-right (probably right hard examples × the factor)")
 	bindCalibratedFlags(fl, c)
 	fl.BoolVar(&o.Uniform, "uniform", false, "same as --variant uniform (the ablation baseline)")
