@@ -21,7 +21,7 @@ type trainOptions struct {
 
 const epochsUsage = "training epochs at most (fewer where --step-budget binds)"
 
-const stepBudgetUsage = "at most this many optimisation steps per sequence, in whole epochs (at least one): about a minute and a half on 2 cores at the automatic scale however long the sequence (0 = all --epochs)"
+const stepBudgetUsage = "at most this many optimisation steps per sequence, in whole epochs (at least one): about a minute and a half on 2 cores at the automatic scale however long the sequence, about four for a small object at ½ (0 = all --epochs)"
 
 func NewCmdTrain(f *Factory) *cobra.Command {
 	o := &trainOptions{IO: f.IO, Factory: f, Config: train.DefaultConfig()}
