@@ -195,7 +195,7 @@ const ObjectWorkingSide = 48.0
 //	s = min(½, max(CPUWorkingSide / max(w, h), ObjectWorkingSide / object))
 //
 // DAVIS trains at 0.3 (256×144) unless its object is under 160 px across,
-// and at most at ½ (object under 96 px); FBMS59's 640×480 at 0.4 or more;
+// and at ½ when it is under 96 px; FBMS59's 640×480 at 0.4 or more;
 // smaller frames at ½. On the twenty DAVIS development sequences, with the
 // embedded starting weights, 0.3 raised the mean dense J over ¼, and the
 // object's size raised it again, lifting the small objects (bmx-trees past
