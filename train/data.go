@@ -277,20 +277,25 @@ func pruneThreshold(dir string, m *trainset.Manifest, q float64) (float32, error
 	return g[k], nil
 }
 
+// readFrameArray reads the per-pixel array rel of the prepared set in dir,
+// which must have the W×H frame size of its manifest; it returns the
+// array and its path.
+func readFrameArray(dir, rel string, W, H int) (*npy.Array, string, error) {
+	p := filepath.Join(dir, rel)
+	a, err := npy.Read(p)
+	if err != nil {
+		return nil, p, err
+	}
+	if len(a.Shape) != 2 || a.Shape[0] != H || a.Shape[1] != W {
+		return nil, p, fmt.Errorf("%s: array of shape %v, but the manifest says frames are %dx%d (shape [%d %d])", p, a.Shape, W, H, H, W)
+	}
+	return a, p, nil
+}
+
 func loadFrame(dir string, m *trainset.Manifest, mf trainset.ManifestFrame, scale float64, wt weighting) (*sample, error) {
 	v := wt.Variant
 	W, H := m.Width, m.Height
-	read := func(rel string) (*npy.Array, string, error) {
-		p := filepath.Join(dir, rel)
-		a, err := npy.Read(p)
-		if err != nil {
-			return nil, p, err
-		}
-		if len(a.Shape) != 2 || a.Shape[0] != H || a.Shape[1] != W {
-			return nil, p, fmt.Errorf("%s: array of shape %v, but the manifest says frames are %dx%d (shape [%d %d])", p, a.Shape, W, H, H, W)
-		}
-		return a, p, nil
-	}
+	read := func(rel string) (*npy.Array, string, error) { return readFrameArray(dir, rel, W, H) }
 	la, lp, err := read(mf.Labels)
 	if err != nil {
 		return nil, err

@@ -42,7 +42,6 @@ import (
 	"time"
 
 	"github.com/densify/densify/internal/atomicfile"
-	"github.com/densify/densify/internal/npy"
 	"github.com/densify/densify/internal/progress"
 	"github.com/densify/densify/models"
 	"github.com/densify/densify/trainset"
@@ -745,13 +744,12 @@ func objectExtent(sets []string) (float64, error) {
 		}
 		W, H := m.Width, m.Height
 		for _, mf := range m.Frames {
-			p := filepath.Join(dir, mf.Labels)
-			a, err := npy.Read(p)
+			a, p, err := readFrameArray(dir, mf.Labels, W, H)
 			if err != nil {
 				return 0, err
 			}
-			if a.Int16 == nil || len(a.Shape) != 2 || a.Shape[0] != H || a.Shape[1] != W {
-				return 0, fmt.Errorf("%s: want int16 labels of shape [%d %d] (manifest.json), got %s of shape %v", p, H, W, a.Descr(), a.Shape)
+			if a.Int16 == nil {
+				return 0, fmt.Errorf("%s: labels must be int16", p)
 			}
 			var xs, ys []int
 			for i, l := range a.Int16 {
